@@ -1,0 +1,174 @@
+//! What a running agent reports: one stream consumed alike by the full-screen UI and headless mode.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::llm::Usage;
+
+/// What the agent is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentState {
+    /// Waiting for a prompt.
+    Idle,
+    /// Waiting for or reading the model.
+    Thinking,
+    /// Running tools.
+    Acting,
+}
+
+/// How a turn ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnOutcome {
+    /// The model answered without calling tools.
+    Answered,
+    /// `max_steps` model calls were used up.
+    StepLimit,
+    /// The person interrupted it.
+    Interrupted,
+    /// An error ended it (the error event says which).
+    Failed,
+}
+
+/// One thing that happened in a turn, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentEvent {
+    /// The state changed.
+    State(AgentState),
+    /// A model call began: step `step` of at most `max`.
+    StepStarted {
+        /// 1-based step number.
+        step: usize,
+        /// The step limit.
+        max: usize,
+    },
+    /// A piece of the model's reasoning in this step.
+    ReasoningDelta(String),
+    /// A piece of the model's answer text in this step.
+    ContentDelta(String),
+    /// A tool call is about to run.
+    ToolCallStarted {
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The raw JSON arguments the model wrote.
+        arguments: String,
+    },
+    /// Output a running tool produced (e.g. a shell command's line).
+    ToolOutputDelta {
+        /// The call id.
+        id: String,
+        /// The new text.
+        text: String,
+    },
+    /// A tool call ended; `result` is the observation sent to the model.
+    ToolFinished {
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The JSON observation (`{"ok": ..., "tool": ..., ...}`).
+        result: Value,
+        /// How long it ran.
+        duration: Duration,
+    },
+    /// The request failed and will be retried.
+    Retrying {
+        /// The attempt about to start.
+        attempt: u32,
+        /// The most attempts there will be.
+        max_attempts: u32,
+        /// How long until it starts.
+        delay: Duration,
+        /// What went wrong.
+        reason: String,
+    },
+    /// An event of a sub-agent working for tool call `parent_id`.
+    Nested {
+        /// The delegating call's id.
+        parent_id: String,
+        /// What the sub-agent reported.
+        event: Box<AgentEvent>,
+    },
+    /// Something went wrong; `message` says what and what to do.
+    Error {
+        /// A sentence for the person.
+        message: String,
+    },
+    /// A turn ended.
+    TurnFinished {
+        /// The final answer (possibly partial).
+        answer: String,
+        /// How it ended.
+        outcome: TurnOutcome,
+        /// Tokens of the turn's model calls added up.
+        usage: Option<Usage>,
+        /// The last call's usage (its prompt size tells the context used).
+        last_usage: Option<Usage>,
+    },
+    /// The history was cleared.
+    HistoryCleared,
+    /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).
+    Notice(String),
+}
+
+/// A cheap, cloneable sender of agent events; sending never blocks and never fails loudly.
+#[derive(Clone, Debug)]
+pub struct EventSink {
+    tx: Option<UnboundedSender<AgentEvent>>,
+    parent: Option<String>,
+}
+
+impl EventSink {
+    /// A sink that sends on `tx`.
+    pub fn new(tx: UnboundedSender<AgentEvent>) -> Self {
+        Self {
+            tx: Some(tx),
+            parent: None,
+        }
+    }
+
+    /// A sink that drops everything (for tests and one-off calls).
+    pub fn discard() -> Self {
+        Self {
+            tx: None,
+            parent: None,
+        }
+    }
+
+    /// A sink whose events arrive wrapped as `Nested` under tool call `parent_id`.
+    pub fn nested(&self, parent_id: &str) -> Self {
+        Self {
+            tx: self.tx.clone(),
+            parent: Some(match &self.parent {
+                // Nesting deeper keeps the outermost parent: the timeline shows one level.
+                Some(p) => p.clone(),
+                None => parent_id.to_string(),
+            }),
+        }
+    }
+
+    /// Sends one event (ignored when the receiver is gone: the UI may have quit).
+    pub fn send(&self, event: AgentEvent) {
+        if let Some(tx) = &self.tx {
+            let event = match &self.parent {
+                Some(parent_id) => AgentEvent::Nested {
+                    parent_id: parent_id.clone(),
+                    event: Box::new(event),
+                },
+                None => event,
+            };
+            let _ = tx.send(event);
+        }
+    }
+
+    /// Reports output of running tool call `id`.
+    pub fn tool_output(&self, id: &str, text: impl Into<String>) {
+        self.send(AgentEvent::ToolOutputDelta {
+            id: id.to_string(),
+            text: text.into(),
+        });
+    }
+}

@@ -1,0 +1,159 @@
+//! `history.json`: loaded at start, saved atomically after every turn, moved aside when corrupt.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::session::Session;
+
+/// The file name inside the workspace.
+pub const HISTORY_FILE: &str = "history.json";
+
+/// Why the history could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// Reading, writing or renaming failed.
+    #[error("history file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The session could not be encoded.
+    #[error("history could not be encoded: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> HistoryError + '_ {
+    move |source| HistoryError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What loading found.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The session to continue (a fresh one when there was none or it was corrupt).
+    pub session: Session,
+    /// A warning for the person, e.g. that a corrupt file was moved aside.
+    pub notice: Option<String>,
+}
+
+/// Loads the history; a file that does not parse is moved aside, never overwritten.
+pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
+    let text = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                session: Session::new(),
+                notice: None,
+            });
+        }
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    match serde_json::from_slice::<Session>(&text) {
+        Ok(mut session) => {
+            session.repair();
+            Ok(Loaded {
+                session,
+                notice: None,
+            })
+        }
+        Err(e) => {
+            let aside = corrupt_path(path);
+            fs::rename(path, &aside).map_err(io_err(path))?;
+            Ok(Loaded {
+                session: Session::new(),
+                notice: Some(format!(
+                    "The history file could not be read ({e}); it was kept as {} and a new conversation started.",
+                    aside.display()
+                )),
+            })
+        }
+    }
+}
+
+fn corrupt_path(path: &Path) -> PathBuf {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    path.with_file_name(name)
+}
+
+/// Saves the session: a temporary file beside it, flushed to disk, renamed over the old one,
+/// so a crash at any moment leaves either the old or the new history, whole.
+pub fn save(path: &Path, session: &Session) -> Result<(), HistoryError> {
+    let bytes = serde_json::to_vec_pretty(session)?;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        // The rename itself is durable only once the folder is synced.
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err(path)(e)
+    })
+}
+
+/// Deletes the history file (a missing file is fine).
+pub fn clear(path: &Path) -> Result<(), HistoryError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(path)(e)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::session::Message;
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(HISTORY_FILE);
+        let mut s = Session::new();
+        s.push(Message::user("你好"));
+        save(&path, &s).unwrap();
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.session, s);
+        assert!(loaded.notice.is_none());
+    }
+
+    #[test]
+    fn a_corrupt_file_is_moved_aside_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(HISTORY_FILE);
+        fs::write(&path, b"{ not json").unwrap();
+        let loaded = load(&path).unwrap();
+        assert!(loaded.notice.unwrap().contains("corrupt-"));
+        assert_eq!(loaded.session.messages.len(), 1);
+        assert!(!path.exists());
+        let aside: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(fs::read(aside[0].path()).unwrap(), b"{ not json");
+    }
+
+    #[test]
+    fn clear_deletes_the_file_and_tolerates_absence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(HISTORY_FILE);
+        save(&path, &Session::new()).unwrap();
+        clear(&path).unwrap();
+        assert!(!path.exists());
+        clear(&path).unwrap();
+    }
+}

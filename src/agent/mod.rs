@@ -1,0 +1,12 @@
+//! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
+
+pub mod events;
+pub mod history;
+pub mod runner;
+pub mod session;
+pub mod turn;
+
+pub use events::{AgentEvent, AgentState, EventSink, TurnOutcome};
+pub use runner::{AgentCommand, AgentHandle, spawn};
+pub use session::{Message, Session};
+pub use turn::{Agent, AgentSettings};

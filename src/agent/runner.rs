@@ -1,0 +1,78 @@
+//! The agent on its own tokio task: commands in, events out, and a handle to interrupt a turn.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::events::{AgentEvent, AgentState, EventSink};
+use super::turn::Agent;
+use crate::llm::Preset;
+
+/// What the UI asks of the agent task.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentCommand {
+    /// Run a turn for this prompt.
+    Prompt(String),
+    /// Use this preset from the next request on.
+    SetPreset(Preset),
+    /// Empty the conversation and delete the history file.
+    ClearHistory,
+}
+
+/// The UI's side of a running agent task.
+#[derive(Clone, Debug)]
+pub struct AgentHandle {
+    tx: mpsc::UnboundedSender<AgentCommand>,
+    cancel: Arc<Mutex<CancellationToken>>,
+}
+
+impl AgentHandle {
+    /// Queues a command (ignored once the task has ended).
+    pub fn send(&self, command: AgentCommand) {
+        let _ = self.tx.send(command);
+    }
+
+    /// Interrupts the running turn, if any.
+    pub fn interrupt(&self) {
+        if let Ok(token) = self.cancel.lock() {
+            token.cancel();
+        }
+    }
+}
+
+/// Starts `agent` on its own task; returns its handle and the receiver of its events.
+pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let cancel = Arc::new(Mutex::new(CancellationToken::new()));
+    tokio::spawn(run(agent, cmd_rx, EventSink::new(ev_tx), cancel.clone()));
+    (AgentHandle { tx: cmd_tx, cancel }, ev_rx)
+}
+
+async fn run(
+    mut agent: Agent,
+    mut commands: mpsc::UnboundedReceiver<AgentCommand>,
+    events: EventSink,
+    cancel: Arc<Mutex<CancellationToken>>,
+) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            AgentCommand::Prompt(prompt) => {
+                let token = CancellationToken::new();
+                if let Ok(mut slot) = cancel.lock() {
+                    *slot = token.clone();
+                }
+                agent.run_turn(&prompt, &events, &token).await;
+                events.send(AgentEvent::State(AgentState::Idle));
+            }
+            AgentCommand::SetPreset(preset) => agent.set_preset(preset),
+            AgentCommand::ClearHistory => match agent.clear_history() {
+                Ok(()) => events.send(AgentEvent::HistoryCleared),
+                Err(e) => events.send(AgentEvent::Error {
+                    message: format!("Could not clear the history: {e}"),
+                }),
+            },
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! A conversation: its messages with ids and times, and how they become the API's messages.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::llm::{ChatMessage, Role, ToolCall};
+
+/// The instructions that open every conversation.
+pub const SYSTEM_PROMPT: &str = "You are MiniClaw, a careful assistant in a terminal. \
+You work in a sandboxed workspace folder through the tools you are given; every path is relative \
+to that folder. Think step by step, call a tool when it helps, read each result (an Observation) \
+before the next step, and answer plainly in Markdown when you are done. Never invent file \
+contents or tool results: if a tool fails, say so and try another way.";
+
+/// One message of a conversation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// A unique id.
+    pub id: String,
+    /// Who speaks.
+    pub role: Role,
+    /// The text.
+    #[serde(default)]
+    pub content: String,
+    /// The model's reasoning (assistant messages in thinking mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Calls the assistant made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool result: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// When it was made.
+    pub timestamp: DateTime<Utc>,
+    /// Set on an answer that was cut short (interrupted, stream cut, length limit): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+}
+
+impl Message {
+    fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            id: new_id(),
+            role,
+            content: content.into(),
+            reasoning: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            timestamp: Utc::now(),
+            incomplete: None,
+        }
+    }
+
+    /// The system prompt.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new(Role::System, content)
+    }
+
+    /// A prompt of the person.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content)
+    }
+
+    /// A model message, maybe with reasoning and tool calls.
+    pub fn assistant(
+        content: impl Into<String>,
+        reasoning: Option<String>,
+        tool_calls: Vec<ToolCall>,
+    ) -> Self {
+        Self {
+            reasoning: reasoning.filter(|r| !r.is_empty()),
+            tool_calls,
+            ..Self::new(Role::Assistant, content)
+        }
+    }
+
+    /// A tool's observation for call `call_id`.
+    pub fn tool(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(call_id.into()),
+            ..Self::new(Role::Tool, content)
+        }
+    }
+
+    /// The message as the API wants it. With tools in play every assistant message carries
+    /// `reasoning_content`, an empty string when it had none: DeepSeek answers 400 otherwise.
+    pub fn to_chat(&self, with_tools: bool) -> ChatMessage {
+        let is_assistant = self.role == Role::Assistant;
+        ChatMessage {
+            role: self.role,
+            content: if is_assistant && self.content.is_empty() && !self.tool_calls.is_empty() {
+                None
+            } else {
+                Some(self.content.clone())
+            },
+            reasoning_content: if is_assistant && with_tools {
+                Some(self.reasoning.clone().unwrap_or_default())
+            } else {
+                None
+            },
+            tool_calls: (!self.tool_calls.is_empty()).then(|| self.tool_calls.clone()),
+            tool_call_id: self.tool_call_id.clone(),
+        }
+    }
+}
+
+/// A fresh unique id.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A conversation and its times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// A unique id.
+    pub id: String,
+    /// When it started.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+    /// Every message, the system prompt first.
+    pub messages: Vec<Message>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Session {
+    /// A new conversation holding only the system prompt.
+    pub fn new() -> Self {
+        let now = Utc::now();
+        Self {
+            id: new_id(),
+            created_at: now,
+            updated_at: now,
+            messages: vec![Message::system(SYSTEM_PROMPT)],
+        }
+    }
+
+    /// Appends a message and updates the time.
+    pub fn push(&mut self, message: Message) {
+        self.updated_at = Utc::now();
+        self.messages.push(message);
+    }
+
+    /// The messages as the API wants them.
+    pub fn to_chat(&self, with_tools: bool) -> Vec<ChatMessage> {
+        self.messages.iter().map(|m| m.to_chat(with_tools)).collect()
+    }
+
+    /// Makes the history valid for the API whatever happened before: every assistant tool call
+    /// gets a result (a note that it never ran), and results without their call are dropped.
+    pub fn repair(&mut self) {
+        let mut fixed: Vec<Message> = Vec::with_capacity(self.messages.len());
+        let mut open: Vec<String> = Vec::new();
+        for m in std::mem::take(&mut self.messages) {
+            match m.role {
+                Role::Tool => {
+                    let id = m.tool_call_id.clone().unwrap_or_default();
+                    if let Some(pos) = open.iter().position(|o| *o == id) {
+                        open.remove(pos);
+                        fixed.push(m);
+                    }
+                }
+                _ => {
+                    close_open_calls(&mut fixed, &mut open);
+                    if m.role == Role::Assistant {
+                        open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+                    }
+                    fixed.push(m);
+                }
+            }
+        }
+        close_open_calls(&mut fixed, &mut open);
+        if fixed.first().is_none_or(|m| m.role != Role::System) {
+            fixed.insert(0, Message::system(SYSTEM_PROMPT));
+        }
+        self.messages = fixed;
+    }
+}
+
+fn close_open_calls(fixed: &mut Vec<Message>, open: &mut Vec<String>) {
+    for id in open.drain(..) {
+        let name = fixed
+            .iter()
+            .rev()
+            .flat_map(|m| m.tool_calls.iter())
+            .find(|c| c.id == id)
+            .map(|c| c.function.name.clone())
+            .unwrap_or_default();
+        fixed.push(Message::tool(
+            id,
+            serde_json::json!({"ok": false, "tool": name, "error": "the call did not run: the turn was interrupted"})
+                .to_string(),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::FunctionCall;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "list_files".into(),
+                arguments: "{}".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn assistant_messages_carry_reasoning_content_when_tools_are_sent() {
+        let plain = Message::assistant("hi", None, vec![]);
+        assert_eq!(plain.to_chat(true).reasoning_content.as_deref(), Some(""));
+        assert_eq!(plain.to_chat(false).reasoning_content, None);
+        let thought = Message::assistant("", Some("hmm".into()), vec![call("a")]);
+        let wire = thought.to_chat(true);
+        assert_eq!(wire.reasoning_content.as_deref(), Some("hmm"));
+        assert_eq!(wire.content, None);
+        assert_eq!(Message::user("x").to_chat(true).reasoning_content, None);
+    }
+
+    #[test]
+    fn repair_gives_every_call_a_result_and_drops_orphans() {
+        let mut s = Session::new();
+        s.push(Message::user("go"));
+        s.push(Message::assistant("", None, vec![call("a"), call("b")]));
+        s.push(Message::tool("a", "{}"));
+        s.push(Message::tool("zzz", "{}"));
+        s.repair();
+        let ids: Vec<_> = s
+            .messages
+            .iter()
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect();
+        assert_eq!(ids, vec!["a", "b"]);
+        assert!(s.messages.last().unwrap().content.contains("did not run"));
+    }
+}

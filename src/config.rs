@@ -1,0 +1,1 @@
+//! Configuration: .env files, environment and flags.

@@ -1,0 +1,1 @@
+//! Headless mode: one turn without the screen.

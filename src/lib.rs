@@ -1,0 +1,11 @@
+//! MiniClaw: a terminal agent. A DeepSeek model reasons, calls sandboxed local tools and answers.
+//!
+//! Arrows point one way: `tui` and `headless` read `agent` events; `agent` uses `llm` and `tools`;
+//! `tools` and `llm` know nothing of the screen.
+
+pub mod agent;
+pub mod config;
+pub mod headless;
+pub mod llm;
+pub mod tools;
+pub mod tui;

@@ -1,0 +1,10 @@
+//! The model client: OpenAI-compatible chat completions, streamed as server-sent events.
+
+pub mod client;
+pub mod presets;
+pub mod sse;
+pub mod types;
+
+pub use client::{ClientEvent, LlmClient, LlmError, RetryPolicy};
+pub use presets::Preset;
+pub use types::*;

@@ -1,0 +1,99 @@
+//! The two model presets and the request fields each one sends.
+
+use serde_json::{Map, Value, json};
+
+/// A model and how it thinks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// `deepseek-v4-flash`, thinking off.
+    Flash,
+    /// `deepseek-v4-pro`, thinking on with high reasoning effort.
+    Pro,
+    /// Any other model name (for other OpenAI-compatible servers): no thinking fields are sent.
+    Custom(String),
+}
+
+impl Preset {
+    /// The names of the built-in presets, in switching order.
+    pub const NAMES: [&'static str; 2] = ["deepseek-v4-flash", "deepseek-v4-pro"];
+
+    /// The preset for a model name; unknown names become `Custom`.
+    pub fn from_name(name: &str) -> Self {
+        match name.trim() {
+            "deepseek-v4-flash" => Self::Flash,
+            "deepseek-v4-pro" => Self::Pro,
+            other => Self::Custom(other.to_string()),
+        }
+    }
+
+    /// The model name sent to the server.
+    pub fn model(&self) -> &str {
+        match self {
+            Self::Flash => "deepseek-v4-flash",
+            Self::Pro => "deepseek-v4-pro",
+            Self::Custom(name) => name,
+        }
+    }
+
+    /// Whether the model streams reasoning.
+    pub fn thinking(&self) -> bool {
+        matches!(self, Self::Pro)
+    }
+
+    /// The other built-in preset (F2).
+    pub fn toggled(&self) -> Self {
+        match self {
+            Self::Flash => Self::Pro,
+            Self::Pro | Self::Custom(_) => Self::Flash,
+        }
+    }
+
+    /// Adds the preset's top-level body fields: always explicit, so the server never guesses.
+    pub fn apply(&self, body: &mut Map<String, Value>) {
+        body.insert("model".into(), Value::String(self.model().to_string()));
+        match self {
+            Self::Flash => {
+                body.insert("thinking".into(), json!({"type": "disabled"}));
+            }
+            Self::Pro => {
+                body.insert("thinking".into(), json!({"type": "enabled"}));
+                body.insert("reasoning_effort".into(), json!("high"));
+            }
+            Self::Custom(_) => {}
+        }
+    }
+}
+
+impl std::fmt::Display for Preset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.model())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flash_disables_thinking_and_pro_enables_it_with_high_effort() {
+        let mut flash = Map::new();
+        Preset::Flash.apply(&mut flash);
+        assert_eq!(flash["model"], "deepseek-v4-flash");
+        assert_eq!(flash["thinking"], json!({"type": "disabled"}));
+        assert!(!flash.contains_key("reasoning_effort"));
+
+        let mut pro = Map::new();
+        Preset::Pro.apply(&mut pro);
+        assert_eq!(pro["model"], "deepseek-v4-pro");
+        assert_eq!(pro["thinking"], json!({"type": "enabled"}));
+        assert_eq!(pro["reasoning_effort"], "high");
+    }
+
+    #[test]
+    fn toggling_switches_between_the_two_presets() {
+        assert_eq!(Preset::Flash.toggled(), Preset::Pro);
+        assert_eq!(Preset::Pro.toggled(), Preset::Flash);
+        assert_eq!(Preset::from_name("deepseek-v4-pro"), Preset::Pro);
+        assert_eq!(Preset::from_name("x").model(), "x");
+    }
+}

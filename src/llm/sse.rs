@@ -1,0 +1,1 @@
+//! Server-sent events: bytes in any cut -> frames -> stream events.

@@ -1,0 +1,19 @@
+//! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
+
+pub mod files;
+pub mod registry;
+pub mod sandbox;
+pub mod search;
+pub mod time_calc;
+
+pub use registry::{ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource};
+pub use sandbox::{Sandbox, SandboxError};
+
+/// The registry with every built-in tool of the workspace.
+pub fn builtin_registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    files::register(&mut registry);
+    search::register(&mut registry);
+    time_calc::register(&mut registry);
+    registry
+}

@@ -1,0 +1,301 @@
+//! The tool registry: schemas the model sees, argument checking, and the `{"ok": ...}` result shape.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::sandbox::{Sandbox, SandboxError};
+use crate::agent::events::EventSink;
+use crate::llm::{LlmClient, Preset, ToolSchema};
+
+/// What a tool handler returns: the fields of a successful result, or an error.
+pub type ToolFuture<'a> = BoxFuture<'a, Result<Map<String, Value>, ToolError>>;
+
+/// Where a tool comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolSource {
+    /// Compiled into MiniClaw.
+    BuiltIn,
+    /// Declared by a plugin file at this path.
+    Plugin(String),
+}
+
+/// Why a tool call failed; the text becomes the observation's `error`.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the schema.
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// A path broke a sandbox rule.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+    /// The tool ran out of time.
+    #[error("timed out after {0} s")]
+    Timeout(u64),
+    /// The turn was interrupted.
+    #[error("interrupted")]
+    Cancelled,
+}
+
+impl ToolError {
+    /// A failure with a message.
+    pub fn failed(msg: impl Into<String>) -> Self {
+        Self::Failed(msg.into())
+    }
+}
+
+/// The model, for tools that run a sub-agent.
+#[derive(Clone, Debug)]
+pub struct ModelAccess {
+    /// The client the main agent uses.
+    pub client: LlmClient,
+    /// The preset of the current turn.
+    pub preset: Preset,
+}
+
+/// What a running tool may use.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The workspace and its path rules.
+    pub sandbox: Arc<Sandbox>,
+    /// The id of this call (for output events).
+    pub call_id: String,
+    /// Where to report live output.
+    pub events: EventSink,
+    /// Fires when the turn is interrupted.
+    pub cancel: CancellationToken,
+    /// The model, when one is configured.
+    pub model: Option<ModelAccess>,
+}
+
+impl ToolContext {
+    /// A context for calling a tool outside a turn (tests, benchmarks).
+    pub fn standalone(sandbox: Arc<Sandbox>) -> Self {
+        Self {
+            sandbox,
+            call_id: "call".into(),
+            events: EventSink::discard(),
+            cancel: CancellationToken::new(),
+            model: None,
+        }
+    }
+
+    /// Reports a piece of live output of this call.
+    pub fn output(&self, text: impl Into<String>) {
+        self.events.tool_output(&self.call_id, text);
+    }
+}
+
+/// A tool the model can call.
+pub trait Tool: Send + Sync {
+    /// Name, description and parameter schema, as the model sees them.
+    fn schema(&self) -> ToolSchema;
+    /// Whether the tool only reads (read-only calls of one response run concurrently).
+    fn read_only(&self) -> bool;
+    /// Where it comes from.
+    fn source(&self) -> ToolSource {
+        ToolSource::BuiltIn
+    }
+    /// Runs it with validated arguments (an object holding every required field).
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
+}
+
+/// Every tool by name.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool; a later tool of the same name replaces the earlier one.
+    pub fn register(&mut self, tool: impl Tool + 'static) {
+        self.register_arc(Arc::new(tool));
+    }
+
+    /// Adds a shared tool.
+    pub fn register_arc(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.schema().name, tool);
+    }
+
+    /// A registry holding only the named tools (for sub-agents).
+    pub fn subset(&self, names: &[&str]) -> Self {
+        Self {
+            tools: self
+                .tools
+                .iter()
+                .filter(|(n, _)| names.contains(&n.as_str()))
+                .map(|(n, t)| (n.clone(), t.clone()))
+                .collect(),
+        }
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// Every tool, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values()
+    }
+
+    /// The schemas sent to the model.
+    pub fn schemas(&self) -> Vec<ToolSchema> {
+        self.tools.values().map(|t| t.schema()).collect()
+    }
+
+    /// Whether `name` is a known read-only tool.
+    pub fn is_read_only(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|t| t.read_only())
+    }
+
+    /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or
+    /// `{"ok": false, "tool", "error"}`. Nothing a model writes can make this panic.
+    pub async fn execute(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
+        match self.try_execute(name, raw_arguments, ctx).await {
+            Ok(fields) => {
+                let mut out = Map::new();
+                out.insert("ok".into(), Value::Bool(true));
+                out.insert("tool".into(), Value::String(name.to_string()));
+                for (k, v) in fields {
+                    if k != "ok" && k != "tool" {
+                        out.insert(k, v);
+                    }
+                }
+                Value::Object(out)
+            }
+            Err(e) => error_observation(name, &e.to_string()),
+        }
+    }
+
+    async fn try_execute(
+        &self,
+        name: &str,
+        raw_arguments: &str,
+        ctx: &ToolContext,
+    ) -> Result<Map<String, Value>, ToolError> {
+        let Some(tool) = self.tools.get(name) else {
+            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            return Err(ToolError::failed(format!(
+                "unknown tool `{name}`; the tools are: {}",
+                known.join(", ")
+            )));
+        };
+        let args = parse_arguments(raw_arguments, &tool.schema().parameters)?;
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        tokio::select! {
+            r = tool.call(args, ctx) => r,
+            _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+        }
+    }
+}
+
+/// `{"ok": false, "tool": name, "error": message}`.
+pub fn error_observation(name: &str, message: &str) -> Value {
+    json!({"ok": false, "tool": name, "error": message})
+}
+
+/// Parses the model's argument text into an object and checks the schema's required fields.
+pub fn parse_arguments(raw: &str, schema: &Value) -> Result<Map<String, Value>, ToolError> {
+    let raw = raw.trim();
+    let value: Value = if raw.is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_str(raw).map_err(|e| {
+            ToolError::InvalidArguments(format!("the arguments are not valid JSON ({e})"))
+        })?
+    };
+    let Value::Object(args) = value else {
+        return Err(ToolError::InvalidArguments(
+            "the arguments must be a JSON object".into(),
+        ));
+    };
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        let missing: Vec<&str> = required
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|field| args.get(*field).is_none_or(Value::is_null))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ToolError::InvalidArguments(format!(
+                "missing required field(s): {}",
+                missing.join(", ")
+            )));
+        }
+    }
+    Ok(args)
+}
+
+/// Reads a string argument.
+pub fn arg_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolError> {
+    match args.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(ToolError::InvalidArguments(format!(
+            "`{key}` must be a string, not {other}"
+        ))),
+        None => Err(ToolError::InvalidArguments(format!("`{key}` is required"))),
+    }
+}
+
+/// Reads an optional string argument (null counts as absent).
+pub fn arg_opt_str<'a>(
+    args: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ToolError::InvalidArguments(format!(
+            "`{key}` must be a string, not {other}"
+        ))),
+    }
+}
+
+/// Reads an optional non-negative integer argument, clamped to `max`.
+pub fn arg_opt_u64(
+    args: &Map<String, Value>,
+    key: &str,
+    max: u64,
+) -> Result<Option<u64>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) => Ok(Some(v.min(max))),
+            None => Err(ToolError::InvalidArguments(format!(
+                "`{key}` must be a non-negative whole number"
+            ))),
+        },
+        // Models sometimes quote numbers; accept "5".
+        Some(Value::String(s)) => s.trim().parse::<u64>().map(|v| Some(v.min(max))).map_err(|_| {
+            ToolError::InvalidArguments(format!("`{key}` must be a non-negative whole number"))
+        }),
+        Some(other) => Err(ToolError::InvalidArguments(format!(
+            "`{key}` must be a number, not {other}"
+        ))),
+    }
+}
+
+/// Reads an optional boolean argument.
+pub fn arg_opt_bool(args: &Map<String, Value>, key: &str) -> Result<Option<bool>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+        Some(other) => Err(ToolError::InvalidArguments(format!(
+            "`{key}` must be true or false, not {other}"
+        ))),
+    }
+}
