@@ -339,7 +339,12 @@ async fn connection_refused_is_retried_then_reported() {
     let (result, events) = run(&client(&url), Preset::Flash, &[]).await;
     let err = result.unwrap_err();
     assert!(matches!(err, LlmError::Transport(_)), "{err:?}");
-    assert!(err.to_string().to_lowercase().contains("refused"), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("could not connect to http://127.0.0.1:"),
+        "{text}"
+    );
+    assert!(text.to_lowercase().contains("refused"), "{text}");
     let attempts: Vec<_> = retries(&events).iter().map(|r| r.0).collect();
     assert_eq!(attempts, [2, 3]);
 }
@@ -395,6 +400,21 @@ async fn a_stream_closed_before_done_is_cut_and_not_retried() {
     assert!(matches!(result, Err(LlmError::StreamCut)), "{result:?}");
     assert_eq!(events.len(), 2);
     assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_anything_was_shown_is_retried() {
+    let empty = SseBuilder::new().keep_alive().role().build();
+    let server = MockServer::start(vec![empty, SseBuilder::answer("second try")]).await;
+    let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
+    assert_eq!(result.unwrap().content, "second try");
+    let r = retries(&events);
+    assert_eq!(r.len(), 1);
+    assert!(
+        r[0].3.contains("closed before it was complete"),
+        "{}",
+        r[0].3
+    );
 }
 
 #[tokio::test]

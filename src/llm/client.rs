@@ -313,8 +313,9 @@ async fn read_stream(
         let bytes = match tokio::time::timeout_at(deadline, response.chunk()).await {
             Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
-            Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
             // Nothing shown yet means a fresh attempt cannot duplicate anything.
+            Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
+            Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
             Ok(Err(e)) if !reported => {
                 return Err(Failure::retry(LlmError::Transport(describe(&e, key))));
             }
@@ -338,17 +339,29 @@ async fn read_stream(
     }
 }
 
-/// A transport error with its causes (reqwest's own text hides them), the key redacted.
+/// A transport error in plain words plus its root cause, the key redacted.
 fn describe(error: &reqwest::Error, key: &str) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
+    let origin = error
+        .url()
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_else(|| "the model server".to_string());
+    let lead = if error.is_connect() {
+        format!("could not connect to {origin}")
+    } else if error.is_timeout() {
+        format!("timed out talking to {origin}")
+    } else if error.is_body() || error.is_decode() {
+        format!("the connection to {origin} broke while reading the response")
+    } else {
+        format!("the request to {origin} failed")
+    };
+    // reqwest's own text hides the cause; the deepest source says what actually happened.
+    let mut root = std::error::Error::source(error);
+    while let Some(next) = root.and_then(|r| r.source()) {
+        root = Some(next);
     }
+    let text = match root {
+        Some(cause) => format!("{lead}: {cause}"),
+        None => format!("{lead}: {error}"),
+    };
     redact(&text, Some(key))
 }
