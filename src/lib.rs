@@ -7,5 +7,6 @@ pub mod agent;
 pub mod config;
 pub mod headless;
 pub mod llm;
+pub mod startup;
 pub mod tools;
 pub mod tui;
