@@ -384,12 +384,12 @@ impl Agent {
     }
 
     fn save(&mut self, events: &EventSink) {
-        if let Some(path) = &self.settings.history_path {
-            if let Err(e) = history::save(path, &self.session) {
-                events.send(AgentEvent::Error {
-                    message: format!("Could not save the history: {e}"),
-                });
-            }
+        if let Some(path) = &self.settings.history_path
+            && let Err(e) = history::save(path, &self.session)
+        {
+            events.send(AgentEvent::Error {
+                message: format!("Could not save the history: {e}"),
+            });
         }
     }
 
