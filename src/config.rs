@@ -32,6 +32,9 @@ pub struct Cli {
     /// At most this many model calls per turn.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub max_steps: u16,
+    /// The most prompt tokens a request may carry; older tool outputs and turns are trimmed to fit.
+    #[arg(long, env = "MINICLAW_CONTEXT_TOKENS", default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1_000..))]
+    pub context_tokens: u32,
     /// Run one turn without the screen: the answer goes to stdout, the step trace to stderr.
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     pub print: Option<String>,
@@ -100,9 +103,27 @@ pub fn load_dotenv() {
 }
 
 impl Config {
-    /// Parses the flags and reads the environment (call `load_dotenv` first).
+    /// Parses the flags and reads the environment (call `load_dotenv` first). `--help` names the
+    /// log file, which is known only at run time.
     pub fn from_env_and_args() -> Self {
-        Self::from_cli(Cli::parse())
+        use clap::{CommandFactory, FromArgMatches};
+        let log = crate::logging::log_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none (no data directory)".into());
+        let command = Cli::command();
+        let text = format!(
+            "{}\n\nLog file: {log} (level from MINICLAW_LOG: error, warn, info, debug, trace).",
+            command
+                .get_after_help()
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+        );
+        let command = command.after_help(text.clone()).after_long_help(text);
+        let matches = command.get_matches();
+        match Cli::from_arg_matches(&matches) {
+            Ok(cli) => Self::from_cli(cli),
+            Err(e) => e.exit(),
+        }
     }
 
     /// Builds the config from parsed flags and the environment.

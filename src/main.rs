@@ -10,6 +10,9 @@ fn main() -> ExitCode {
     // .env files are read before any thread starts: they set process environment.
     config::load_dotenv();
     let config = Config::from_env_and_args();
+    if let Some(path) = miniclaw::logging::init() {
+        tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -55,7 +58,9 @@ async fn run(config: Config) -> ExitCode {
         for notice in &started.notices {
             eprintln!("[notice] {notice}");
         }
-        return match headless::run(started.agent, &prompt).await {
+        let outcome = headless::run(started.agent, &prompt).await;
+        drop(started.lock);
+        return match outcome {
             TurnOutcome::Answered => ExitCode::SUCCESS,
             TurnOutcome::StepLimit => {
                 eprintln!("miniclaw-tui: stopped at the step limit without a final answer");

@@ -21,6 +21,9 @@ pub enum StartupError {
     /// The history file could not be read.
     #[error("{0}")]
     History(#[from] history::HistoryError),
+    /// Another instance uses the workspace.
+    #[error("{0}")]
+    Locked(#[from] history::LockError),
     /// The model client could not be built.
     #[error("{0}")]
     Client(#[from] crate::llm::LlmError),
@@ -32,6 +35,8 @@ pub struct Started {
     pub agent: Agent,
     /// Warnings and hints for the person (corrupt history moved aside, no key, broken plugin).
     pub notices: Vec<String>,
+    /// Held for as long as the agent runs: one MiniClaw per workspace.
+    pub lock: history::HistoryLock,
 }
 
 /// The tools and any warnings from loading them.
@@ -49,6 +54,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     let mut notices = Vec::new();
     let (tools, warnings) = registry(config);
     notices.extend(warnings);
+    let lock = history::HistoryLock::acquire(&config.history_path())?;
     let loaded = history::load(&config.history_path())?;
     notices.extend(loaded.notice);
     if config.api_key().is_none() {
@@ -65,6 +71,11 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             max_steps: usize::from(config.cli.max_steps),
             history_path: Some(config.history_path()),
         },
-    );
-    Ok(Started { agent, notices })
+    )
+    .with_context_budget(config.cli.context_tokens as usize);
+    Ok(Started {
+        agent,
+        notices,
+        lock,
+    })
 }

@@ -12,6 +12,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::context::ContextBudget;
 use super::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use super::history;
 use super::session::{Message, Session};
@@ -42,7 +43,11 @@ pub struct Agent {
     sandbox: Arc<Sandbox>,
     session: Session,
     settings: AgentSettings,
+    budget: ContextBudget,
 }
+
+/// The default context budget in prompt tokens.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;
 
 /// What one model call ended in.
 enum StepEnd {
@@ -67,7 +72,14 @@ impl Agent {
             sandbox,
             session,
             settings,
+            budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
         }
+    }
+
+    /// Keeps requests within `tokens` prompt tokens.
+    pub fn with_context_budget(mut self, tokens: usize) -> Self {
+        self.budget = ContextBudget::new(tokens);
+        self
     }
 
     /// The conversation so far.
@@ -111,7 +123,9 @@ impl Agent {
         let mut turn = TurnTally::default();
         let max = self.settings.max_steps.max(1);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
+        tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
         for step in 1..=max {
+            tracing::debug!(step, max, "model call");
             events.send(AgentEvent::StepStarted { step, max });
             events.send(AgentEvent::State(AgentState::Thinking));
             let end = self
@@ -119,6 +133,7 @@ impl Agent {
                 .await;
             self.save(events);
             if let StepEnd::Finished(outcome) = end {
+                tracing::info!(?outcome, step, "turn finished");
                 self.finish(events, &turn, outcome.clone());
                 return outcome;
             }
@@ -141,7 +156,8 @@ impl Agent {
         previous_calls: &mut Vec<(String, String)>,
     ) -> StepEnd {
         let schemas = self.registry.schemas();
-        let messages = self.session.to_chat(!schemas.is_empty());
+        let (messages, fit, raw_estimate) =
+            self.budget.fit(self.session.to_chat(!schemas.is_empty()));
         let mut partial = Completion::default();
         let mut on_event = |event: ClientEvent| match event {
             ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
@@ -177,6 +193,7 @@ impl Agent {
                 return StepEnd::Finished(TurnOutcome::Interrupted);
             }
             Some(Err(e)) => {
+                tracing::warn!(error = %e, "model call failed");
                 self.keep_partial(&partial, &format!("failed: {e}"));
                 turn.answer = partial.content;
                 events.send(AgentEvent::Error {
@@ -188,7 +205,15 @@ impl Agent {
         };
         if let Some(u) = &completion.usage {
             turn.add_usage(u);
+            self.budget.correct(raw_estimate, u.prompt_tokens);
         }
+        let used = completion
+            .usage
+            .map_or(fit.estimated_tokens, |u| u.prompt_tokens as usize);
+        events.send(AgentEvent::ContextUsage {
+            used,
+            budget: self.budget.max_tokens,
+        });
         if completion.tool_calls.is_empty() {
             return self.answered(events, completion, turn);
         }
@@ -369,6 +394,12 @@ impl Agent {
                     .registry
                     .execute(&call.function.name, &call.function.arguments, &ctx)
                     .await;
+                tracing::info!(
+                    tool = %call.function.name,
+                    ok = result["ok"].as_bool().unwrap_or(false),
+                    ms = started.elapsed().as_millis() as u64,
+                    "tool call finished"
+                );
                 events.send(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
