@@ -1,7 +1,6 @@
 //! The streaming client against the scripted local model server: request shape, streams,
 //! retries, errors, timeouts, and the key kept out of every text.
 
-#[allow(unused_imports)] // each test file uses a different part of the shared support
 mod support;
 
 use std::time::{Duration, Instant};

@@ -1,7 +1,6 @@
 //! The recorded streams in tests/fixtures/sse/ must put together into exactly what the service meant,
 //! both decoded directly and served over HTTP by the mock model server.
 
-#[allow(unused_imports)] // each test file uses a different part of the shared support
 mod support;
 
 use miniclaw::llm::accumulate::Accumulator;
