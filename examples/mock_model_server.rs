@@ -22,9 +22,19 @@ fn demo_turn() -> Vec<Reply> {
     vec![
         SseBuilder::new()
             .role()
-            .reasoning(&["The user wants ", "a look at the workspace. ", "I will list the files first."])
+            .reasoning(&[
+                "The user wants ",
+                "a look at the workspace. ",
+                "I will list the files first.",
+            ])
             .content(&["Let me look at the workspace."])
-            .tool_call(0, "call_list", "list_files", &json!({"relative_dir": "."}), 6)
+            .tool_call(
+                0,
+                "call_list",
+                "list_files",
+                &json!({"relative_dir": "."}),
+                6,
+            )
             .finish("tool_calls")
             .done()
             .build(),

@@ -466,3 +466,62 @@ async fn a_length_cut_answer_is_kept_and_marked() {
     assert_eq!(last.content, "Partial");
     assert!(last.incomplete.is_some());
 }
+
+#[tokio::test]
+async fn a_long_conversation_is_trimmed_to_the_budget_but_the_history_keeps_everything() {
+    let mut script = Vec::new();
+    for i in 0..6 {
+        script.push(SseBuilder::calls(
+            &format!("c{i}"),
+            "probe",
+            json!({"x": "y".repeat(6_000)}),
+        ));
+        script.push(SseBuilder::answer(&format!("answer {i}")));
+    }
+    let mut r = rig(script, vec![Probe::new("probe", true)], Preset::Flash, 6).await;
+    r.agent = std::mem::replace(
+        &mut r.agent,
+        Agent::new(
+            LlmClient::new("http://127.0.0.1:9", None).unwrap(),
+            Arc::new(ToolRegistry::new()),
+            Arc::new(Sandbox::new(r.dir.path()).unwrap()),
+            Session::new(),
+            AgentSettings {
+                preset: Preset::Flash,
+                max_steps: 1,
+                history_path: None,
+            },
+        ),
+    )
+    .with_context_budget(5_000);
+    let mut last_usage = None;
+    for i in 0..6 {
+        let (outcome, events) = run(&mut r.agent, &format!("question {i}")).await;
+        assert_eq!(outcome, TurnOutcome::Answered);
+        last_usage = events.iter().find_map(|e| match e {
+            AgentEvent::ContextUsage { used, budget } => Some((*used, *budget)),
+            _ => None,
+        });
+    }
+    assert_eq!(last_usage.map(|u| u.1), Some(5_000));
+    let last_request = r.server.requests().last().unwrap().json();
+    let sent = last_request["messages"].to_string();
+    // Untrimmed, the six turns carry about 75 KB; the budget (with the estimate corrected by at
+    // most 2x from the server's counts) keeps the request to about half of that at most.
+    assert!(
+        sent.len() < 40_000,
+        "the request was trimmed ({} bytes)",
+        sent.len()
+    );
+    assert!(sent.contains("left out to fit the context window") || sent.contains("cut to fit"));
+    assert!(sent.contains("question 5"), "the current turn is whole");
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    assert_eq!(
+        session
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count(),
+        6
+    );
+}

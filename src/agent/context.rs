@@ -46,7 +46,8 @@ impl ContextBudget {
     /// estimate was `raw_estimate`.
     pub fn correct(&mut self, raw_estimate: usize, actual: u64) {
         if raw_estimate > 0 && actual > 0 {
-            self.scale = (actual as f64 / raw_estimate as f64).clamp(0.25, 4.0);
+            // Bounded: one odd count (a proxy, a cached prefix) must not unbalance the estimate.
+            self.scale = (actual as f64 / raw_estimate as f64).clamp(0.5, 2.0);
         }
     }
 
