@@ -1,12 +1,15 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
+pub mod file_edit;
 pub mod files;
 pub mod registry;
 pub mod sandbox;
 pub mod search;
 pub mod time_calc;
 
-pub use registry::{ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource};
+pub use registry::{
+    ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource,
+};
 pub use sandbox::{Sandbox, SandboxError};
 
 /// The registry with every built-in tool of the workspace.
