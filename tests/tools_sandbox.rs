@@ -59,29 +59,73 @@ fn snapshot(dir: &Path) -> Vec<(String, String)> {
 fn hostile_paths(outside: &Path) -> Vec<(String, &'static str, bool)> {
     vec![
         ("../outside/secret.txt".into(), "`..` is not allowed", false),
-        ("a/../../outside/secret.txt".into(), "`..` is not allowed", false),
+        (
+            "a/../../outside/secret.txt".into(),
+            "`..` is not allowed",
+            false,
+        ),
         ("..".into(), "`..` is not allowed", false),
-        ("..\\outside\\secret.txt".into(), "`..` is not allowed", false),
-        ("/etc/passwd".into(), "absolute paths are not allowed", false),
+        (
+            "..\\outside\\secret.txt".into(),
+            "`..` is not allowed",
+            false,
+        ),
+        (
+            "/etc/passwd".into(),
+            "absolute paths are not allowed",
+            false,
+        ),
         (
             outside.join("secret.txt").to_string_lossy().into_owned(),
             "absolute paths are not allowed",
             false,
         ),
         ("C:\\Windows\\win.ini".into(), "Windows drive", false),
-        ("\\\\server\\share\\x".into(), "absolute paths are not allowed", false),
+        (
+            "\\\\server\\share\\x".into(),
+            "absolute paths are not allowed",
+            false,
+        ),
         ("link_file".into(), "through a symbolic link", false),
         ("link_dir".into(), "through a symbolic link", false),
-        ("link_dir/secret.txt".into(), "through a symbolic link", false),
-        ("rel_link_dir/new.txt".into(), "through a symbolic link", false),
+        (
+            "link_dir/secret.txt".into(),
+            "through a symbolic link",
+            false,
+        ),
+        (
+            "rel_link_dir/new.txt".into(),
+            "through a symbolic link",
+            false,
+        ),
         ("dangling".into(), "through a symbolic link", false),
-        ("dangling_dir/new.txt".into(), "through a symbolic link", false),
+        (
+            "dangling_dir/new.txt".into(),
+            "through a symbolic link",
+            false,
+        ),
         ("a\0b".into(), "NUL bytes are not allowed", false),
         ("x/".repeat(2100), "longer than 4096 bytes", false),
-        ("history.json".into(), "history file is managed by MiniClaw", true),
-        ("./history.json".into(), "history file is managed by MiniClaw", true),
-        ("history.json.tmp-42".into(), "history file is managed by MiniClaw", true),
-        ("History.JSON".into(), "history file is managed by MiniClaw", true),
+        (
+            "history.json".into(),
+            "history file is managed by MiniClaw",
+            true,
+        ),
+        (
+            "./history.json".into(),
+            "history file is managed by MiniClaw",
+            true,
+        ),
+        (
+            "history.json.tmp-42".into(),
+            "history file is managed by MiniClaw",
+            true,
+        ),
+        (
+            "History.JSON".into(),
+            "history file is managed by MiniClaw",
+            true,
+        ),
     ]
 }
 
@@ -107,7 +151,11 @@ const READ_TOOLS: [&str; 4] = [
     "list_directory_tree",
     "search_files",
 ];
-const WRITE_TOOLS: [&str; 3] = ["write_text_file", "append_text_file", "replace_text_in_file"];
+const WRITE_TOOLS: [&str; 3] = [
+    "write_text_file",
+    "append_text_file",
+    "replace_text_in_file",
+];
 
 #[tokio::test]
 async fn every_file_tool_refuses_every_hostile_path() {
@@ -136,7 +184,10 @@ async fn every_file_tool_refuses_every_hostile_path() {
     }
     assert!(checked > 100);
     assert_eq!(snapshot(&fx.outside), before_outside, "outside changed");
-    assert_eq!(fs::read_to_string(fx.ws.join("history.json")).unwrap(), HISTORY);
+    assert_eq!(
+        fs::read_to_string(fx.ws.join("history.json")).unwrap(),
+        HISTORY
+    );
     assert!(!fx.outside.join("missing.txt").exists());
     assert!(!fx.outside.join("new.txt").exists());
     assert!(!fx.outside.join("missing-dir").exists());
@@ -148,7 +199,11 @@ async fn the_history_file_can_be_read() {
     let ctx = ToolContext::standalone(Arc::new(Sandbox::new(&fx.ws).unwrap()));
     let registry = builtin_registry();
     let read = registry
-        .execute("read_text_file", r#"{"relative_path":"history.json"}"#, &ctx)
+        .execute(
+            "read_text_file",
+            r#"{"relative_path":"history.json"}"#,
+            &ctx,
+        )
         .await;
     assert_eq!(read["ok"], json!(true), "{read}");
     assert_eq!(read["content"], json!(HISTORY));
@@ -184,17 +239,29 @@ fn links_inside_the_workspace_resolve_to_their_real_paths() {
     symlink("history.json", fx.ws.join("h")).unwrap();
     let sandbox = Sandbox::new(&fx.ws).unwrap();
     let root = sandbox.root().to_path_buf();
-    assert_eq!(sandbox.resolve_read("to_a/inside.txt").unwrap(), root.join("a/inside.txt"));
-    assert_eq!(sandbox.resolve_write("to_a/new/deep.txt").unwrap(), root.join("a/new/deep.txt"));
+    assert_eq!(
+        sandbox.resolve_read("to_a/inside.txt").unwrap(),
+        root.join("a/inside.txt")
+    );
+    assert_eq!(
+        sandbox.resolve_write("to_a/new/deep.txt").unwrap(),
+        root.join("a/new/deep.txt")
+    );
     // A link to the history file is still the history file.
     let refused = sandbox.resolve_write("h").unwrap_err();
     assert!(matches!(refused, SandboxError::Refused { ref rule, .. } if rule.contains("history")));
     assert_eq!(sandbox.resolve_read("").unwrap(), root);
     assert_eq!(sandbox.resolve_read(".").unwrap(), root);
-    assert_eq!(sandbox.resolve_read("./a//inside.txt").unwrap(), root.join("a/inside.txt"));
+    assert_eq!(
+        sandbox.resolve_read("./a//inside.txt").unwrap(),
+        root.join("a/inside.txt")
+    );
     assert!(sandbox.resolve_write(".").is_err());
     assert!(sandbox.resolve_write("").is_err());
-    assert_eq!(sandbox.display_relative(&root.join("a/inside.txt")), "a/inside.txt");
+    assert_eq!(
+        sandbox.display_relative(&root.join("a/inside.txt")),
+        "a/inside.txt"
+    );
     assert_eq!(sandbox.display_relative(&root), ".");
     // Names that merely look special are fine.
     assert!(sandbox.resolve_write("..foo").is_ok());
@@ -220,7 +287,19 @@ fn refusals_name_the_path_and_the_rule() {
 /// Path pieces, hostile ones included.
 fn segment() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-        "a", "b", "..", ".", "/", "\0", "\\", "", "out", "hist", "history.json", "c:", "~",
+        "a",
+        "b",
+        "..",
+        ".",
+        "/",
+        "\0",
+        "\\",
+        "",
+        "out",
+        "hist",
+        "history.json",
+        "c:",
+        "~",
     ])
 }
 

@@ -216,6 +216,9 @@ pub fn calculate(expression: &str) -> Result<(Value, String), ToolError> {
         EvalexprError::ContextNotMutable => ToolError::failed(
             "assignments and variables are not supported; write one expression with numbers",
         ),
+        EvalexprError::DivisionError { .. } => ToolError::failed(format!(
+            "cannot evaluate `{expression}`: division by zero (or an integer overflow)"
+        )),
         other => ToolError::failed(format!("cannot evaluate `{expression}`: {other}")),
     })?;
     to_json(&value)
