@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -106,16 +107,37 @@ pub trait Tool: Send + Sync {
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 
+/// A call running longer than this is stopped: the safety net behind each tool's own limits.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// An observation longer than this (in bytes of JSON) has its longest texts shortened.
+pub const OBSERVATION_CAP: usize = 64 * 1024;
+
 /// Every tool by name.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    call_timeout: Duration,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self {
+            tools: BTreeMap::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        }
+    }
 }
 
 impl ToolRegistry {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Stops any call that runs longer than `timeout`.
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
     }
 
     /// Adds a tool; a later tool of the same name replaces the earlier one.
@@ -137,6 +159,7 @@ impl ToolRegistry {
                 .filter(|(n, _)| names.contains(&n.as_str()))
                 .map(|(n, t)| (n.clone(), t.clone()))
                 .collect(),
+            call_timeout: self.call_timeout,
         }
     }
 
@@ -162,7 +185,14 @@ impl ToolRegistry {
 
     /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or
     /// `{"ok": false, "tool", "error"}`. Nothing a model writes can make this panic.
+    /// The observation is capped at `OBSERVATION_CAP` bytes, its longest texts cut with a note.
     pub async fn execute(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
+        let mut observation = self.observe(name, raw_arguments, ctx).await;
+        cap_observation(&mut observation, OBSERVATION_CAP);
+        observation
+    }
+
+    async fn observe(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
         match self.try_execute(name, raw_arguments, ctx).await {
             Ok(fields) => {
                 let mut out = Map::new();
@@ -197,9 +227,100 @@ impl ToolRegistry {
             return Err(ToolError::Cancelled);
         }
         tokio::select! {
-            r = tool.call(args, ctx) => r,
+            r = tokio::time::timeout(self.call_timeout, tool.call(args, ctx)) => {
+                r.unwrap_or(Err(ToolError::Timeout(self.call_timeout.as_secs().max(1))))
+            }
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }
+    }
+}
+
+/// Shortens the longest strings of `value` (keeping head and tail, noting the cut) until its JSON
+/// text is at most `cap` bytes, and marks it `"observation_truncated": true`.
+pub fn cap_observation(value: &mut Value, cap: usize) {
+    let mut size = value.to_string().len();
+    if size <= cap {
+        return;
+    }
+    for _ in 0..64 {
+        let Some(longest) = longest_string(value) else {
+            break;
+        };
+        let len = longest.len();
+        let excess = size.saturating_sub(cap) + 200;
+        let keep = len.saturating_sub(excess) / 2;
+        let head = floor_char_boundary(longest, keep);
+        let tail = ceil_char_boundary(longest, len - keep);
+        let cut = format!(
+            "{}\n…[{} bytes cut: the output was too long]…\n{}",
+            &longest[..head],
+            tail - head,
+            &longest[tail..]
+        );
+        *longest = cut;
+        size = value.to_string().len();
+        if size <= cap {
+            break;
+        }
+    }
+    if let Value::Object(map) = value {
+        map.insert("observation_truncated".into(), Value::Bool(true));
+    }
+}
+
+fn longest_string(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        _ => None,
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_observation_is_cut_to_the_cap_keeping_head_and_tail() {
+        let big = format!("HEAD{}TAIL", "数".repeat(3_000_000));
+        let mut v = json!({"ok": true, "tool": "t", "stdout": big, "exit_code": 0});
+        cap_observation(&mut v, OBSERVATION_CAP);
+        let text = v.to_string();
+        assert!(text.len() <= OBSERVATION_CAP, "{}", text.len());
+        let out = v["stdout"].as_str().unwrap();
+        assert!(out.starts_with("HEAD") && out.ends_with("TAIL"));
+        assert!(out.contains("bytes cut"));
+        assert_eq!(v["observation_truncated"], true);
+        assert_eq!(v["exit_code"], 0);
+    }
+
+    #[test]
+    fn a_small_observation_is_left_alone() {
+        let mut v = json!({"ok": true, "tool": "t", "text": "short"});
+        let before = v.clone();
+        cap_observation(&mut v, OBSERVATION_CAP);
+        assert_eq!(v, before);
     }
 }
 
