@@ -2,6 +2,7 @@
 
 pub mod file_edit;
 pub mod files;
+pub mod observation;
 pub mod registry;
 pub mod sandbox;
 pub mod search;
