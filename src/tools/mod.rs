@@ -6,7 +6,9 @@ pub mod sandbox;
 pub mod search;
 pub mod time_calc;
 
-pub use registry::{ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource};
+pub use registry::{
+    ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource,
+};
 pub use sandbox::{Sandbox, SandboxError};
 
 /// The registry with every built-in tool of the workspace.
