@@ -34,10 +34,12 @@ pub fn wrap_line(line: &Line<'_>, max: usize) -> Vec<Line<'static>> {
         if used + w > max && used > 0 {
             let current = rows.last_mut().map(std::mem::take).unwrap_or_default();
             // Break after the last space when that keeps a reasonable part on the line.
-            let split = current
-                .iter()
-                .rposition(|(g, _, _)| g == " ")
-                .filter(|&i| i > 0 && i + 1 < current.len() && cell.0 != " ");
+            let split = current.iter().rposition(|(g, _, _)| g == " ").filter(|&i| {
+                let kept: usize = current[..i].iter().map(|c| c.2).sum();
+                // A break that would leave most of the line empty (e.g. CJK text after one
+                // short word) is worse than breaking mid-run.
+                i > 0 && i + 1 < current.len() && cell.0 != " " && kept * 3 >= max
+            });
             let (head, tail) = match split {
                 Some(i) => {
                     let mut head = current;
@@ -131,7 +133,8 @@ mod tests {
     #[test]
     fn wraps_at_spaces_and_hard_breaks_long_words() {
         let l = Line::from("hello world foo");
-        assert_eq!(texts(&wrap_line(&l, 11)), vec!["hello ", "world foo"]);
+        assert_eq!(texts(&wrap_line(&l, 11)), vec!["hello world", "foo"]);
+        assert_eq!(texts(&wrap_line(&l, 8)), vec!["hello ", "world ", "foo"]);
         assert_eq!(
             texts(&wrap_line(&Line::from("abcdefgh"), 3)),
             vec!["abc", "def", "gh"]

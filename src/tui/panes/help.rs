@@ -39,7 +39,7 @@ pub const KEYS: [(&str, &str); 24] = [
 /// Draws the help overlay.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let theme = &state.theme;
-    let rect = centered(area, 66, KEYS.len() as u16 + 4);
+    let rect = centered(area, 74, KEYS.len() as u16 + 4);
     let lines: Vec<Line<'static>> = KEYS
         .iter()
         .map(|(k, what)| {

@@ -55,7 +55,7 @@ fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
             .filter_map(|c| c.duration)
             .map(|d| d.as_millis())
             .sum();
-        return Span::styled(format!("✗ failed {ms} ms"), theme.error);
+        return Span::styled(format!("✗ {ms} ms"), theme.error);
     }
     if step.calls.iter().all(|c| c.result.is_some()) {
         let ms: u128 = step
@@ -109,24 +109,25 @@ fn step_lines(
         .iter()
         .map(|c| call_label(&c.name, &c.arguments))
         .collect();
-    let mut head = vec![
-        Span::styled(format!("{marker} Step {}  ", step.number), theme.accent),
-        Span::styled(
-            wrap::truncate(&calls.join(", "), width.saturating_sub(24).max(8)),
+    let prefix = format!("{marker} Step {}  ", step.number);
+    let status = status(step, running, theme);
+    // A collapsed step is exactly one line: the call labels give way first.
+    let room = width.saturating_sub(wrap::width(&prefix) + wrap::width(&status.content) + 2);
+    let mut spans = vec![Span::styled(prefix, theme.accent)];
+    if !calls.is_empty() {
+        spans.push(Span::styled(
+            wrap::truncate(&calls.join(", "), room.max(1)),
             theme.text,
-        ),
-        Span::raw("  "),
-        status(step, running, theme),
-    ];
-    if calls.is_empty() {
-        head.remove(2);
-        head.remove(1);
+        ));
+        spans.push(Span::raw("  "));
     }
-    let mut head = Line::from(head);
+    spans.push(status);
+    let mut head = Line::from(spans);
     if selected {
         head = head.patch_style(theme.selection);
     }
     let mut out = wrap::wrap_line(&head, width);
+    out.truncate(1);
     if !step.expanded {
         return out;
     }
@@ -236,7 +237,7 @@ pub fn prepare(state: &mut State, area: Rect) {
 /// Draws the timeline.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[TIMELINE];
-    let title = format!("Timeline · {} steps", state.steps.len());
+    let title = format!("Timeline ({})", state.steps.len());
     let block = pane_block(state, title, Focus::Timeline, Some(scroll));
     draw_lines(frame, area, block, &state.side.timeline, scroll);
 }
