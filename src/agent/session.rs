@@ -141,6 +141,22 @@ impl Session {
         }
     }
 
+    /// A new conversation opened by a different system prompt (e.g. a sub-agent's).
+    pub fn with_system(prompt: impl Into<String>) -> Self {
+        let mut s = Self::new();
+        s.messages[0] = Message::system(prompt);
+        s
+    }
+
+    /// The text of the last assistant message, if any.
+    pub fn last_answer(&self) -> Option<&str> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && m.tool_calls.is_empty())
+            .map(|m| m.content.as_str())
+    }
+
     /// Appends a message and updates the time.
     pub fn push(&mut self, message: Message) {
         self.updated_at = Utc::now();
