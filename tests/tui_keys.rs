@@ -413,3 +413,15 @@ fn earlier_history_is_shown_and_recallable() {
     assert_eq!(s.prompt_history, vec!["old question".to_string()]);
     assert!(s.entries[1].done);
 }
+
+#[test]
+fn step_labels_name_the_main_argument() {
+    use miniclaw::tui::panes::timeline::call_label;
+    let args = r#"{"content":"x","relative_path":"hello.txt"}"#;
+    assert_eq!(
+        call_label("write_text_file", args),
+        "write_text_file(hello.txt)"
+    );
+    assert_eq!(call_label("list_files", "{}"), "list_files()");
+    assert_eq!(call_label("calc", "not json"), "calc()");
+}

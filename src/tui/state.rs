@@ -295,6 +295,8 @@ pub struct State {
     pub last_usage: Option<Usage>,
     /// A pending retry.
     pub retry: Option<RetryView>,
+    /// Context used by the last request and the budget, in tokens.
+    pub context: Option<(usize, usize)>,
     /// The conversation.
     pub entries: Vec<Entry>,
     /// The streaming answer of the running turn (index into `entries`).
@@ -360,6 +362,7 @@ impl State {
             step: 0,
             last_usage: None,
             retry: None,
+            context: None,
             entries: Vec::new(),
             live: None,
             steps: Vec::new(),

@@ -51,8 +51,9 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
         execute!(out, EnableMouseCapture)?;
         MOUSE.store(true, Ordering::SeqCst);
     }
-    let mut terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
-    terminal.clear()?;
+    // No `clear()`: it asks the terminal for the cursor position, which some (and test
+    // emulators) never answer; the alternate screen starts empty anyway.
+    let terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
     Ok((terminal, guard))
 }
 

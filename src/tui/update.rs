@@ -239,6 +239,7 @@ fn clear_view(state: &mut State) {
     state.live = None;
     state.selected = None;
     state.last_usage = None;
+    state.context = None;
     for s in &mut state.scroll {
         *s = Default::default();
     }
@@ -415,6 +416,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
                 state.last_usage = usage;
             }
         }
+        AgentEvent::ContextUsage { used, budget } => state.context = Some((used, budget)),
         AgentEvent::HistoryCleared => clear_view(state),
         AgentEvent::Notice(text) => {
             state.push(EntryKind::Notice, text);

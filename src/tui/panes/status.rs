@@ -62,6 +62,10 @@ pub fn line(state: &State, now: Instant) -> Line<'static> {
             tokens(u.completion_tokens)
         )));
     }
+    if let Some((used, budget)) = state.context.filter(|(_, b)| *b > 0) {
+        spans.push(sep());
+        spans.push(Span::raw(format!("context {}%", used * 100 / budget)));
+    }
     if let Some(r) = &state.retry {
         let secs = r.at.saturating_duration_since(now).as_secs_f64().ceil() as u64;
         spans.push(sep());
