@@ -18,10 +18,18 @@ const FOLD: usize = 8;
 pub fn call_label(name: &str, arguments: &str) -> String {
     let main = serde_json::from_str::<Value>(arguments).ok().and_then(|v| {
         let obj = v.as_object()?.clone();
-        ["relative_path", "path", "query", "pattern", "expression", "command", "task"]
-            .iter()
-            .find_map(|k| obj.get(*k).and_then(Value::as_str).map(str::to_string))
-            .or_else(|| obj.values().find_map(|v| v.as_str().map(str::to_string)))
+        [
+            "relative_path",
+            "path",
+            "query",
+            "pattern",
+            "expression",
+            "command",
+            "task",
+        ]
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(str::to_string))
+        .or_else(|| obj.values().find_map(|v| v.as_str().map(str::to_string)))
     });
     match main {
         Some(arg) => format!(
