@@ -1,1 +1,70 @@
-//! The full-screen terminal UI.
+//! The full-screen terminal UI: conversation, timeline of steps, reasoning, tool output, input
+//! and status, driven by the agent's event stream.
+
+pub mod app;
+pub mod frame;
+pub mod keymap;
+pub mod layout;
+pub mod markdown;
+pub mod panes;
+pub mod state;
+pub mod terminal;
+pub mod theme;
+pub mod update;
+pub mod view;
+pub mod wrap;
+
+use std::path::PathBuf;
+
+pub use theme::Theme;
+
+use crate::agent::{Agent, spawn};
+use crate::llm::Preset;
+
+/// What the UI starts with.
+#[derive(Clone, Debug)]
+pub struct TuiOptions {
+    /// The workspace folder (shown in the status line).
+    pub workspace: PathBuf,
+    /// The model preset at start.
+    pub preset: Preset,
+    /// The step limit per turn.
+    pub max_steps: usize,
+    /// Whether to capture the mouse (`--no-mouse` leaves it to the terminal).
+    pub mouse: bool,
+    /// The colours.
+    pub theme: Theme,
+    /// Notices shown in the conversation at start (missing key, history moved aside, ...).
+    pub notices: Vec<String>,
+    /// Tools for `/tools`: name, source, description.
+    pub tools: Vec<(String, String, String)>,
+}
+
+/// Why the UI stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal could not be used.
+    #[error("terminal error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The agent task ended unexpectedly.
+    #[error("the agent stopped unexpectedly")]
+    AgentStopped,
+    /// A task panicked (the terminal was restored).
+    #[error("a task panicked; the terminal was restored")]
+    Panicked,
+}
+
+/// Runs the full-screen UI for `agent` until the person quits; the terminal is restored on every
+/// way out.
+pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
+    let mut state = state::State::new(&options);
+    let notices = std::mem::take(&mut state.entries);
+    state.load_session(agent.session());
+    state.entries.extend(notices);
+    let (handle, mut events) = spawn(agent);
+    let (mut terminal, _guard) = terminal::init(options.mouse)?;
+    let result = app::event_loop(&mut terminal, &mut state, &handle, &mut events).await;
+    handle.interrupt();
+    drop(_guard);
+    result
+}

@@ -1,0 +1,220 @@
+//! Keys and mouse to actions: a pure function of a small context and the event.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::state::{Focus, Overlay};
+
+/// What a key asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing.
+    None,
+    /// Send the input (or run its slash command).
+    Send,
+    /// Insert a newline in the input.
+    Newline,
+    /// Give the key to the input editor.
+    Edit(KeyEvent),
+    /// Insert pasted text in the input.
+    Paste(String),
+    /// Recall the previous prompt.
+    HistoryPrev,
+    /// Recall the next prompt.
+    HistoryNext,
+    /// Switch flash ↔ pro.
+    TogglePreset,
+    /// Ask whether to clear the history.
+    AskClear,
+    /// Answer yes to the dialog.
+    ConfirmYes,
+    /// Answer no to the dialog.
+    ConfirmNo,
+    /// Scroll the focused pane by pages (negative: up).
+    ScrollPage(isize),
+    /// Scroll the focused pane by lines (negative: up).
+    ScrollLine(isize),
+    /// Scroll the pane under the pointer by lines.
+    ScrollAt {
+        /// Pointer column.
+        column: u16,
+        /// Pointer row.
+        row: u16,
+        /// Lines (negative: up).
+        delta: isize,
+    },
+    /// To the top of the focused pane.
+    ScrollTop,
+    /// To the bottom of the focused pane, following again.
+    ScrollBottom,
+    /// Focus the next pane.
+    FocusNext,
+    /// Focus the previous pane.
+    FocusPrev,
+    /// Focus the input.
+    FocusInput,
+    /// Select the previous step.
+    SelectPrev,
+    /// Select the next step.
+    SelectNext,
+    /// Expand or collapse the selected step.
+    ToggleStep,
+    /// Expand or collapse every step.
+    ToggleAllSteps,
+    /// Show or hide the reasoning pane.
+    ToggleReasoning,
+    /// Show or hide the side panes.
+    ToggleSidePanes,
+    /// Open the help.
+    ShowHelp,
+    /// Close the overlay.
+    CloseOverlay,
+    /// Interrupt the running turn.
+    Interrupt,
+    /// Clear the input (Ctrl+C while idle; a second one soon after quits).
+    ClearInput,
+    /// Quit.
+    Quit,
+    /// Copy the last answer.
+    Copy,
+}
+
+/// What the keymap needs to know about the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyContext {
+    /// The focused pane.
+    pub focus: Focus,
+    /// The open overlay.
+    pub overlay: Overlay,
+    /// Whether a turn runs.
+    pub busy: bool,
+    /// Whether the input is empty.
+    pub input_empty: bool,
+    /// Whether the input cursor is on its first line.
+    pub on_first_line: bool,
+    /// Whether the input cursor is on its last line.
+    pub on_last_line: bool,
+    /// Whether a Ctrl+C less than two seconds ago armed quitting.
+    pub quit_armed: bool,
+}
+
+/// The action for a key.
+pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
+    if key.kind == KeyEventKind::Release {
+        return Action::None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    if ctrl && key.code == KeyCode::Char('c') {
+        return if ctx.busy {
+            Action::Interrupt
+        } else if ctx.quit_armed {
+            Action::Quit
+        } else {
+            Action::ClearInput
+        };
+    }
+    match ctx.overlay {
+        Overlay::ConfirmClear => {
+            return match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
+                _ => Action::ConfirmNo,
+            };
+        }
+        Overlay::Help => {
+            return match key.code {
+                KeyCode::Esc if ctx.busy => Action::Interrupt,
+                KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter | KeyCode::Char('q') => {
+                    Action::CloseOverlay
+                }
+                _ => Action::None,
+            };
+        }
+        Overlay::None => {}
+    }
+    match key.code {
+        KeyCode::Esc if ctx.busy => return Action::Interrupt,
+        KeyCode::Esc if ctx.focus != Focus::Input => return Action::FocusInput,
+        KeyCode::Esc => return Action::None,
+        KeyCode::F(1) => return Action::ShowHelp,
+        KeyCode::F(2) => return Action::TogglePreset,
+        KeyCode::F(3) => return Action::ToggleSidePanes,
+        KeyCode::Char('l') if ctrl => return Action::AskClear,
+        KeyCode::Char('o') if ctrl => return Action::ToggleAllSteps,
+        KeyCode::Char('t') if ctrl => return Action::ToggleReasoning,
+        KeyCode::Char('y') if ctrl => return Action::Copy,
+        KeyCode::Char('d') if ctrl && ctx.input_empty => return Action::Quit,
+        KeyCode::Tab => return Action::FocusNext,
+        KeyCode::BackTab => return Action::FocusPrev,
+        KeyCode::PageUp => return Action::ScrollPage(-1),
+        KeyCode::PageDown => return Action::ScrollPage(1),
+        KeyCode::Up if shift => return Action::ScrollLine(-1),
+        KeyCode::Down if shift => return Action::ScrollLine(1),
+        _ => {}
+    }
+    match ctx.focus {
+        Focus::Input => match key.code {
+            KeyCode::Enter if alt || shift || ctrl => Action::Newline,
+            KeyCode::Enter => Action::Send,
+            KeyCode::Char('j') if ctrl => Action::Newline,
+            KeyCode::Up if ctx.on_first_line => Action::HistoryPrev,
+            KeyCode::Down if ctx.on_last_line => Action::HistoryNext,
+            _ => Action::Edit(key),
+        },
+        Focus::Timeline => match key.code {
+            KeyCode::Up => Action::SelectPrev,
+            KeyCode::Down => Action::SelectNext,
+            KeyCode::Enter | KeyCode::Char(' ') => Action::ToggleStep,
+            KeyCode::Home => Action::ScrollTop,
+            KeyCode::End => Action::ScrollBottom,
+            _ => pane_typing(key),
+        },
+        Focus::Conversation | Focus::Reasoning | Focus::ToolOutput => match key.code {
+            KeyCode::Up => Action::ScrollLine(-1),
+            KeyCode::Down => Action::ScrollLine(1),
+            KeyCode::Home => Action::ScrollTop,
+            KeyCode::End => Action::ScrollBottom,
+            _ => pane_typing(key),
+        },
+    }
+}
+
+/// Typing a character in a pane other than the input goes to the input.
+fn pane_typing(key: KeyEvent) -> Action {
+    match key.code {
+        KeyCode::Char(_)
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Action::Edit(key)
+        }
+        _ => Action::None,
+    }
+}
+
+/// The action for a mouse event: the wheel scrolls the pane under the pointer.
+pub fn map_mouse(ctx: &KeyContext, mouse: MouseEvent) -> Action {
+    if ctx.overlay != Overlay::None {
+        return Action::None;
+    }
+    let delta = match mouse.kind {
+        MouseEventKind::ScrollUp => -3,
+        MouseEventKind::ScrollDown => 3,
+        _ => return Action::None,
+    };
+    Action::ScrollAt {
+        column: mouse.column,
+        row: mouse.row,
+        delta,
+    }
+}
+
+/// The action for a bracketed paste.
+pub fn map_paste(ctx: &KeyContext, text: String) -> Action {
+    if ctx.overlay == Overlay::None {
+        Action::Paste(text)
+    } else {
+        Action::None
+    }
+}

@@ -1,0 +1,63 @@
+//! The help overlay (F1): every key and slash command.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+
+use super::dialog::centered;
+use crate::tui::state::State;
+
+/// Every key and what it does, as shown in the help and the README.
+pub const KEYS: [(&str, &str); 24] = [
+    ("Enter", "send the message"),
+    ("Alt+Enter / Ctrl+J", "new line in the message"),
+    ("Up / Down", "earlier prompts (first / last line)"),
+    ("F1", "this help"),
+    ("F2", "switch model flash ↔ pro"),
+    ("F3", "show / hide the side panes"),
+    ("Ctrl+L", "clear the history (asks first)"),
+    ("PageUp / PageDown", "scroll the focused pane a page"),
+    ("Shift+Up / Shift+Down", "scroll by a line"),
+    ("Home / End", "top / bottom (End follows again)"),
+    ("Mouse wheel", "scroll the pane under the pointer"),
+    ("Tab / Shift+Tab", "move focus between panes"),
+    ("Up / Down (timeline)", "select a step"),
+    ("Enter / Space (timeline)", "expand / collapse the step"),
+    ("Ctrl+O", "expand / collapse every step"),
+    ("Ctrl+T", "show / hide the reasoning"),
+    ("Ctrl+Y", "copy the last answer (OSC 52)"),
+    ("Esc", "interrupt a turn · close · back to input"),
+    ("Ctrl+C", "interrupt · clear input · twice quits"),
+    ("Ctrl+D", "quit (on an empty input)"),
+    ("Shift+drag", "select text (most terminals)"),
+    ("/model [NAME]", "show or pick the model"),
+    ("/clear /copy /tools", "clear history · copy · list tools"),
+    ("/help /quit", "this help · quit"),
+];
+
+/// Draws the help overlay.
+pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+    let theme = &state.theme;
+    let rect = centered(area, 74, KEYS.len() as u16 + 4);
+    let lines: Vec<Line<'static>> = KEYS
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!("{k:>25}  "), theme.accent),
+                Span::styled(what.to_string(), theme.text),
+            ])
+        })
+        .chain([
+            Line::default(),
+            Line::styled("Esc, F1 or q closes this help", theme.muted).centered(),
+        ])
+        .collect();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(theme.border_focused)
+        .title(Span::styled(" MiniClaw keys ", theme.accent));
+    frame.render_widget(Clear, rect);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}

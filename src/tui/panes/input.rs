@@ -1,0 +1,24 @@
+//! The prompt editor (ratatui-textarea) in its bordered pane.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::{inner, pane_block};
+use crate::tui::state::{Focus, State};
+
+/// Rows the input wants: its lines plus the border, between 3 and 8.
+pub fn height(state: &State) -> u16 {
+    (state.input.lines().len() as u16 + 2).clamp(3, 8)
+}
+
+/// Draws the input.
+pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+    let title = if state.busy() {
+        "Message · Esc interrupts".to_string()
+    } else {
+        "Message · Enter sends · Alt+Enter newline".to_string()
+    };
+    let block = pane_block(state, title, Focus::Input, None);
+    frame.render_widget(block, area);
+    frame.render_widget(&state.input, inner(area));
+}

@@ -1,0 +1,75 @@
+//! One drawing function per pane; each reads the state and never changes it.
+
+pub mod conversation;
+pub mod dialog;
+pub mod help;
+pub mod input;
+pub mod reasoning;
+pub mod status;
+pub mod timeline;
+pub mod tool_output;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+
+use super::state::{Focus, Scroll, State};
+
+/// A pane's bordered block: accent border when focused, a marker when more is below.
+pub fn pane_block<'a>(
+    state: &State,
+    title: String,
+    focus: Focus,
+    scroll: Option<&Scroll>,
+) -> Block<'a> {
+    let focused = state.focus == focus;
+    let theme = &state.theme;
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(if focused {
+            theme.border_focused
+        } else {
+            theme.border
+        })
+        .title(Span::styled(
+            format!(" {title} "),
+            if focused { theme.accent } else { theme.muted },
+        ));
+    if let Some(s) = scroll.filter(|s| s.more_below()) {
+        let hidden = s.max_top() - s.effective_top();
+        block = block.title_bottom(
+            Line::styled(format!(" ▼ {hidden} more below (End) "), theme.warning).right_aligned(),
+        );
+    }
+    block
+}
+
+/// The area inside a pane's border.
+pub fn inner(area: Rect) -> Rect {
+    Rect {
+        x: area.x.saturating_add(1),
+        y: area.y.saturating_add(1),
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    }
+}
+
+/// Draws pre-wrapped `lines` in a bordered pane, from the scroll position.
+pub fn draw_lines(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    block: Block<'_>,
+    lines: &[Line<'static>],
+    scroll: &Scroll,
+) {
+    let top = scroll.effective_top().min(lines.len());
+    let height = inner(area).height as usize;
+    let visible: Vec<Line<'static>> = lines[top..].iter().take(height).cloned().collect();
+    frame.render_widget(Paragraph::new(visible).block(block), area);
+}

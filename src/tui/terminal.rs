@@ -1,0 +1,134 @@
+//! Entering and leaving full-screen mode: raw mode, alternate screen, bracketed paste, mouse
+//! capture and keyboard enhancement, restored on every way out (return, error, panic, signal).
+
+use std::io::{Stdout, Write, stdout};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+/// The terminal the UI draws on.
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static MOUSE: AtomicBool = AtomicBool::new(false);
+static PANICKED: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// Restores the terminal when dropped.
+pub struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Enters full-screen mode and installs the panic hook; the guard restores the terminal.
+pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
+    install_panic_hook();
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let guard = TerminalGuard;
+    let mut out = stdout();
+    execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+    // Terminals without the kitty keyboard protocol ignore this; those with it report
+    // Alt+Enter and Esc unambiguously.
+    let _ = execute!(
+        out,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    );
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+        MOUSE.store(true, Ordering::SeqCst);
+    }
+    // No `clear()`: it asks the terminal for the cursor position, which some (and test
+    // emulators) never answer; the alternate screen starts empty anyway.
+    let terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
+    Ok((terminal, guard))
+}
+
+/// Leaves full-screen mode; safe to call more than once and from any thread.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = stdout();
+    if MOUSE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, DisableMouseCapture);
+    }
+    let _ = execute!(
+        out,
+        PopKeyboardEnhancementFlags,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Whether any thread panicked since start (the event loop then stops).
+pub fn panicked() -> bool {
+    PANICKED.load(Ordering::SeqCst)
+}
+
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICKED.store(true, Ordering::SeqCst);
+            // Restore first so the panic message lands on a normal screen.
+            restore();
+            previous(info);
+        }));
+    });
+}
+
+/// Copies `text` to the clipboard with OSC 52 (wrapped for tmux so it passes through).
+pub fn copy_osc52(text: &str) -> std::io::Result<()> {
+    let sequence = osc52_sequence(text, std::env::var_os("TMUX").is_some());
+    let mut out = stdout();
+    out.write_all(sequence.as_bytes())?;
+    out.flush()
+}
+
+/// The OSC 52 escape sequence that sets the clipboard to `text`.
+pub fn osc52_sequence(text: &str, tmux: bool) -> String {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    let osc = format!("\x1b]52;c;{encoded}\x07");
+    if tmux {
+        // tmux passes a sequence through when wrapped in DCS with ESC doubled.
+        format!("\x1bPtmux;{}\x1b\\", osc.replace('\x1b', "\x1b\x1b"))
+    } else {
+        osc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc52_encodes_base64_and_wraps_for_tmux() {
+        assert_eq!(osc52_sequence("hi", false), "\x1b]52;c;aGk=\x07");
+        let t = osc52_sequence("hi", true);
+        assert!(t.starts_with("\x1bPtmux;\x1b\x1b]52;c;aGk=") && t.ends_with("\x1b\\"));
+    }
+
+    #[test]
+    fn restore_without_init_does_nothing() {
+        restore();
+        assert!(!ACTIVE.load(Ordering::SeqCst));
+    }
+}

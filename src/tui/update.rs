@@ -1,0 +1,519 @@
+//! State changes: actions and agent events in, effects out as data (the event loop performs
+//! them). Time is passed in so tests are deterministic.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::keymap::{Action, KeyContext};
+use super::state::{EntryKind, Focus, Overlay, RetryView, State, StepView, TIMELINE};
+use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
+use crate::llm::Preset;
+
+/// How long after a Ctrl+C a second one quits.
+pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// Something the event loop must do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Send a command to the agent.
+    Command(AgentCommand),
+    /// Interrupt the running turn.
+    Interrupt,
+    /// Copy text to the clipboard.
+    Copy(String),
+    /// Leave.
+    Quit,
+}
+
+/// The keymap's view of the state at `now`.
+pub fn key_context(state: &State, now: Instant) -> KeyContext {
+    let row = state.input.cursor().0;
+    KeyContext {
+        focus: state.focus,
+        overlay: state.overlay,
+        busy: state.busy(),
+        input_empty: state.input_empty(),
+        on_first_line: row == 0,
+        on_last_line: row + 1 >= state.input.lines().len(),
+        quit_armed: state
+            .last_ctrl_c
+            .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
+    }
+}
+
+/// Applies an action.
+pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    match action {
+        Action::None => {}
+        Action::Send => send(state, now, &mut effects),
+        Action::Newline => state.input.insert_newline(),
+        Action::Edit(key) => {
+            state.focus = Focus::Input;
+            state.history_pos = None;
+            state.input.input(key);
+        }
+        Action::Paste(text) => {
+            state.focus = Focus::Input;
+            // Terminals send pasted newlines as CR.
+            state
+                .input
+                .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        }
+        Action::HistoryPrev => recall(state, -1),
+        Action::HistoryNext => recall(state, 1),
+        Action::TogglePreset => {
+            let preset = state.preset.toggled();
+            set_preset(state, preset, &mut effects);
+        }
+        Action::AskClear => state.overlay = Overlay::ConfirmClear,
+        Action::ConfirmYes => {
+            state.overlay = Overlay::None;
+            clear_view(state);
+            effects.push(Effect::Command(AgentCommand::ClearHistory));
+        }
+        Action::ConfirmNo | Action::CloseOverlay => state.overlay = Overlay::None,
+        Action::ScrollPage(pages) => {
+            let s = &mut state.scroll[State::scroll_slot(state.focus)];
+            let page = s.height.saturating_sub(1).max(1) as isize;
+            s.by(pages * page);
+        }
+        Action::ScrollLine(lines) => state.scroll[State::scroll_slot(state.focus)].by(lines),
+        Action::ScrollAt { column, row, delta } => {
+            if let Some(slot) = pane_at(state, column, row) {
+                state.scroll[slot].by(delta);
+            }
+        }
+        Action::ScrollTop => state.scroll[State::scroll_slot(state.focus)].to_top(),
+        Action::ScrollBottom => state.scroll[State::scroll_slot(state.focus)].to_bottom(),
+        Action::FocusNext => cycle_focus(state, 1),
+        Action::FocusPrev => cycle_focus(state, -1),
+        Action::FocusInput => state.focus = Focus::Input,
+        Action::SelectPrev => select(state, -1),
+        Action::SelectNext => select(state, 1),
+        Action::ToggleStep => {
+            if let Some(step) = state.selected.and_then(|i| state.steps.get_mut(i)) {
+                step.expanded = !step.expanded;
+                state.reveal_selection = true;
+            }
+        }
+        Action::ToggleAllSteps => {
+            let expand = !state.steps.iter().all(|s| s.expanded);
+            for s in &mut state.steps {
+                s.expanded = expand;
+            }
+        }
+        Action::ToggleReasoning => state.show_reasoning = !state.show_reasoning,
+        Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,
+        Action::ShowHelp => state.overlay = Overlay::Help,
+        Action::Interrupt => {
+            if state.busy() {
+                effects.push(Effect::Interrupt);
+            }
+        }
+        Action::ClearInput => {
+            state.reset_input();
+            state.history_pos = None;
+            state.last_ctrl_c = Some(now);
+        }
+        Action::Quit => {
+            state.quit = true;
+            effects.push(Effect::Quit);
+        }
+        Action::Copy => copy(state, &mut effects),
+    }
+    effects
+}
+
+fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
+    let text = state.input_text();
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return;
+    }
+    if let Some(command) = trimmed.strip_prefix('/') {
+        let command = command.to_string();
+        state.reset_input();
+        slash(state, &command, effects);
+        return;
+    }
+    if state.busy() {
+        state.push(
+            EntryKind::Notice,
+            "A turn is still running: wait for it, or press Esc to interrupt it.",
+        );
+        return;
+    }
+    state.prompt_history.push(text.clone());
+    state.history_pos = None;
+    state.reset_input();
+    state.push(EntryKind::User, text.clone());
+    state.scroll[super::state::CONV].to_bottom();
+    state.busy_since = Some(now);
+    state.agent_state = AgentState::Thinking;
+    state.turns += 1;
+    state.step = 0;
+    state.retry = None;
+    effects.push(Effect::Command(AgentCommand::Prompt(text)));
+}
+
+fn slash(state: &mut State, command: &str, effects: &mut Vec<Effect>) {
+    let mut words = command.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let arg = words.next();
+    match (name, arg) {
+        ("model", None) => {
+            let text = format!(
+                "Model: {} (F2 switches; `/model NAME` picks one of: {}).",
+                state.preset.model(),
+                Preset::NAMES.join(", ")
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        ("model", Some(model)) if Preset::NAMES.contains(&model) => {
+            set_preset(state, Preset::from_name(model), effects);
+            state.push(EntryKind::Notice, format!("Model: {model}."));
+        }
+        ("model", Some(other)) => {
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "Unknown model `{other}`: choose one of {}.",
+                    Preset::NAMES.join(", ")
+                ),
+            );
+        }
+        ("clear", _) => state.overlay = Overlay::ConfirmClear,
+        ("quit" | "exit", _) => {
+            state.quit = true;
+            effects.push(Effect::Quit);
+        }
+        ("copy", _) => copy(state, effects),
+        ("help", _) => state.overlay = Overlay::Help,
+        ("tools", _) => {
+            let mut text = String::from("Tools:");
+            if state.tools.is_empty() {
+                text.push_str(" none.");
+            }
+            for (name, source, description) in &state.tools {
+                text.push_str(&format!("\n  {name} [{source}] — {description}"));
+            }
+            state.push(EntryKind::Notice, text);
+        }
+        _ => {
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "Unknown command `/{name}`. Commands: /model [NAME], /clear, /copy, /tools, /help, /quit."
+                ),
+            );
+        }
+    }
+}
+
+fn set_preset(state: &mut State, preset: Preset, effects: &mut Vec<Effect>) {
+    state.preset = preset.clone();
+    effects.push(Effect::Command(AgentCommand::SetPreset(preset)));
+}
+
+fn copy(state: &mut State, effects: &mut Vec<Effect>) {
+    match state.last_answer().map(str::to_string) {
+        Some(answer) => {
+            let chars = answer.chars().count();
+            effects.push(Effect::Copy(answer));
+            state.push(
+                EntryKind::Notice,
+                format!("Copied the last answer ({chars} characters) to the clipboard."),
+            );
+        }
+        None => {
+            state.push(EntryKind::Notice, "There is no answer to copy yet.");
+        }
+    }
+}
+
+fn clear_view(state: &mut State) {
+    state.entries.clear();
+    state.steps.clear();
+    state.live = None;
+    state.selected = None;
+    state.last_usage = None;
+    state.context = None;
+    for s in &mut state.scroll {
+        *s = Default::default();
+    }
+}
+
+fn recall(state: &mut State, direction: isize) {
+    if state.prompt_history.is_empty() {
+        return;
+    }
+    let len = state.prompt_history.len() as isize;
+    let current = match state.history_pos {
+        Some(p) => p as isize,
+        None => {
+            if direction > 0 {
+                return;
+            }
+            state.draft = state.input_text();
+            len
+        }
+    };
+    let next = current + direction;
+    if next < 0 {
+        return;
+    }
+    if next >= len {
+        state.history_pos = None;
+        let draft = std::mem::take(&mut state.draft);
+        state.set_input(&draft);
+        return;
+    }
+    state.history_pos = Some(next as usize);
+    let text = state.prompt_history[next as usize].clone();
+    state.set_input(&text);
+}
+
+fn cycle_focus(state: &mut State, direction: isize) {
+    let panes = state.focusable();
+    let here = panes.iter().position(|f| *f == state.focus).unwrap_or(0) as isize;
+    let n = panes.len() as isize;
+    state.focus = panes[((here + direction).rem_euclid(n)) as usize];
+    if state.focus == Focus::Timeline && state.selected.is_none() && !state.steps.is_empty() {
+        state.selected = Some(state.steps.len() - 1);
+        state.reveal_selection = true;
+    }
+}
+
+fn select(state: &mut State, direction: isize) {
+    if state.steps.is_empty() {
+        return;
+    }
+    let last = state.steps.len() as isize - 1;
+    let current = state.selected.map_or(last + 1, |s| s as isize);
+    state.selected = Some((current + direction).clamp(0, last) as usize);
+    state.reveal_selection = true;
+    state.scroll[TIMELINE].follow = false;
+}
+
+fn pane_at(state: &State, column: u16, row: u16) -> Option<usize> {
+    let a = &state.areas;
+    let pos = ratatui::layout::Position::new(column, row);
+    let hit = |r: Option<ratatui::layout::Rect>| r.is_some_and(|r| r.contains(pos));
+    if hit(Some(a.conversation)) {
+        Some(super::state::CONV)
+    } else if hit(a.timeline) {
+        Some(TIMELINE)
+    } else if hit(a.reasoning) {
+        Some(super::state::REASONING)
+    } else if hit(a.tool_output) {
+        Some(super::state::TOOL)
+    } else {
+        None
+    }
+}
+
+/// Applies an agent event.
+pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
+    match event {
+        AgentEvent::State(s) => {
+            state.agent_state = s;
+            if s == AgentState::Idle {
+                state.busy_since = None;
+                state.retry = None;
+                finish_live(state);
+            } else if state.busy_since.is_none() {
+                state.busy_since = Some(now);
+            }
+        }
+        AgentEvent::StepStarted { step, max } => {
+            state.step = step;
+            state.max_steps = max;
+            state.retry = None;
+            let turn = state.turns.saturating_sub(1);
+            state.steps.push(StepView {
+                turn,
+                number: step,
+                ..Default::default()
+            });
+        }
+        AgentEvent::ReasoningDelta(text) => {
+            state.retry = None;
+            if let Some(step) = state.steps.last_mut() {
+                step.reasoning.push_str(&text);
+            }
+        }
+        AgentEvent::ContentDelta(text) => {
+            state.retry = None;
+            if let Some(step) = state.steps.last_mut() {
+                step.content.push_str(&text);
+            }
+            let i = live_entry(state);
+            state.entries[i].text.push_str(&text);
+            state.entries[i].touch();
+        }
+        AgentEvent::ToolCallStarted {
+            id,
+            name,
+            arguments,
+        } => {
+            if let Some(step) = state.steps.last_mut() {
+                step.calls.push(super::state::CallView {
+                    id,
+                    name,
+                    arguments,
+                    ..Default::default()
+                });
+            }
+            // Text before a tool call was a thought: it lives in the timeline, not the answer.
+            if let Some(i) = state.live.take()
+                && i + 1 == state.entries.len()
+            {
+                state.entries.pop();
+            }
+        }
+        AgentEvent::ToolOutputDelta { id, text } => {
+            if let Some(call) = state.call_mut(&id) {
+                call.output.push_str(&text);
+            }
+        }
+        AgentEvent::ToolFinished {
+            id,
+            result,
+            duration,
+            ..
+        } => {
+            if let Some(call) = state.call_mut(&id) {
+                call.result = Some(result);
+                call.duration = Some(duration);
+            }
+        }
+        AgentEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            ..
+        } => {
+            state.retry = Some(RetryView {
+                attempt,
+                max_attempts,
+                at: now + delay,
+            });
+        }
+        AgentEvent::Nested { parent_id, event } => nested(state, &parent_id, *event),
+        AgentEvent::Error { message } => {
+            state.push(EntryKind::Error, message);
+        }
+        AgentEvent::TurnFinished {
+            answer,
+            outcome,
+            usage,
+            ..
+        } => {
+            turn_finished(state, answer, outcome);
+            if usage.is_some() {
+                state.last_usage = usage;
+            }
+        }
+        AgentEvent::ContextUsage { used, budget } => state.context = Some((used, budget)),
+        AgentEvent::HistoryCleared => clear_view(state),
+        AgentEvent::Notice(text) => {
+            state.push(EntryKind::Notice, text);
+        }
+    }
+}
+
+fn live_entry(state: &mut State) -> usize {
+    match state.live {
+        Some(i) if i < state.entries.len() => i,
+        _ => {
+            let i = state.push(EntryKind::Assistant, "");
+            state.live = Some(i);
+            i
+        }
+    }
+}
+
+fn finish_live(state: &mut State) {
+    if let Some(i) = state.live.take()
+        && let Some(e) = state.entries.get_mut(i)
+    {
+        e.done = true;
+        e.touch();
+    }
+}
+
+fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
+    if !answer.is_empty() {
+        let i = live_entry(state);
+        let e = &mut state.entries[i];
+        e.text = answer;
+        e.touch();
+    }
+    let interrupted = outcome == TurnOutcome::Interrupted;
+    match state.live {
+        Some(i) => {
+            let e = &mut state.entries[i];
+            e.interrupted = interrupted;
+            if e.text.is_empty() && !interrupted {
+                state.entries.remove(i);
+                state.live = None;
+            }
+        }
+        None if interrupted => {
+            let i = state.push(EntryKind::Assistant, "");
+            state.entries[i].interrupted = true;
+        }
+        None => {}
+    }
+    if outcome == TurnOutcome::StepLimit {
+        let text = format!(
+            "Stopped after {} steps (the step limit). Ask again to continue, or raise --max-steps.",
+            state.max_steps
+        );
+        state.push(EntryKind::Notice, text);
+    }
+    finish_live(state);
+    state.agent_state = AgentState::Idle;
+    state.busy_since = None;
+    state.retry = None;
+}
+
+fn nested(state: &mut State, parent_id: &str, event: AgentEvent) {
+    let Some(call) = state.call_mut(parent_id) else {
+        return;
+    };
+    match event {
+        AgentEvent::ToolCallStarted {
+            name, arguments, ..
+        } => call.nested.push(format!(
+            "↳ {}",
+            super::panes::timeline::call_label(&name, &arguments)
+        )),
+        AgentEvent::ToolFinished {
+            result, duration, ..
+        } => {
+            let ok = result.get("ok").and_then(serde_json::Value::as_bool) != Some(false);
+            if let Some(last) = call.nested.last_mut() {
+                last.push_str(&format!(
+                    "  {} {} ms",
+                    if ok { "✓" } else { "✗" },
+                    duration.as_millis()
+                ));
+            }
+        }
+        AgentEvent::StepStarted { step, .. } => call.nested.push(format!("↳ step {step}")),
+        AgentEvent::Error { message } => call.nested.push(format!("↳ ✗ {message}")),
+        AgentEvent::TurnFinished { answer, .. } if !answer.is_empty() => {
+            call.nested
+                .push(format!("↳ answer: {}", answer.lines().next().unwrap_or("")));
+        }
+        _ => {}
+    }
+}
+
+/// A plain key event (for tests and callers building keys).
+pub fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+    KeyEvent::new(code, modifiers)
+}

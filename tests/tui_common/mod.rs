@@ -1,0 +1,115 @@
+//! Helpers shared by the TUI tests: a state with fixed options, event feeding and rendering
+//! into ratatui's TestBackend at a fixed time.
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
+use miniclaw::llm::{Preset, Usage};
+use miniclaw::tui::keymap::Action;
+use miniclaw::tui::state::State;
+use miniclaw::tui::update::{self, Effect};
+use miniclaw::tui::{Theme, TuiOptions, layout, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use serde_json::json;
+
+/// Options with a fixed workspace and no notices.
+pub fn options() -> TuiOptions {
+    TuiOptions {
+        workspace: "/home/me/project".into(),
+        preset: Preset::Flash,
+        max_steps: 10,
+        mouse: true,
+        theme: Theme::dark(),
+        notices: vec![],
+        tools: vec![(
+            "read_text_file".into(),
+            "built-in".into(),
+            "Reads a text file of the workspace.".into(),
+        )],
+    }
+}
+
+/// A fresh state.
+pub fn state() -> State {
+    State::new(&options())
+}
+
+/// Feeds events at time `now`.
+pub fn feed(state: &mut State, now: Instant, events: Vec<AgentEvent>) {
+    for e in events {
+        update::on_event(state, e, now);
+    }
+}
+
+/// Types `text` into the input and presses Enter, returning the effects.
+pub fn send(state: &mut State, now: Instant, text: &str) -> Vec<Effect> {
+    state.set_input(text);
+    update::apply(state, Action::Send, now)
+}
+
+/// Renders the state at `now` into a `width` × `height` test terminal.
+pub fn render(state: &mut State, width: u16, height: u16, now: Instant) -> String {
+    let mut term = Terminal::new(TestBackend::new(width, height)).unwrap();
+    layout::prepare(state, Rect::new(0, 0, width, height));
+    term.draw(|f| view::draw(f, state, now)).unwrap();
+    term.backend().to_string()
+}
+
+/// A tool call step: started, finished with `result` after `ms`.
+pub fn tool_step(
+    step: usize,
+    id: &str,
+    name: &str,
+    args: serde_json::Value,
+    result: serde_json::Value,
+    ms: u64,
+) -> Vec<AgentEvent> {
+    vec![
+        AgentEvent::StepStarted { step, max: 10 },
+        AgentEvent::State(AgentState::Thinking),
+        AgentEvent::ToolCallStarted {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        },
+        AgentEvent::State(AgentState::Acting),
+        AgentEvent::ToolFinished {
+            id: id.into(),
+            name: name.into(),
+            result,
+            duration: Duration::from_millis(ms),
+        },
+    ]
+}
+
+/// A whole turn: a write call, then a streamed answer.
+pub fn whole_turn(answer: &str) -> Vec<AgentEvent> {
+    let mut events = vec![AgentEvent::State(AgentState::Thinking)];
+    events.extend(tool_step(
+        1,
+        "c1",
+        "write_text_file",
+        json!({"path": "hello.txt", "content": "hi"}),
+        json!({"ok": true, "tool": "write_text_file", "path": "hello.txt", "bytes": 2}),
+        12,
+    ));
+    events.push(AgentEvent::StepStarted { step: 2, max: 10 });
+    events.push(AgentEvent::ContentDelta(answer.into()));
+    events.push(AgentEvent::TurnFinished {
+        answer: answer.into(),
+        outcome: TurnOutcome::Answered,
+        usage: Some(Usage {
+            prompt_tokens: 1200,
+            completion_tokens: 80,
+            total_tokens: 1280,
+            prompt_cache_hit_tokens: 600,
+            ..Default::default()
+        }),
+        last_usage: None,
+    });
+    events.push(AgentEvent::State(AgentState::Idle));
+    events
+}

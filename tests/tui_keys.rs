@@ -1,0 +1,427 @@
+//! Key handling and state changes as pure functions: tables of (context, key) -> action, and
+//! (state, action/event) -> state and effects.
+
+mod tui_common;
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use miniclaw::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
+use miniclaw::llm::Preset;
+use miniclaw::tui::keymap::{Action, KeyContext, map_key, map_mouse, map_paste};
+use miniclaw::tui::state::{CONV, EntryKind, Focus, Overlay};
+use miniclaw::tui::update::{self, Effect, key_context};
+use tui_common::*;
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const ALT: KeyModifiers = KeyModifiers::ALT;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
+fn ctx() -> KeyContext {
+    KeyContext {
+        focus: Focus::Input,
+        overlay: Overlay::None,
+        busy: false,
+        input_empty: true,
+        on_first_line: true,
+        on_last_line: true,
+        quit_armed: false,
+    }
+}
+
+fn k(code: KeyCode, m: KeyModifiers) -> KeyEvent {
+    KeyEvent::new(code, m)
+}
+
+#[test]
+fn key_table() {
+    let busy = KeyContext {
+        busy: true,
+        ..ctx()
+    };
+    let typed = KeyContext {
+        input_empty: false,
+        on_first_line: false,
+        on_last_line: false,
+        ..ctx()
+    };
+    let timeline = KeyContext {
+        focus: Focus::Timeline,
+        ..ctx()
+    };
+    let conv = KeyContext {
+        focus: Focus::Conversation,
+        ..ctx()
+    };
+    let help = KeyContext {
+        overlay: Overlay::Help,
+        ..ctx()
+    };
+    let confirm = KeyContext {
+        overlay: Overlay::ConfirmClear,
+        ..ctx()
+    };
+    let armed = KeyContext {
+        quit_armed: true,
+        ..ctx()
+    };
+    let table: Vec<(KeyContext, KeyEvent, Action)> = vec![
+        (ctx(), k(KeyCode::Enter, NONE), Action::Send),
+        (ctx(), k(KeyCode::Enter, ALT), Action::Newline),
+        (ctx(), k(KeyCode::Char('j'), CTRL), Action::Newline),
+        (ctx(), k(KeyCode::Up, NONE), Action::HistoryPrev),
+        (ctx(), k(KeyCode::Down, NONE), Action::HistoryNext),
+        (
+            typed,
+            k(KeyCode::Up, NONE),
+            Action::Edit(k(KeyCode::Up, NONE)),
+        ),
+        (
+            typed,
+            k(KeyCode::Char('d'), CTRL),
+            Action::Edit(k(KeyCode::Char('d'), CTRL)),
+        ),
+        (ctx(), k(KeyCode::Char('d'), CTRL), Action::Quit),
+        (ctx(), k(KeyCode::F(1), NONE), Action::ShowHelp),
+        (ctx(), k(KeyCode::F(2), NONE), Action::TogglePreset),
+        (ctx(), k(KeyCode::Char('l'), CTRL), Action::AskClear),
+        (ctx(), k(KeyCode::Char('o'), CTRL), Action::ToggleAllSteps),
+        (ctx(), k(KeyCode::Char('t'), CTRL), Action::ToggleReasoning),
+        (ctx(), k(KeyCode::Char('y'), CTRL), Action::Copy),
+        (ctx(), k(KeyCode::PageUp, NONE), Action::ScrollPage(-1)),
+        (ctx(), k(KeyCode::PageDown, NONE), Action::ScrollPage(1)),
+        (ctx(), k(KeyCode::Up, SHIFT), Action::ScrollLine(-1)),
+        (ctx(), k(KeyCode::Down, SHIFT), Action::ScrollLine(1)),
+        (ctx(), k(KeyCode::Tab, NONE), Action::FocusNext),
+        (ctx(), k(KeyCode::BackTab, SHIFT), Action::FocusPrev),
+        (
+            ctx(),
+            k(KeyCode::Home, NONE),
+            Action::Edit(k(KeyCode::Home, NONE)),
+        ),
+        (conv, k(KeyCode::Home, NONE), Action::ScrollTop),
+        (conv, k(KeyCode::End, NONE), Action::ScrollBottom),
+        (conv, k(KeyCode::Esc, NONE), Action::FocusInput),
+        (
+            conv,
+            k(KeyCode::Char('a'), NONE),
+            Action::Edit(k(KeyCode::Char('a'), NONE)),
+        ),
+        (timeline, k(KeyCode::Up, NONE), Action::SelectPrev),
+        (timeline, k(KeyCode::Down, NONE), Action::SelectNext),
+        (timeline, k(KeyCode::Enter, NONE), Action::ToggleStep),
+        (timeline, k(KeyCode::Char(' '), NONE), Action::ToggleStep),
+        (busy, k(KeyCode::Esc, NONE), Action::Interrupt),
+        (busy, k(KeyCode::Char('c'), CTRL), Action::Interrupt),
+        (ctx(), k(KeyCode::Char('c'), CTRL), Action::ClearInput),
+        (armed, k(KeyCode::Char('c'), CTRL), Action::Quit),
+        (ctx(), k(KeyCode::Esc, NONE), Action::None),
+        (help, k(KeyCode::Esc, NONE), Action::CloseOverlay),
+        (help, k(KeyCode::Char('x'), NONE), Action::None),
+        (confirm, k(KeyCode::Char('y'), NONE), Action::ConfirmYes),
+        (confirm, k(KeyCode::Char('n'), NONE), Action::ConfirmNo),
+        (confirm, k(KeyCode::Enter, NONE), Action::ConfirmNo),
+    ];
+    for (i, (c, key, want)) in table.into_iter().enumerate() {
+        assert_eq!(map_key(&c, key), want, "row {i}: {key:?} in {c:?}");
+    }
+}
+
+#[test]
+fn mouse_wheel_and_paste() {
+    let m = |kind| MouseEvent {
+        kind,
+        column: 5,
+        row: 7,
+        modifiers: NONE,
+    };
+    assert_eq!(
+        map_mouse(&ctx(), m(MouseEventKind::ScrollUp)),
+        Action::ScrollAt {
+            column: 5,
+            row: 7,
+            delta: -3
+        }
+    );
+    assert_eq!(map_mouse(&ctx(), m(MouseEventKind::Moved)), Action::None);
+    assert_eq!(
+        map_paste(&ctx(), "a\nb".into()),
+        Action::Paste("a\nb".into())
+    );
+}
+
+#[test]
+fn paste_inserts_newlines_without_sending() {
+    let mut s = state();
+    let fx = update::apply(
+        &mut s,
+        Action::Paste("line one\r\nline two".into()),
+        Instant::now(),
+    );
+    assert!(fx.is_empty());
+    assert_eq!(s.input_text(), "line one\nline two");
+    assert!(s.entries.is_empty());
+}
+
+#[test]
+fn enter_sends_the_prompt_and_empties_the_input() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let fx = send(&mut s, t0, "hello\nworld");
+    assert_eq!(
+        fx,
+        vec![Effect::Command(AgentCommand::Prompt("hello\nworld".into()))]
+    );
+    assert!(s.input_empty());
+    assert_eq!(s.entries[0].kind, EntryKind::User);
+    assert!(s.busy());
+    // A second prompt while busy is refused with a notice, not lost silently.
+    let fx = send(&mut s, t0, "again");
+    assert!(fx.is_empty());
+    assert_eq!(s.entries.last().unwrap().kind, EntryKind::Notice);
+    assert_eq!(s.input_text(), "again");
+}
+
+#[test]
+fn up_and_down_recall_earlier_prompts() {
+    let t0 = Instant::now();
+    let mut s = state();
+    for p in ["first", "second"] {
+        send(&mut s, t0, p);
+        update::on_event(&mut s, AgentEvent::State(AgentState::Idle), t0);
+    }
+    s.set_input("draft");
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    assert_eq!(s.input_text(), "second");
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    assert_eq!(s.input_text(), "first");
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    assert_eq!(s.input_text(), "first");
+    update::apply(&mut s, Action::HistoryNext, t0);
+    update::apply(&mut s, Action::HistoryNext, t0);
+    assert_eq!(s.input_text(), "draft");
+}
+
+#[test]
+fn f2_and_model_command_switch_the_preset_at_once() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let fx = update::apply(&mut s, Action::TogglePreset, t0);
+    assert_eq!(s.preset, Preset::Pro);
+    assert_eq!(
+        fx,
+        vec![Effect::Command(AgentCommand::SetPreset(Preset::Pro))]
+    );
+    let fx = send(&mut s, t0, "/model deepseek-v4-flash");
+    assert_eq!(
+        fx,
+        vec![Effect::Command(AgentCommand::SetPreset(Preset::Flash))]
+    );
+    assert_eq!(s.preset, Preset::Flash);
+    assert!(send(&mut s, t0, "/model gpt-9").is_empty());
+    assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);
+    send(&mut s, t0, "/model");
+    assert!(s.entries.last().unwrap().text.contains("deepseek-v4-flash"));
+}
+
+#[test]
+fn clearing_asks_first() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "hi");
+    feed(&mut s, t0, whole_turn("hello"));
+    update::apply(&mut s, Action::AskClear, t0);
+    assert_eq!(s.overlay, Overlay::ConfirmClear);
+    assert!(update::apply(&mut s, Action::ConfirmNo, t0).is_empty());
+    assert_eq!(s.overlay, Overlay::None);
+    assert!(!s.entries.is_empty());
+    send(&mut s, t0, "/clear");
+    assert_eq!(s.overlay, Overlay::ConfirmClear);
+    let fx = update::apply(&mut s, Action::ConfirmYes, t0);
+    assert_eq!(fx, vec![Effect::Command(AgentCommand::ClearHistory)]);
+    assert!(s.entries.is_empty() && s.steps.is_empty());
+}
+
+#[test]
+fn ctrl_c_clears_then_quits_within_two_seconds() {
+    let t0 = Instant::now();
+    let mut s = state();
+    s.set_input("some text");
+    let c = k(KeyCode::Char('c'), CTRL);
+    let a = map_key(&key_context(&s, t0), c);
+    assert_eq!(a, Action::ClearInput);
+    update::apply(&mut s, a, t0);
+    assert!(s.input_empty());
+    // Too late: it only clears again.
+    let late = t0 + Duration::from_secs(3);
+    assert_eq!(map_key(&key_context(&s, late), c), Action::ClearInput);
+    update::apply(&mut s, Action::ClearInput, late);
+    let soon = late + Duration::from_millis(500);
+    let a = map_key(&key_context(&s, soon), c);
+    assert_eq!(a, Action::Quit);
+    assert_eq!(update::apply(&mut s, a, soon), vec![Effect::Quit]);
+    assert!(s.quit);
+}
+
+#[test]
+fn interrupt_only_while_busy_and_the_partial_answer_stays() {
+    let t0 = Instant::now();
+    let mut s = state();
+    assert!(update::apply(&mut s, Action::Interrupt, t0).is_empty());
+    send(&mut s, t0, "story");
+    assert_eq!(
+        update::apply(&mut s, Action::Interrupt, t0),
+        vec![Effect::Interrupt]
+    );
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::StepStarted { step: 1, max: 10 },
+            AgentEvent::ContentDelta("Once".into()),
+            AgentEvent::TurnFinished {
+                answer: "Once".into(),
+                outcome: TurnOutcome::Interrupted,
+                usage: None,
+                last_usage: None,
+            },
+            AgentEvent::State(AgentState::Idle),
+        ],
+    );
+    let last = s.entries.last().unwrap();
+    assert_eq!(last.text, "Once");
+    assert!(last.interrupted && !s.busy());
+}
+
+#[test]
+fn scrolled_up_view_stays_put_until_end_or_send() {
+    let t0 = Instant::now();
+    let mut s = state();
+    for i in 0..20 {
+        s.push(EntryKind::Notice, format!("notice {i}"));
+    }
+    render(&mut s, 80, 16, t0);
+    update::apply(&mut s, Action::ScrollPage(-1), t0);
+    let top = s.scroll[CONV].effective_top();
+    assert!(!s.scroll[CONV].follow);
+    feed(&mut s, t0, vec![AgentEvent::Notice("new output".into())]);
+    render(&mut s, 80, 16, t0);
+    assert_eq!(s.scroll[CONV].effective_top(), top);
+    assert!(s.scroll[CONV].more_below());
+    update::apply(&mut s, Action::ScrollBottom, t0);
+    assert!(s.scroll[CONV].follow);
+    update::apply(&mut s, Action::ScrollTop, t0);
+    send(&mut s, t0, "hi");
+    assert!(s.scroll[CONV].follow);
+}
+
+#[test]
+fn focus_cycles_through_shown_panes_and_timeline_selects() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "go");
+    feed(&mut s, t0, whole_turn("done"));
+    render(&mut s, 120, 30, t0);
+    update::apply(&mut s, Action::FocusNext, t0);
+    assert_eq!(s.focus, Focus::Conversation);
+    update::apply(&mut s, Action::FocusNext, t0);
+    assert_eq!(s.focus, Focus::Timeline);
+    assert_eq!(s.selected, Some(1));
+    update::apply(&mut s, Action::SelectPrev, t0);
+    update::apply(&mut s, Action::ToggleStep, t0);
+    assert!(s.steps[0].expanded && !s.steps[1].expanded);
+    update::apply(&mut s, Action::FocusPrev, t0);
+    update::apply(&mut s, Action::FocusPrev, t0);
+    assert_eq!(s.focus, Focus::Input);
+    update::apply(&mut s, Action::FocusPrev, t0);
+    assert_ne!(s.focus, Focus::Input);
+}
+
+#[test]
+fn copy_and_tools_and_unknown_commands() {
+    let t0 = Instant::now();
+    let mut s = state();
+    assert!(update::apply(&mut s, Action::Copy, t0).is_empty());
+    send(&mut s, t0, "hi");
+    feed(&mut s, t0, whole_turn("the answer"));
+    assert_eq!(
+        send(&mut s, t0, "/copy"),
+        vec![Effect::Copy("the answer".into())]
+    );
+    send(&mut s, t0, "/tools");
+    assert!(
+        s.entries
+            .last()
+            .unwrap()
+            .text
+            .contains("read_text_file [built-in]")
+    );
+    send(&mut s, t0, "/nope");
+    assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);
+    send(&mut s, t0, "/help");
+    assert_eq!(s.overlay, Overlay::Help);
+    assert_eq!(send(&mut s, t0, "/quit"), vec![Effect::Quit]);
+}
+
+#[test]
+fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "delegate");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::StepStarted { step: 1, max: 10 },
+            AgentEvent::ContentDelta("Let me ask a helper.".into()),
+            AgentEvent::ToolCallStarted {
+                id: "p".into(),
+                name: "delegate".into(),
+                arguments: "{\"task\":\"count\"}".into(),
+            },
+            AgentEvent::Nested {
+                parent_id: "p".into(),
+                event: Box::new(AgentEvent::ToolCallStarted {
+                    id: "n".into(),
+                    name: "list_files".into(),
+                    arguments: "{}".into(),
+                }),
+            },
+        ],
+    );
+    assert_eq!(s.entries.len(), 1, "the thought is not an answer");
+    assert_eq!(s.steps[0].content, "Let me ask a helper.");
+    assert_eq!(
+        s.steps[0].calls[0].nested,
+        vec!["↳ list_files()".to_string()]
+    );
+}
+
+#[test]
+fn earlier_history_is_shown_and_recallable() {
+    let mut session = miniclaw::agent::Session::new();
+    session.push(miniclaw::agent::Message::user("old question"));
+    session.push(miniclaw::agent::Message::assistant(
+        "old answer",
+        None,
+        vec![],
+    ));
+    let mut s = state();
+    s.load_session(&session);
+    assert_eq!(s.entries.len(), 2);
+    assert_eq!(s.prompt_history, vec!["old question".to_string()]);
+    assert!(s.entries[1].done);
+}
+
+#[test]
+fn step_labels_name_the_main_argument() {
+    use miniclaw::tui::panes::timeline::call_label;
+    let args = r#"{"content":"x","relative_path":"hello.txt"}"#;
+    assert_eq!(
+        call_label("write_text_file", args),
+        "write_text_file(hello.txt)"
+    );
+    assert_eq!(call_label("list_files", "{}"), "list_files()");
+    assert_eq!(call_label("calc", "not json"), "calc()");
+}
