@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use miniclaw::agent::TurnOutcome;
 use miniclaw::config::{self, Config};
+use miniclaw::tui::{self, Theme, TuiOptions};
 use miniclaw::{headless, startup};
 
 fn main() -> ExitCode {
@@ -32,14 +33,8 @@ async fn run(config: Config) -> ExitCode {
         for w in warnings {
             eprintln!("warning: {w}");
         }
-        for tool in tools.iter() {
-            let schema = tool.schema();
-            let source = match tool.source() {
-                miniclaw::tools::ToolSource::BuiltIn => "built-in".to_string(),
-                miniclaw::tools::ToolSource::Plugin(path) => format!("plugin {path}"),
-            };
-            let line = schema.description.lines().next().unwrap_or_default();
-            println!("{:<26} {:<10} {line}", schema.name, source);
+        for (name, source, line) in startup::tool_rows(&tools) {
+            println!("{name:<26} {source:<12} {line}");
         }
         return ExitCode::SUCCESS;
     }
@@ -76,6 +71,40 @@ async fn run(config: Config) -> ExitCode {
             }
         };
     }
-    eprintln!("miniclaw-tui: the full-screen UI is not wired yet; use --print");
-    ExitCode::FAILURE
+    run_tui(config).await
+}
+
+async fn run_tui(config: Config) -> ExitCode {
+    let started = match startup::start(&config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("miniclaw-tui: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let (theme, warning) = Theme::load(config.cli.theme.as_deref(), no_color);
+    let mut notices = started.notices;
+    notices.extend(warning);
+    let options = TuiOptions {
+        workspace: config.cli.workspace.clone(),
+        preset: config.preset.clone(),
+        max_steps: usize::from(config.cli.max_steps),
+        mouse: !config.cli.no_mouse,
+        theme,
+        notices,
+        tools: startup::tool_rows(started.agent.registry()),
+    };
+    let result = tui::run(started.agent, options).await;
+    drop(started.lock);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("miniclaw-tui: {e}");
+            if let Some(log) = miniclaw::logging::log_path() {
+                eprintln!("The log is at {}", log.display());
+            }
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -44,6 +44,22 @@ pub fn registry(_config: &Config) -> (ToolRegistry, Vec<String>) {
     (builtin_registry(), Vec::new())
 }
 
+/// Every tool as (name, source, first line of its description), for `/tools` and `--list-tools`.
+pub fn tool_rows(registry: &ToolRegistry) -> Vec<(String, String, String)> {
+    registry
+        .iter()
+        .map(|tool| {
+            let schema = tool.schema();
+            let source = match tool.source() {
+                crate::tools::ToolSource::BuiltIn => "built-in".to_string(),
+                crate::tools::ToolSource::Plugin(path) => format!("plugin {path}"),
+            };
+            let line = schema.description.lines().next().unwrap_or_default().to_string();
+            (schema.name, source, line)
+        })
+        .collect()
+}
+
 /// Builds the agent for `config`.
 pub fn start(config: &Config) -> Result<Started, StartupError> {
     let workspace = &config.cli.workspace;
