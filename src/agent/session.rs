@@ -165,7 +165,10 @@ impl Session {
 
     /// The messages as the API wants them.
     pub fn to_chat(&self, with_tools: bool) -> Vec<ChatMessage> {
-        self.messages.iter().map(|m| m.to_chat(with_tools)).collect()
+        self.messages
+            .iter()
+            .map(|m| m.to_chat(with_tools))
+            .collect()
     }
 
     /// Makes the history valid for the API whatever happened before: every assistant tool call

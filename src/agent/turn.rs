@@ -70,7 +70,14 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        let _ = (prompt, events, cancel, &self.client, &self.registry, &self.sandbox);
+        let _ = (
+            prompt,
+            events,
+            cancel,
+            &self.client,
+            &self.registry,
+            &self.sandbox,
+        );
         TurnOutcome::Failed
     }
 }

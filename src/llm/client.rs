@@ -146,7 +146,14 @@ impl LlmClient {
         tools: &[ToolSchema],
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, LlmError> {
-        let _ = (preset, messages, tools, on_event, &self.http, &self.base_url);
+        let _ = (
+            preset,
+            messages,
+            tools,
+            on_event,
+            &self.http,
+            &self.base_url,
+        );
         let _ = (&self.retry, self.idle_timeout);
         if self.api_key.is_none() {
             return Err(LlmError::MissingKey);

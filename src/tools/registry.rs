@@ -279,9 +279,13 @@ pub fn arg_opt_u64(
             ))),
         },
         // Models sometimes quote numbers; accept "5".
-        Some(Value::String(s)) => s.trim().parse::<u64>().map(|v| Some(v.min(max))).map_err(|_| {
-            ToolError::InvalidArguments(format!("`{key}` must be a non-negative whole number"))
-        }),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<u64>()
+            .map(|v| Some(v.min(max)))
+            .map_err(|_| {
+                ToolError::InvalidArguments(format!("`{key}` must be a non-negative whole number"))
+            }),
         Some(other) => Err(ToolError::InvalidArguments(format!(
             "`{key}` must be a number, not {other}"
         ))),
