@@ -127,6 +127,7 @@ pub fn extract(html: &str, base: &Url, max_links: usize) -> PageText {
     let mut raw = String::new();
     let mut links: Vec<Link> = Vec::new();
     let mut dropped_depth = 0usize;
+    let mut pre_depth = 0usize;
     // An explicit stack instead of recursion: a hostile page may nest elements very deeply.
     let mut stack = vec![(doc.tree.root(), false)];
     while let Some((node, closing)) = stack.pop() {
@@ -136,6 +137,9 @@ pub fn extract(html: &str, base: &Url, max_links: usize) -> PageText {
         };
         if closing {
             if let Some(name) = name {
+                if name == "pre" {
+                    pre_depth -= 1;
+                }
                 if DROPPED.contains(&name) {
                     dropped_depth -= 1;
                 } else if BLOCKS.contains(&name) {
@@ -145,13 +149,21 @@ pub fn extract(html: &str, base: &Url, max_links: usize) -> PageText {
             continue;
         }
         match node.value() {
-            Node::Text(t) if dropped_depth == 0 => raw.push_str(t),
+            // Line breaks in HTML source are plain white space, except inside <pre>.
+            Node::Text(t) if dropped_depth == 0 && pre_depth > 0 => raw.push_str(t),
+            Node::Text(t) if dropped_depth == 0 => raw.extend(
+                t.chars()
+                    .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+            ),
             Node::Element(e) => {
                 let name = e.name();
                 if name == "title" && title.is_none() {
                     let t = ElementRef::wrap(node)
                         .map(|el| fold_whitespace(&el.text().collect::<String>()));
                     title = t.filter(|t| !t.is_empty());
+                }
+                if name == "pre" {
+                    pre_depth += 1;
                 }
                 if DROPPED.contains(&name) {
                     dropped_depth += 1;
