@@ -1,1 +1,184 @@
-//! Configuration: .env files, environment and flags.
+//! Configuration: `.env` files, the environment and flags, merged into one `Config`.
+//!
+//! Precedence: flags, then real environment variables, then `./.env`, then
+//! `<config dir>/miniclaw/.env`. The API key is held privately and never printed.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::llm::Preset;
+
+/// The default DeepSeek endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
+
+/// Command-line flags (each with its environment variable where one exists).
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "miniclaw-tui",
+    version,
+    about = "MiniClaw: a full-screen terminal agent. A DeepSeek model reasons, calls sandboxed local tools and answers, live.",
+    after_help = "Environment: DEEPSEEK_API_KEY (required to talk to the model), DEEPSEEK_MODEL, DEEPSEEK_BASE_URL, \
+MINICLAW_WORKSPACE, MINICLAW_THEME, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in ./.env or \
+<config dir>/miniclaw/.env; real environment variables win."
+)]
+pub struct Cli {
+    /// The workspace folder the tools are sandboxed to (created if missing).
+    #[arg(long, env = "MINICLAW_WORKSPACE", default_value = "./workspace")]
+    pub workspace: PathBuf,
+    /// The model preset to start with: deepseek-v4-flash or deepseek-v4-pro.
+    #[arg(long, env = "DEEPSEEK_MODEL", default_value = "deepseek-v4-flash")]
+    pub model: String,
+    /// At most this many model calls per turn.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub max_steps: u16,
+    /// The most prompt tokens a request may carry; older tool outputs and turns are trimmed to fit.
+    #[arg(long, env = "MINICLAW_CONTEXT_TOKENS", default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1_000..))]
+    pub context_tokens: u32,
+    /// Run one turn without the screen: the answer goes to stdout, the step trace to stderr.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub print: Option<String>,
+    /// The colour theme: dark, light, or a path to a theme file.
+    #[arg(long, env = "MINICLAW_THEME")]
+    pub theme: Option<String>,
+    /// Leave the mouse to the terminal (native selection; no wheel scrolling).
+    #[arg(long)]
+    pub no_mouse: bool,
+    /// List every tool with its source and description, then exit.
+    #[arg(long)]
+    pub list_tools: bool,
+}
+
+/// Everything the program needs to start.
+#[derive(Clone)]
+pub struct Config {
+    /// The flags as given.
+    pub cli: Cli,
+    /// The DeepSeek API key, if set.
+    api_key: Option<String>,
+    /// The server base URL.
+    pub base_url: String,
+    /// The starting preset.
+    pub preset: Preset,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("cli", &self.cli)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("base_url", &self.base_url)
+            .field("preset", &self.preset)
+            .finish()
+    }
+}
+
+/// The sentence shown when no key is configured.
+pub fn missing_key_message() -> String {
+    let config_env = config_dir()
+        .map(|d| d.join(".env").display().to_string())
+        .unwrap_or_else(|| "<config dir>/miniclaw/.env".into());
+    format!(
+        "No DeepSeek API key: set DEEPSEEK_API_KEY in the environment, in ./.env, or in {config_env}."
+    )
+}
+
+/// MiniClaw's folder in the user's config directory.
+pub fn config_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.config_dir().to_path_buf())
+}
+
+/// MiniClaw's folder in the user's data directory (logs).
+pub fn data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.data_dir().to_path_buf())
+}
+
+/// Loads `./.env` then `<config dir>/miniclaw/.env` into the environment without overriding
+/// variables already set. Call before any thread starts (it sets process environment).
+pub fn load_dotenv() {
+    let _ = dotenvy::from_path(".env");
+    if let Some(dir) = config_dir() {
+        let _ = dotenvy::from_path(dir.join(".env"));
+    }
+}
+
+impl Config {
+    /// Parses the flags and reads the environment (call `load_dotenv` first). `--help` names the
+    /// log file, which is known only at run time.
+    pub fn from_env_and_args() -> Self {
+        use clap::{CommandFactory, FromArgMatches};
+        let log = crate::logging::log_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none (no data directory)".into());
+        let command = Cli::command();
+        let text = format!(
+            "{}\n\nLog file: {log} (level from MINICLAW_LOG: error, warn, info, debug, trace).",
+            command
+                .get_after_help()
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+        );
+        let command = command.after_help(text.clone()).after_long_help(text);
+        let matches = command.get_matches();
+        match Cli::from_arg_matches(&matches) {
+            Ok(cli) => Self::from_cli(cli),
+            Err(e) => e.exit(),
+        }
+    }
+
+    /// Builds the config from parsed flags and the environment.
+    pub fn from_cli(cli: Cli) -> Self {
+        let api_key = std::env::var("DEEPSEEK_API_KEY")
+            .ok()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty());
+        let base_url = std::env::var("DEEPSEEK_BASE_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        let preset = Preset::from_name(&cli.model);
+        Self {
+            cli,
+            api_key,
+            base_url,
+            preset,
+        }
+    }
+
+    /// The API key (for the client only; never print it).
+    pub fn api_key(&self) -> Option<String> {
+        self.api_key.clone()
+    }
+
+    /// The history file inside the workspace.
+    pub fn history_path(&self) -> PathBuf {
+        self.cli.workspace.join(crate::agent::history::HISTORY_FILE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse_with_defaults() {
+        let cli = Cli::try_parse_from(["miniclaw-tui", "-p", "hi", "--max-steps", "3"]).unwrap();
+        assert_eq!(cli.print.as_deref(), Some("hi"));
+        assert_eq!(cli.max_steps, 3);
+        assert!(Cli::try_parse_from(["miniclaw-tui", "--max-steps", "0"]).is_err());
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let cli = Cli::try_parse_from(["miniclaw-tui"]).unwrap();
+        let c = Config {
+            cli,
+            api_key: Some("sk-secret-123".into()),
+            base_url: DEFAULT_BASE_URL.into(),
+            preset: Preset::Flash,
+        };
+        let text = format!("{c:?}");
+        assert!(!text.contains("sk-secret-123"));
+        assert!(text.contains("<redacted>"));
+    }
+}

@@ -7,5 +7,7 @@ pub mod agent;
 pub mod config;
 pub mod headless;
 pub mod llm;
+pub mod logging;
+pub mod startup;
 pub mod tools;
 pub mod tui;

@@ -108,6 +108,13 @@ pub enum AgentEvent {
         /// The last call's usage (its prompt size tells the context used).
         last_usage: Option<Usage>,
     },
+    /// How much of the context budget the last request used (prompt tokens).
+    ContextUsage {
+        /// Prompt tokens of the last request (as the server counted them, else estimated).
+        used: usize,
+        /// The budget.
+        budget: usize,
+    },
     /// The history was cleared.
     HistoryCleared,
     /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).

@@ -1,5 +1,6 @@
 //! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
 
+pub mod context;
 pub mod events;
 pub mod history;
 pub mod runner;

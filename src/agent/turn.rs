@@ -1,14 +1,29 @@
 //! The ReAct loop: model, tool calls, observations, model ... until an answer or the step limit.
+//!
+//! Invariants: every assistant tool call in the session gets exactly one tool message, even when
+//! the turn is interrupted or fails; the history is saved after every step; the loop makes at most
+//! `max_steps` model calls.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
+use futures::future::join_all;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::events::{EventSink, TurnOutcome};
-use super::session::Session;
-use crate::llm::{LlmClient, Preset};
-use crate::tools::{Sandbox, ToolRegistry};
+use super::context::ContextBudget;
+use super::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
+use super::history;
+use super::session::{Message, Session};
+use crate::llm::{
+    ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent, ToolCall,
+    Usage,
+};
+use crate::tools::{ModelAccess, Sandbox, ToolContext, ToolRegistry};
+
+/// More calls than this in one response are answered with an error instead of being run.
+pub const MAX_CALLS_PER_STEP: usize = 32;
 
 /// How the agent runs.
 #[derive(Clone, Debug)]
@@ -28,6 +43,18 @@ pub struct Agent {
     sandbox: Arc<Sandbox>,
     session: Session,
     settings: AgentSettings,
+    budget: ContextBudget,
+}
+
+/// The default context budget in prompt tokens.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;
+
+/// What one model call ended in.
+enum StepEnd {
+    /// The turn is over.
+    Finished(TurnOutcome),
+    /// Tools ran; call the model again.
+    Continue,
 }
 
 impl Agent {
@@ -45,7 +72,14 @@ impl Agent {
             sandbox,
             session,
             settings,
+            budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
         }
+    }
+
+    /// Keeps requests within `tokens` prompt tokens.
+    pub fn with_context_budget(mut self, tokens: usize) -> Self {
+        self.budget = ContextBudget::new(tokens);
+        self
     }
 
     /// The conversation so far.
@@ -58,37 +92,413 @@ impl Agent {
         &self.settings
     }
 
+    /// The tools the model is offered.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
     /// Uses `preset` from the next request on.
     pub fn set_preset(&mut self, preset: Preset) {
         self.settings.preset = preset;
     }
 
+    /// Empties the conversation and deletes the history file.
+    pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
+        self.session = Session::new();
+        if let Some(path) = &self.settings.history_path {
+            history::clear(path)?;
+        }
+        Ok(())
+    }
+
     /// Runs one turn for `prompt`, reporting through `events`; `cancel` stops it at once.
+    /// The history is consistent and saved whatever the outcome.
     pub async fn run_turn(
         &mut self,
         prompt: &str,
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        let _ = (
-            prompt,
-            events,
-            cancel,
-            &self.client,
-            &self.registry,
-            &self.sandbox,
+        self.session.push(Message::user(prompt));
+        let mut turn = TurnTally::default();
+        let max = self.settings.max_steps.max(1);
+        let mut previous_calls: Vec<(String, String)> = Vec::new();
+        tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
+        for step in 1..=max {
+            tracing::debug!(step, max, "model call");
+            events.send(AgentEvent::StepStarted { step, max });
+            events.send(AgentEvent::State(AgentState::Thinking));
+            let end = self
+                .step(events, cancel, &mut turn, &mut previous_calls)
+                .await;
+            self.save(events);
+            if let StepEnd::Finished(outcome) = end {
+                tracing::info!(?outcome, step, "turn finished");
+                self.finish(events, &turn, outcome.clone());
+                return outcome;
+            }
+        }
+        events.send(AgentEvent::Error {
+            message: format!(
+                "Stopped after {max} model calls without a final answer. Send a follow-up to let it continue, or start with a higher --max-steps."
+            ),
+        });
+        self.finish(events, &turn, TurnOutcome::StepLimit);
+        TurnOutcome::StepLimit
+    }
+
+    /// One model call and, when it asks for them, its tool calls.
+    async fn step(
+        &mut self,
+        events: &EventSink,
+        cancel: &CancellationToken,
+        turn: &mut TurnTally,
+        previous_calls: &mut Vec<(String, String)>,
+    ) -> StepEnd {
+        let schemas = self.registry.schemas();
+        let (messages, fit, raw_estimate) =
+            self.budget.fit(self.session.to_chat(!schemas.is_empty()));
+        let mut partial = Completion::default();
+        let mut on_event = |event: ClientEvent| match event {
+            ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
+                partial.reasoning.push_str(&text);
+                events.send(AgentEvent::ReasoningDelta(text));
+            }
+            ClientEvent::Stream(StreamEvent::Content(text)) => {
+                partial.content.push_str(&text);
+                events.send(AgentEvent::ContentDelta(text));
+            }
+            ClientEvent::Stream(_) => {}
+            ClientEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                reason,
+            } => events.send(AgentEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                reason,
+            }),
+        };
+        let preset = self.settings.preset.clone();
+        let result = tokio::select! {
+            r = self.client.chat(&preset, &messages, &schemas, &mut on_event) => Some(r),
+            _ = cancel.cancelled() => None,
+        };
+        let completion = match result {
+            None => {
+                self.keep_partial(&partial, "interrupted");
+                turn.answer = partial.content;
+                return StepEnd::Finished(TurnOutcome::Interrupted);
+            }
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "model call failed");
+                self.keep_partial(&partial, &format!("failed: {e}"));
+                turn.answer = partial.content;
+                events.send(AgentEvent::Error {
+                    message: error_advice(&e),
+                });
+                return StepEnd::Finished(TurnOutcome::Failed);
+            }
+            Some(Ok(c)) => c,
+        };
+        if let Some(u) = &completion.usage {
+            turn.add_usage(u);
+            self.budget.correct(raw_estimate, u.prompt_tokens);
+        }
+        let used = completion
+            .usage
+            .map_or(fit.estimated_tokens, |u| u.prompt_tokens as usize);
+        events.send(AgentEvent::ContextUsage {
+            used,
+            budget: self.budget.max_tokens,
+        });
+        if completion.tool_calls.is_empty() {
+            return self.answered(events, completion, turn);
+        }
+
+        let calls = completion.tool_calls.clone();
+        self.session.push(Message::assistant(
+            completion.content.clone(),
+            Some(completion.reasoning.clone()),
+            calls.clone(),
+        ));
+        events.send(AgentEvent::State(AgentState::Acting));
+        let observations = self.run_calls(&calls, previous_calls, events, cancel).await;
+        for (call, observation) in calls.iter().zip(observations) {
+            self.session
+                .push(Message::tool(call.id.clone(), observation.to_string()));
+        }
+        *previous_calls = calls
+            .iter()
+            .map(|c| (c.function.name.clone(), c.function.arguments.clone()))
+            .collect();
+        if cancel.is_cancelled() {
+            return StepEnd::Finished(TurnOutcome::Interrupted);
+        }
+        StepEnd::Continue
+    }
+
+    /// The model answered without tools: keep the answer, marking it when it was cut.
+    fn answered(&mut self, events: &EventSink, c: Completion, turn: &mut TurnTally) -> StepEnd {
+        let cut = match &c.finish_reason {
+            Some(FinishReason::Length) => Some(
+                "The answer was cut off: the model reached its output limit. Ask it to continue.",
+            ),
+            Some(FinishReason::ContentFilter) => {
+                Some("The answer was stopped by the provider's content filter.")
+            }
+            Some(FinishReason::InsufficientSystemResource) => Some(
+                "The answer was cut off: the provider ran out of capacity. Send the prompt again in a moment.",
+            ),
+            _ => None,
+        };
+        let mut message = Message::assistant(c.content.clone(), Some(c.reasoning), vec![]);
+        message.incomplete = cut.map(str::to_string);
+        self.session.push(message);
+        turn.answer = c.content;
+        match cut {
+            Some(text) => {
+                events.send(AgentEvent::Error {
+                    message: text.to_string(),
+                });
+                StepEnd::Finished(TurnOutcome::Failed)
+            }
+            None => StepEnd::Finished(TurnOutcome::Answered),
+        }
+    }
+
+    /// Keeps what arrived of an answer that did not finish, marked with why.
+    fn keep_partial(&mut self, partial: &Completion, why: &str) {
+        if partial.content.is_empty() && partial.reasoning.is_empty() {
+            return;
+        }
+        let mut m = Message::assistant(
+            partial.content.clone(),
+            Some(partial.reasoning.clone()),
+            vec![],
         );
-        TurnOutcome::Failed
+        m.incomplete = Some(why.to_string());
+        self.session.push(m);
+    }
+
+    /// Runs the calls of one response and returns their observations in call order.
+    /// Consecutive read-only calls run concurrently; a call that changes something runs alone.
+    async fn run_calls(
+        &self,
+        calls: &[ToolCall],
+        previous_calls: &[(String, String)],
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Vec<Value> {
+        let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
+        let mut runnable: Vec<usize> = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            let (name, args) = (&call.function.name, &call.function.arguments);
+            let refusal = if i >= MAX_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
+                ))
+            } else if previous_calls
+                .iter()
+                .any(|(n, a)| n == name && same_arguments(a, args))
+            {
+                Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
+            } else {
+                None
+            };
+            match refusal {
+                Some(error) => {
+                    events.send(AgentEvent::ToolCallStarted {
+                        id: call.id.clone(),
+                        name: name.clone(),
+                        arguments: args.clone(),
+                    });
+                    let result = json!({"ok": false, "tool": name, "error": error});
+                    events.send(AgentEvent::ToolFinished {
+                        id: call.id.clone(),
+                        name: name.clone(),
+                        result: result.clone(),
+                        duration: std::time::Duration::ZERO,
+                    });
+                    observations[i] = Some(result);
+                }
+                None => runnable.push(i),
+            }
+        }
+
+        let mut batch: Vec<usize> = Vec::new();
+        for &i in &runnable {
+            if self.registry.is_read_only(&calls[i].function.name) {
+                batch.push(i);
+                continue;
+            }
+            self.run_batch(
+                calls,
+                &std::mem::take(&mut batch),
+                &mut observations,
+                events,
+                cancel,
+            )
+            .await;
+            self.run_batch(calls, &[i], &mut observations, events, cancel)
+                .await;
+        }
+        self.run_batch(calls, &batch, &mut observations, events, cancel)
+            .await;
+        observations
+            .into_iter()
+            .zip(calls)
+            .map(|(o, c)| {
+                o.unwrap_or_else(
+                    || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
+                )
+            })
+            .collect()
+    }
+
+    /// Runs the calls at `indices` concurrently.
+    async fn run_batch(
+        &self,
+        calls: &[ToolCall],
+        indices: &[usize],
+        observations: &mut [Option<Value>],
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) {
+        if indices.is_empty() {
+            return;
+        }
+        let model = Some(ModelAccess {
+            client: self.client.clone(),
+            preset: self.settings.preset.clone(),
+        });
+        let runs = indices.iter().map(|&i| {
+            let call = &calls[i];
+            let ctx = ToolContext {
+                sandbox: self.sandbox.clone(),
+                call_id: call.id.clone(),
+                events: events.clone(),
+                cancel: cancel.clone(),
+                model: model.clone(),
+            };
+            events.send(AgentEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.function.name.clone(),
+                arguments: call.function.arguments.clone(),
+            });
+            async move {
+                let started = Instant::now();
+                let result = self
+                    .registry
+                    .execute(&call.function.name, &call.function.arguments, &ctx)
+                    .await;
+                tracing::info!(
+                    tool = %call.function.name,
+                    ok = result["ok"].as_bool().unwrap_or(false),
+                    ms = started.elapsed().as_millis() as u64,
+                    "tool call finished"
+                );
+                events.send(AgentEvent::ToolFinished {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    result: result.clone(),
+                    duration: started.elapsed(),
+                });
+                (i, result)
+            }
+        });
+        for (i, result) in join_all(runs).await {
+            observations[i] = Some(result);
+        }
+    }
+
+    fn save(&mut self, events: &EventSink) {
+        if let Some(path) = &self.settings.history_path
+            && let Err(e) = history::save(path, &self.session)
+        {
+            events.send(AgentEvent::Error {
+                message: format!("Could not save the history: {e}"),
+            });
+        }
+    }
+
+    fn finish(&self, events: &EventSink, turn: &TurnTally, outcome: TurnOutcome) {
+        events.send(AgentEvent::TurnFinished {
+            answer: turn.answer.clone(),
+            outcome,
+            usage: turn.usage,
+            last_usage: turn.last_usage,
+        });
     }
 }
 
-impl Agent {
-    /// Empties the conversation and deletes the history file.
-    pub fn clear_history(&mut self) -> Result<(), super::history::HistoryError> {
-        self.session = Session::new();
-        if let Some(path) = &self.settings.history_path {
-            super::history::clear(path)?;
+/// What a turn adds up to.
+#[derive(Default)]
+struct TurnTally {
+    answer: String,
+    usage: Option<Usage>,
+    last_usage: Option<Usage>,
+}
+
+impl TurnTally {
+    fn add_usage(&mut self, u: &Usage) {
+        self.usage.get_or_insert_with(Usage::default).add(u);
+        self.last_usage = Some(*u);
+    }
+}
+
+/// Whether two argument texts mean the same (as JSON when both parse, else as text).
+fn same_arguments(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a.trim() == b.trim(),
+    }
+}
+
+/// The error as a sentence that says what to do next.
+pub fn error_advice(e: &LlmError) -> String {
+    let next = match e {
+        LlmError::MissingKey => {
+            "Set DEEPSEEK_API_KEY in the environment or in a .env file (in this folder or the MiniClaw config folder), then restart."
         }
-        Ok(())
+        LlmError::Http { status: 401, .. } => {
+            "Check DEEPSEEK_API_KEY (environment or .env), then restart."
+        }
+        LlmError::Http { status: 402, .. } => "Top up the account, then send the prompt again.",
+        LlmError::Http {
+            status: 400 | 422, ..
+        } => {
+            "This is likely a bug in MiniClaw or an unsupported model setting; try the other preset (F2) or clear the history."
+        }
+        _ => "Send the prompt again to retry.",
+    };
+    format!("{e}. {next}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_compare_as_json() {
+        assert!(same_arguments(r#"{"a":1,"b":2}"#, r#"{ "b": 2, "a": 1 }"#));
+        assert!(!same_arguments(r#"{"a":1}"#, r#"{"a":2}"#));
+        assert!(same_arguments("not json", " not json "));
+    }
+
+    #[test]
+    fn advice_names_the_next_step() {
+        assert!(error_advice(&LlmError::MissingKey).contains("DEEPSEEK_API_KEY"));
+        let e = LlmError::Http {
+            status: 402,
+            message: "Insufficient Balance".into(),
+        };
+        let text = error_advice(&e);
+        assert!(text.contains("Insufficient Balance") && text.contains("Top up"));
     }
 }

@@ -1,9 +1,15 @@
 //! HTTP client for streamed chat completions: request body, retries with backoff, stream reading.
-//! (Interface fixed; the body is being written in the `llm` work.)
 
 use std::time::Duration;
 
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::accumulate::Accumulator;
+use super::chunk::decode_chunk;
 use super::presets::Preset;
+use super::retry::{delay_before, error_message, is_retryable_status, parse_retry_after, redact};
+use super::sse::{Frame, SseParser};
 use super::types::{ChatMessage, Completion, StreamEvent, ToolSchema};
 
 /// What the client reports while a request runs.
@@ -95,14 +101,51 @@ fn http_error_text(status: u16, message: &str) -> String {
     }
 }
 
-/// A client for one OpenAI-compatible server.
-#[derive(Clone, Debug)]
+/// A client for one OpenAI-compatible server; cheap to clone (the HTTP pool is shared).
+#[derive(Clone)]
 pub struct LlmClient {
     base_url: String,
     api_key: Option<String>,
     retry: RetryPolicy,
     idle_timeout: Duration,
     http: reqwest::Client,
+}
+
+impl std::fmt::Debug for LlmClient {
+    // Written by hand so the key can never reach a log or a panic message.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("retry", &self.retry)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How one attempt failed, and whether another may follow.
+struct Failure {
+    error: LlmError,
+    retryable: bool,
+    retry_after: Option<Duration>,
+}
+
+impl Failure {
+    fn fatal(error: LlmError) -> Self {
+        Self {
+            error,
+            retryable: false,
+            retry_after: None,
+        }
+    }
+
+    fn retry(error: LlmError) -> Self {
+        Self {
+            error,
+            retryable: true,
+            retry_after: None,
+        }
+    }
 }
 
 impl LlmClient {
@@ -114,7 +157,7 @@ impl LlmClient {
             .map_err(|e| LlmError::Setup(e.to_string()))?;
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
-            api_key,
+            api_key: api_key.filter(|k| !k.trim().is_empty()),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
             http,
@@ -127,7 +170,7 @@ impl LlmClient {
         self
     }
 
-    /// Replaces the idle timeout of a stream.
+    /// Replaces the idle timeout of a stream (also the longest wait for the response to start).
     pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
         self
@@ -146,18 +189,179 @@ impl LlmClient {
         tools: &[ToolSchema],
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, LlmError> {
-        let _ = (
-            preset,
-            messages,
-            tools,
-            on_event,
-            &self.http,
-            &self.base_url,
-        );
-        let _ = (&self.retry, self.idle_timeout);
-        if self.api_key.is_none() {
+        let Some(key) = self.api_key.as_deref() else {
             return Err(LlmError::MissingKey);
+        };
+        let body = request_body(preset, messages, tools)?;
+        let url = format!("{}/chat/completions", self.base_url);
+        let max_attempts = self.retry.max_attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            let failure = match self.attempt(&url, key, &body, on_event).await {
+                Ok(completion) => return Ok(completion),
+                Err(failure) => failure,
+            };
+            if !failure.retryable || attempt >= max_attempts {
+                return Err(failure.error);
+            }
+            attempt += 1;
+            let delay = delay_before(&self.retry, attempt, failure.retry_after);
+            on_event(ClientEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                reason: failure.error.to_string(),
+            });
+            tokio::time::sleep(delay).await;
         }
-        Err(LlmError::Setup("not yet implemented".into()))
     }
+
+    /// One request: send, check the status, read the stream to `[DONE]`.
+    async fn attempt(
+        &self,
+        url: &str,
+        key: &str,
+        body: &Value,
+        on_event: &mut (dyn FnMut(ClientEvent) + Send),
+    ) -> Result<Completion, Failure> {
+        let idle = self.idle_timeout;
+        let send = self
+            .http
+            .post(url)
+            .bearer_auth(key)
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .json(body)
+            .send();
+        let response = match tokio::time::timeout(idle, send).await {
+            Err(_) => {
+                let text = format!("the model server did not answer within {idle:?}");
+                return Err(Failure::retry(LlmError::Transport(text)));
+            }
+            Ok(Err(e)) if e.is_builder() => {
+                return Err(Failure::fatal(LlmError::Setup(describe(&e, key))));
+            }
+            Ok(Err(e)) => return Err(Failure::retry(LlmError::Transport(describe(&e, key)))),
+            Ok(Ok(response)) => response,
+        };
+        if !response.status().is_success() {
+            return Err(http_failure(response, key, idle).await);
+        }
+        read_stream(response, key, idle, on_event).await
+    }
+}
+
+/// The request body: the preset's fields, messages, streaming with usage, and tools if any.
+fn request_body(
+    preset: &Preset,
+    messages: &[ChatMessage],
+    tools: &[ToolSchema],
+) -> Result<Value, LlmError> {
+    let mut body = Map::new();
+    preset.apply(&mut body);
+    let messages = serde_json::to_value(messages).map_err(|e| LlmError::Setup(e.to_string()))?;
+    body.insert("messages".into(), messages);
+    body.insert("stream".into(), Value::Bool(true));
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    if !tools.is_empty() {
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters,
+                }})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    Ok(Value::Object(body))
+}
+
+/// Turns an error status into a failure carrying the server's own message.
+async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) -> Failure {
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after);
+    // An error body that never finishes must not hold the request up.
+    let text = match tokio::time::timeout(idle, response.text()).await {
+        Ok(Ok(text)) => text,
+        _ => String::new(),
+    };
+    let message = redact(&error_message(&text), Some(key));
+    Failure {
+        error: LlmError::Http { status, message },
+        retryable: is_retryable_status(status),
+        retry_after,
+    }
+}
+
+/// Reads the event stream to `[DONE]`, reporting each event as it arrives.
+async fn read_stream(
+    mut response: reqwest::Response,
+    key: &str,
+    idle: Duration,
+    on_event: &mut (dyn FnMut(ClientEvent) + Send),
+) -> Result<Completion, Failure> {
+    let mut parser = SseParser::new();
+    let mut acc = Accumulator::new();
+    let mut reported = false;
+    // Only data moves the deadline: keep-alive comments must not keep a dead stream alive.
+    let mut deadline = Instant::now() + idle;
+    loop {
+        let bytes = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
+            Ok(Ok(Some(bytes))) => bytes,
+            // Nothing shown yet means a fresh attempt cannot duplicate anything.
+            Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
+            Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
+            Ok(Err(e)) if !reported => {
+                return Err(Failure::retry(LlmError::Transport(describe(&e, key))));
+            }
+            Ok(Err(_)) => return Err(Failure::fatal(LlmError::StreamCut)),
+        };
+        for frame in parser.push(&bytes) {
+            deadline = Instant::now() + idle;
+            let text = match frame {
+                Frame::Done => return Ok(acc.finish()),
+                Frame::Data(text) => text,
+            };
+            let events = decode_chunk(&text).map_err(|e| {
+                Failure::fatal(LlmError::Malformed(redact(&e.to_string(), Some(key))))
+            })?;
+            for event in events {
+                acc.push(&event);
+                reported = true;
+                on_event(ClientEvent::Stream(event));
+            }
+        }
+    }
+}
+
+/// A transport error in plain words plus its root cause, the key redacted.
+fn describe(error: &reqwest::Error, key: &str) -> String {
+    let origin = error
+        .url()
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_else(|| "the model server".to_string());
+    let lead = if error.is_connect() {
+        format!("could not connect to {origin}")
+    } else if error.is_timeout() {
+        format!("timed out talking to {origin}")
+    } else if error.is_body() || error.is_decode() {
+        format!("the connection to {origin} broke while reading the response")
+    } else {
+        format!("the request to {origin} failed")
+    };
+    // reqwest's own text hides the cause; the deepest source says what actually happened.
+    let mut root = std::error::Error::source(error);
+    while let Some(next) = root.and_then(|r| r.source()) {
+        root = Some(next);
+    }
+    let text = match root {
+        Some(cause) => format!("{lead}: {cause}"),
+        None => format!("{lead}: {error}"),
+    };
+    redact(&text, Some(key))
 }

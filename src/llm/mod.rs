@@ -1,7 +1,10 @@
 //! The model client: OpenAI-compatible chat completions, streamed as server-sent events.
 
+pub mod accumulate;
+pub mod chunk;
 pub mod client;
 pub mod presets;
+pub mod retry;
 pub mod sse;
 pub mod types;
 

@@ -1,1 +1,178 @@
 //! Server-sent events: bytes in any cut -> frames -> stream events.
+//!
+//! A pure, synchronous, incremental parser following the WHATWG event-stream rules: lines end in
+//! CRLF, LF or CR; `:` lines are comments; `data:` fields of one event are joined with `\n`; a blank
+//! line dispatches the event. Bytes are only decoded once a whole line is buffered, so a multi-byte
+//! UTF-8 character (or a CR/LF pair) split across reads decodes exactly as if it came whole.
+
+/// One dispatched event of a chat-completions stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// The event's data text (its `data:` lines joined with `\n`).
+    Data(String),
+    /// `data: [DONE]`: the stream is complete.
+    Done,
+}
+
+/// Turns a byte stream, fed in pieces of any size, into frames.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    /// Bytes of the line being read (no terminator yet).
+    line: Vec<u8>,
+    /// The last byte seen was a CR, so an immediate LF belongs to the same line end.
+    after_cr: bool,
+    /// The `data` buffer of the event being built.
+    data: String,
+    /// Whether the event being built has a `data` field at all.
+    has_data: bool,
+    /// Whether the first line (where a byte-order mark may sit) has been seen.
+    started: bool,
+}
+
+impl SseParser {
+    /// A parser at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next bytes and returns the frames they complete, in order.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        for &b in bytes {
+            match b {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' | b'\r' => {
+                    self.after_cr = b == b'\r';
+                    let line = std::mem::take(&mut self.line);
+                    if let Some(frame) = self.line_done(&line) {
+                        frames.push(frame);
+                    }
+                }
+                _ => {
+                    self.after_cr = false;
+                    self.line.push(b);
+                }
+            }
+        }
+        frames
+    }
+
+    /// Whether bytes of an unfinished line or event are buffered (the stream stopped mid-event).
+    pub fn is_mid_event(&self) -> bool {
+        !self.line.is_empty() || self.has_data
+    }
+
+    /// Handles one complete line; returns a frame when it was the blank line ending an event.
+    fn line_done(&mut self, raw: &[u8]) -> Option<Frame> {
+        let decoded = String::from_utf8_lossy(raw);
+        let mut line: &str = &decoded;
+        if !self.started {
+            self.started = true;
+            line = line.strip_prefix('\u{FEFF}').unwrap_or(line);
+        }
+        if line.is_empty() {
+            return self.dispatch();
+        }
+        if line.starts_with(':') {
+            return None; // a comment, e.g. `: keep-alive`
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        // `event`, `id` and `retry` mean nothing to a chat-completions client.
+        if field == "data" {
+            if self.has_data {
+                self.data.push('\n');
+            }
+            self.data.push_str(value);
+            self.has_data = true;
+        }
+        None
+    }
+
+    /// Ends the event being built.
+    fn dispatch(&mut self) -> Option<Frame> {
+        if !self.has_data {
+            return None;
+        }
+        self.has_data = false;
+        let data = std::mem::take(&mut self.data);
+        if data.trim() == "[DONE]" {
+            Some(Frame::Done)
+        } else {
+            Some(Frame::Data(data))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(input: &[u8]) -> Vec<Frame> {
+        SseParser::new().push(input)
+    }
+
+    #[test]
+    fn data_events_comments_and_done() {
+        let frames = all(b": keep-alive\n\ndata: {\"a\":1}\n\ndata: [DONE]\n\n");
+        assert_eq!(frames, vec![Frame::Data("{\"a\":1}".into()), Frame::Done]);
+    }
+
+    #[test]
+    fn multi_line_data_is_joined_with_newlines() {
+        let frames = all(b"data: one\ndata:two\ndata\n\n");
+        assert_eq!(frames, vec![Frame::Data("one\ntwo\n".into())]);
+    }
+
+    #[test]
+    fn crlf_cr_and_lf_all_end_lines() {
+        let frames = all(b"data: a\r\n\r\ndata: b\r\rdata: c\n\n");
+        let expected: Vec<Frame> = ["a", "b", "c"]
+            .iter()
+            .map(|s| Frame::Data(s.to_string()))
+            .collect();
+        assert_eq!(frames, expected);
+    }
+
+    #[test]
+    fn a_split_between_cr_and_lf_is_one_line_end() {
+        let mut p = SseParser::new();
+        let mut frames = p.push(b"data: a\r");
+        frames.extend(p.push(b"\n\r"));
+        frames.extend(p.push(b"\ndata: b\n\n"));
+        assert_eq!(
+            frames,
+            vec![Frame::Data("a".into()), Frame::Data("b".into())]
+        );
+    }
+
+    #[test]
+    fn a_character_split_across_reads_decodes_whole() {
+        let text = "data: héllo 天气\n\n".as_bytes();
+        let mut p = SseParser::new();
+        let mut frames = Vec::new();
+        for b in text {
+            frames.extend(p.push(std::slice::from_ref(b)));
+        }
+        assert_eq!(frames, vec![Frame::Data("héllo 天气".into())]);
+    }
+
+    #[test]
+    fn an_unfinished_event_is_not_dispatched() {
+        let mut p = SseParser::new();
+        assert!(p.push(b"data: {\"a\"").is_empty());
+        assert!(p.is_mid_event());
+        assert!(p.push(b":1}\n").is_empty());
+        assert!(p.is_mid_event());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_ignored() {
+        assert_eq!(
+            all("\u{FEFF}data: x\n\n".as_bytes()),
+            vec![Frame::Data("x".into())]
+        );
+    }
+}

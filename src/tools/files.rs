@@ -1,6 +1,394 @@
-//! (being written in the `tools` work)
+//! Workspace tools that look at files: `list_files`, `read_text_file`, `list_directory_tree`.
+//! The tools that change files live in `file_edit`; both are registered here.
 
-use super::registry::ToolRegistry;
+use std::cmp::Ordering;
+use std::fs;
+use std::io::Read;
+use std::path::Path;
 
-/// Adds this family's tools.
-pub fn register(_registry: &mut ToolRegistry) {}
+use serde_json::{Map, Value, json};
+
+use super::registry::{
+    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
+};
+use crate::llm::ToolSchema;
+
+/// The most bytes `read_text_file` returns.
+pub const MAX_READ_BYTES: usize = 200 * 1024;
+/// The most entries `list_files` returns.
+pub const MAX_LIST_ENTRIES: usize = 1000;
+/// The most lines `list_directory_tree` returns.
+pub const MAX_TREE_ENTRIES: usize = 500;
+/// The deepest `list_directory_tree` goes.
+pub const MAX_TREE_DEPTH: u64 = 10;
+/// The depth `list_directory_tree` uses when none is given.
+const DEFAULT_TREE_DEPTH: u64 = 3;
+
+/// Adds this family's tools (and the editing ones).
+pub fn register(registry: &mut ToolRegistry) {
+    registry.register(ListFiles);
+    registry.register(ReadTextFile);
+    registry.register(ListDirectoryTree);
+    super::file_edit::register(registry);
+}
+
+/// Runs filesystem work off the async runtime.
+pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ToolError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::failed(format!("the tool's worker failed: {e}")))?
+}
+
+/// An I/O error as a tool failure that names the path.
+pub(crate) fn io_failed(action: &str, shown: &str, e: &std::io::Error) -> ToolError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ToolError::failed(format!("`{shown}` does not exist")),
+        std::io::ErrorKind::PermissionDenied => {
+            ToolError::failed(format!("cannot {action} `{shown}`: permission denied"))
+        }
+        _ => ToolError::failed(format!("cannot {action} `{shown}`: {e}")),
+    }
+}
+
+/// A JSON object from `json!({...})` (always an object here).
+pub(crate) fn fields(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The kind of a directory entry, without following symbolic links.
+fn kind_of(file_type: fs::FileType) -> &'static str {
+    if file_type.is_symlink() {
+        "symlink"
+    } else if file_type.is_dir() {
+        "dir"
+    } else {
+        "file"
+    }
+}
+
+/// One child of a folder.
+struct Entry {
+    name: String,
+    kind: &'static str,
+    size: Option<u64>,
+}
+
+/// Folders first, then by name.
+fn entry_order(a: &Entry, b: &Entry) -> Ordering {
+    (a.kind != "dir", &a.name).cmp(&(b.kind != "dir", &b.name))
+}
+
+/// The direct children of a folder, sorted (errors on the folder itself, not its entries).
+fn read_entries(dir: &Path, shown: &str) -> Result<Vec<Entry>, ToolError> {
+    let meta = fs::metadata(dir).map_err(|e| io_failed("list", shown, &e))?;
+    if !meta.is_dir() {
+        return Err(ToolError::failed(format!(
+            "`{shown}` is a file, not a folder; use read_text_file to read it"
+        )));
+    }
+    let mut entries = Vec::new();
+    for item in fs::read_dir(dir).map_err(|e| io_failed("list", shown, &e))? {
+        let Ok(item) = item else { continue };
+        let Ok(file_type) = item.file_type() else {
+            continue;
+        };
+        let kind = kind_of(file_type);
+        // Sizes of links are not shown: their targets may lie outside the workspace.
+        let size = (kind == "file")
+            .then(|| item.metadata().ok().map(|m| m.len()))
+            .flatten();
+        entries.push(Entry {
+            name: item.file_name().to_string_lossy().into_owned(),
+            kind,
+            size,
+        });
+    }
+    entries.sort_by(entry_order);
+    Ok(entries)
+}
+
+/// `list_files`: the direct children of a folder.
+struct ListFiles;
+
+impl Tool for ListFiles {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "list_files".into(),
+            description: "List the direct children of a folder in the workspace: folders first \
+                (shown with a trailing `/`), then files with their sizes in bytes. Use \".\" for \
+                the workspace root."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "relative_dir": {
+                        "type": "string",
+                        "description": "Folder path relative to the workspace; \".\" is the root.",
+                        "default": "."
+                    }
+                },
+                "required": []
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
+            let dir = ctx.sandbox.resolve_read(relative)?;
+            let shown = ctx.sandbox.display_relative(&dir);
+            blocking(move || {
+                let mut entries = read_entries(&dir, &shown)?;
+                let total = entries.len();
+                entries.truncate(MAX_LIST_ENTRIES);
+                let listing: Vec<String> = entries
+                    .iter()
+                    .map(|e| match e.kind {
+                        "dir" => format!("{}/", e.name),
+                        "symlink" => format!("{}@", e.name),
+                        _ => e.name.clone(),
+                    })
+                    .collect();
+                let items: Vec<Value> = entries
+                    .iter()
+                    .map(|e| match e.size {
+                        Some(size) => json!({"name": e.name, "type": e.kind, "size": size}),
+                        None => json!({"name": e.name, "type": e.kind}),
+                    })
+                    .collect();
+                Ok(fields(json!({
+                    "path": shown,
+                    "entries": items,
+                    "listing": listing.join("\n"),
+                    "count": total,
+                    "truncated": total > MAX_LIST_ENTRIES,
+                })))
+            })
+            .await
+        })
+    }
+}
+
+/// Reads at most `cap` bytes of a UTF-8 text file: (text, total bytes, truncated).
+pub(crate) fn read_text(
+    path: &Path,
+    shown: &str,
+    cap: usize,
+) -> Result<(String, u64, bool), ToolError> {
+    let meta = fs::metadata(path).map_err(|e| io_failed("read", shown, &e))?;
+    if meta.is_dir() {
+        return Err(ToolError::failed(format!(
+            "`{shown}` is a folder, not a file; use list_files to see what it holds"
+        )));
+    }
+    let file = fs::File::open(path).map_err(|e| io_failed("read", shown, &e))?;
+    let mut bytes = Vec::with_capacity((meta.len() as usize).min(cap));
+    // One byte past the cap tells whether the file goes on, even if its size changed.
+    file.take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_failed("read", shown, &e))?;
+    let read_len = bytes.len() as u64;
+    let truncated = bytes.len() > cap;
+    bytes.truncate(cap);
+    if bytes.contains(&0) {
+        return Err(ToolError::failed(format!(
+            "`{shown}` looks like a binary file (it contains NUL bytes); only UTF-8 text can be read"
+        )));
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        // The cut may split a character; drop its partial bytes.
+        Err(e) if truncated && e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+        Err(e) => {
+            return Err(ToolError::failed(format!(
+                "`{shown}` is not UTF-8 text (invalid byte at offset {}); only UTF-8 text can be read",
+                e.utf8_error().valid_up_to()
+            )));
+        }
+    };
+    Ok((text, meta.len().max(read_len), truncated))
+}
+
+/// `read_text_file`: a UTF-8 text file, capped in size.
+struct ReadTextFile;
+
+impl Tool for ReadTextFile {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "read_text_file".into(),
+            description: format!(
+                "Read a UTF-8 text file in the workspace. At most {} KB are returned; when the \
+                 file is longer, `truncated` is true and `bytes` gives its full size. Binary or \
+                 non-UTF-8 files are refused.",
+                MAX_READ_BYTES / 1024
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "relative_path": {
+                        "type": "string",
+                        "description": "File path relative to the workspace, e.g. \"notes/todo.md\"."
+                    }
+                },
+                "required": ["relative_path"]
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let relative = arg_str(&args, "relative_path")?;
+            let path = ctx.sandbox.resolve_read(relative)?;
+            let shown = ctx.sandbox.display_relative(&path);
+            blocking(move || {
+                let (content, total, truncated) = read_text(&path, &shown, MAX_READ_BYTES)?;
+                let mut out = fields(json!({
+                    "path": shown,
+                    "bytes": total,
+                    "returned_bytes": content.len(),
+                    "truncated": truncated,
+                }));
+                if truncated {
+                    out.insert(
+                        "note".into(),
+                        json!(format!(
+                            "only the first {} of {total} bytes are shown",
+                            content.len()
+                        )),
+                    );
+                }
+                out.insert("content".into(), Value::String(content));
+                Ok(out)
+            })
+            .await
+        })
+    }
+}
+
+/// What a tree walk has produced so far.
+struct Tree {
+    lines: Vec<String>,
+    max_depth: usize,
+    truncated: bool,
+}
+
+impl Tree {
+    /// Adds the children of `dir` at `depth` (1 = children of the root), depth first.
+    fn walk(&mut self, dir: &Path, depth: usize) {
+        let Ok(entries) = read_entries(dir, "") else {
+            return;
+        };
+        let indent = "  ".repeat(depth);
+        for entry in entries {
+            if self.lines.len() > MAX_TREE_ENTRIES {
+                self.truncated = true;
+                return;
+            }
+            match entry.kind {
+                "dir" => {
+                    // `.git` holds thousands of objects the model never needs.
+                    let skip = entry.name == ".git" && depth < self.max_depth;
+                    let note = if skip { " (not expanded)" } else { "" };
+                    self.lines.push(format!("{indent}{}/{note}", entry.name));
+                    if depth < self.max_depth && !skip {
+                        self.walk(&dir.join(&entry.name), depth + 1);
+                    }
+                }
+                "symlink" => self.lines.push(format!("{indent}{}@", entry.name)),
+                _ => self.lines.push(format!("{indent}{}", entry.name)),
+            }
+        }
+    }
+}
+
+/// `list_directory_tree`: an indented tree, bounded in depth and size.
+struct ListDirectoryTree;
+
+impl Tool for ListDirectoryTree {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "list_directory_tree".into(),
+            description: format!(
+                "Show the folders and files under a workspace folder as an indented tree \
+                 (folders end with `/`, symbolic links with `@`, which are not followed). Goes \
+                 `max_depth` levels deep (default {DEFAULT_TREE_DEPTH}, at most {MAX_TREE_DEPTH}) \
+                 and shows at most {MAX_TREE_ENTRIES} entries; `truncated` tells when it was cut."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "relative_dir": {
+                        "type": "string",
+                        "description": "Folder path relative to the workspace; \".\" is the root.",
+                        "default": "."
+                    },
+                    "max_depth": {
+                        "type": "integer",
+                        "description": "How many levels to show (1 = only direct children).",
+                        "minimum": 1,
+                        "maximum": MAX_TREE_DEPTH,
+                        "default": DEFAULT_TREE_DEPTH
+                    }
+                },
+                "required": []
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
+            let max_depth = arg_opt_u64(&args, "max_depth", MAX_TREE_DEPTH)?
+                .unwrap_or(DEFAULT_TREE_DEPTH)
+                .max(1) as usize;
+            let dir = ctx.sandbox.resolve_read(relative)?;
+            let shown = ctx.sandbox.display_relative(&dir);
+            blocking(move || {
+                // Reports a missing folder or a file clearly before walking.
+                read_entries(&dir, &shown)?;
+                let mut tree = Tree {
+                    lines: vec![format!("{shown}/")],
+                    max_depth,
+                    truncated: false,
+                };
+                tree.walk(&dir, 1);
+                tree.lines.truncate(MAX_TREE_ENTRIES + 1);
+                if tree.truncated {
+                    tree.lines
+                        .push(format!("… (cut at {MAX_TREE_ENTRIES} entries)"));
+                }
+                Ok(fields(json!({
+                    "path": shown,
+                    "max_depth": max_depth,
+                    "tree": tree.lines.join("\n"),
+                    "truncated": tree.truncated,
+                })))
+            })
+            .await
+        })
+    }
+}

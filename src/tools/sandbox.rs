@@ -1,7 +1,45 @@
 //! The workspace sandbox: every path a tool takes must stay inside the workspace.
-//! (Interface fixed; the rules are being written in the `tools` work.)
+//!
+//! Rules, cheapest first (lexical checks need no system call):
+//! 1. the path is not over-long (4096 bytes) and holds no NUL byte;
+//! 2. it is relative: no leading `/` or `\`, no Windows drive (`C:`) or UNC/verbatim prefix;
+//! 3. no `..` component (`\` counts as a separator too, so `..\x` is caught);
+//! 4. its real path — symlinks followed; for a path that does not exist yet, that of its deepest
+//!    existing ancestor — is inside the workspace's real path, and it does not go through a
+//!    dangling symbolic link;
+//! 5. writes only: it names a file (not the root) and not the history file `history.json` or
+//!    its siblings `history.json.*` (temporary and corrupt copies).
+//!
+//! `""` and `"."` mean the workspace root for reads. Resolved paths are real paths, so a tool
+//! then works on the file a symlink inside the workspace points to, never on the link.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+
+/// The longest path accepted, in bytes.
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// The file name of the conversation history that tools may not write.
+const HISTORY_NAME: &str = "history.json";
+
+/// Rule: over-long paths.
+const RULE_TOO_LONG: &str = "paths longer than 4096 bytes are not allowed";
+/// Rule: NUL bytes.
+const RULE_NUL: &str = "NUL bytes are not allowed in paths";
+/// Rule: absolute paths.
+const RULE_ABSOLUTE: &str = "absolute paths are not allowed; use a path relative to the workspace";
+/// Rule: Windows prefixes.
+const RULE_WINDOWS: &str = "Windows drive or UNC prefixes are not allowed";
+/// Rule: parent components.
+const RULE_PARENT: &str = "`..` is not allowed";
+/// Rule: symlinks leading out.
+const RULE_SYMLINK_OUT: &str = "it leads outside the workspace through a symbolic link";
+/// Rule: dangling symlinks.
+const RULE_DANGLING: &str = "it goes through a symbolic link whose target does not exist";
+/// Rule: writes need a file.
+const RULE_ROOT_WRITE: &str = "a file path is required; the workspace root cannot be written";
+/// Rule: the history file.
+const RULE_HISTORY: &str = "the history file is managed by MiniClaw and cannot be changed by tools";
 
 /// Why a path was refused; the text names the rule.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -35,7 +73,7 @@ impl Sandbox {
             .canonicalize()
             .map_err(|e| SandboxError::Workspace(format!("{}: {e}", root.display())))?;
         Ok(Self {
-            protected: vec![root.join("history.json")],
+            protected: vec![root.join(HISTORY_NAME)],
             root,
         })
     }
@@ -46,21 +84,155 @@ impl Sandbox {
     }
 
     /// Resolves a path to read (it may not exist yet; tools report that themselves).
+    /// `""` and `"."` are the root.
     pub fn resolve_read(&self, relative: &str) -> Result<PathBuf, SandboxError> {
-        Ok(self.root.join(relative))
+        let parts = lexical_parts(relative)?;
+        self.resolve_real(relative, &parts)
     }
 
-    /// Resolves a path to create or change: also refuses the protected files.
+    /// Resolves a path to create or change: also refuses the root and the protected files.
     pub fn resolve_write(&self, relative: &str) -> Result<PathBuf, SandboxError> {
-        let _ = &self.protected;
-        Ok(self.root.join(relative))
+        let parts = lexical_parts(relative)?;
+        if parts.is_empty() {
+            return Err(refused(relative, RULE_ROOT_WRITE));
+        }
+        let real = self.resolve_real(relative, &parts)?;
+        if real == self.root {
+            return Err(refused(relative, RULE_ROOT_WRITE));
+        }
+        if self.is_protected(&real) {
+            return Err(refused(relative, RULE_HISTORY));
+        }
+        Ok(real)
     }
 
     /// The path relative to the workspace, with `/` separators, for showing.
     pub fn display_relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/")
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => path.to_string_lossy().replace('\\', "/"),
+        }
+    }
+
+    /// Whether a real path is the history file or one of its `history.json.*` siblings.
+    fn is_protected(&self, real: &Path) -> bool {
+        self.protected.iter().any(|p| {
+            let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else {
+                return false;
+            };
+            real.parent() == Some(dir) && real.file_name().is_some_and(|n| same_or_sibling(n, name))
+        })
+    }
+
+    /// Follows the path from the root one component at a time. An existing path costs one
+    /// `canonicalize`; only a path that does not exist yet is walked step by step.
+    fn resolve_real(&self, given: &str, parts: &[&str]) -> Result<PathBuf, SandboxError> {
+        let joined = parts.iter().fold(self.root.clone(), |p, c| p.join(c));
+        if let Ok(real) = joined.canonicalize() {
+            return if real.starts_with(&self.root) {
+                Ok(real)
+            } else {
+                Err(refused(given, RULE_SYMLINK_OUT))
+            };
+        }
+        let mut current = self.root.clone();
+        for (i, part) in parts.iter().enumerate() {
+            let candidate = current.join(part);
+            let Ok(meta) = candidate.symlink_metadata() else {
+                // Nothing exists from here on: the rest is plain names under a real folder.
+                return Ok(parts[i..].iter().fold(current, |p, c| p.join(c)));
+            };
+            if !meta.file_type().is_symlink() {
+                current = candidate;
+                continue;
+            }
+            match candidate.canonicalize() {
+                Ok(real) if real.starts_with(&self.root) => current = real,
+                Ok(_) => return Err(refused(given, RULE_SYMLINK_OUT)),
+                Err(_) => {
+                    let rule = if self.dangling_leads_out(&current, &candidate) {
+                        RULE_SYMLINK_OUT
+                    } else {
+                        RULE_DANGLING
+                    };
+                    return Err(refused(given, rule));
+                }
+            }
+        }
+        Ok(current)
+    }
+
+    /// Where a dangling link would lead, judged lexically (its target does not exist).
+    fn dangling_leads_out(&self, dir: &Path, link: &Path) -> bool {
+        let Ok(target) = std::fs::read_link(link) else {
+            return true;
+        };
+        let mut out = if target.is_absolute() {
+            PathBuf::new()
+        } else {
+            dir.to_path_buf()
+        };
+        for c in target.components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        !out.starts_with(&self.root)
+    }
+}
+
+/// Splits a path into plain names after the lexical rules; `.` and empty parts are dropped.
+fn lexical_parts(path: &str) -> Result<Vec<&str>, SandboxError> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(refused(path, RULE_TOO_LONG));
+    }
+    if path.contains('\0') {
+        return Err(refused(path, RULE_NUL));
+    }
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Err(refused(path, RULE_ABSOLUTE));
+    }
+    let bytes = path.as_bytes();
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Err(refused(path, RULE_WINDOWS));
+    }
+    let mut parts = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => return Err(refused(path, RULE_PARENT)),
+            name => parts.push(name),
+        }
+    }
+    Ok(parts)
+}
+
+/// `name` is `protected` itself or `protected.<anything>`, ignoring ASCII case (for
+/// case-insensitive file systems).
+fn same_or_sibling(name: &OsStr, protected: &OsStr) -> bool {
+    let (Some(name), Some(protected)) = (name.to_str(), protected.to_str()) else {
+        return false;
+    };
+    let n = name.to_ascii_lowercase();
+    let p = protected.to_ascii_lowercase();
+    n == p || n.strip_prefix(&p).is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// A refusal of `path` by `rule`, with the path shortened for the message.
+fn refused(path: &str, rule: &str) -> SandboxError {
+    let shown: String = path.chars().take(200).collect();
+    let shown = if shown.len() < path.len() {
+        format!("{shown}…")
+    } else {
+        shown
+    };
+    SandboxError::Refused {
+        path: shown.replace('\0', "\\0"),
+        rule: rule.to_string(),
     }
 }

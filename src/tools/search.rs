@@ -1,6 +1,317 @@
-//! (being written in the `tools` work)
+//! `search_files`: a regex search over the workspace's text files, using a parallel walker.
+//!
+//! What is searched: every regular file under the folder, hidden ones included. Files that the
+//! workspace's own `.gitignore`/`.ignore` files exclude are skipped (so `target/` or
+//! `node_modules/` do not drown the results) unless `include_ignored` is true; ignore files above
+//! the workspace and the global git excludes are never read. The `.git` folder is never searched,
+//! symbolic links are not followed, and binary files (a NUL byte in their first 8 KB) are skipped.
 
-use super::registry::ToolRegistry;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use ignore::{WalkBuilder, WalkState};
+use regex::bytes::{Regex, RegexBuilder};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::files::{blocking, fields, io_failed};
+use super::registry::{
+    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_bool, arg_opt_str, arg_opt_u64,
+    arg_str,
+};
+use super::sandbox::Sandbox;
+use crate::llm::ToolSchema;
+
+/// Matches returned when the call does not say.
+const DEFAULT_MAX_MATCHES: u64 = 50;
+/// The most matches one call may ask for.
+pub const MAX_MATCHES: u64 = 500;
+/// The longest pattern accepted, in characters.
+const MAX_PATTERN_CHARS: usize = 1000;
+/// The widest matching line shown, in characters.
+pub const MAX_LINE_CHARS: usize = 240;
+/// Files larger than this are skipped.
+const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+/// How much of a file's start is checked for NUL bytes.
+const BINARY_PROBE_BYTES: usize = 8192;
 
 /// Adds this family's tools.
-pub fn register(_registry: &mut ToolRegistry) {}
+pub fn register(registry: &mut ToolRegistry) {
+    registry.register(SearchFiles);
+}
+
+/// One matching line.
+struct Hit {
+    path: String,
+    line: usize,
+    text: String,
+}
+
+/// Counters and results shared by the walker's threads.
+#[derive(Default)]
+struct Shared {
+    hits: Mutex<Vec<Hit>>,
+    found: AtomicUsize,
+    files: AtomicUsize,
+    binary: AtomicUsize,
+    large: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// The compiled pattern and whether it had to be taken literally (with the parse error).
+fn build_matcher(
+    pattern: &str,
+    case_sensitive: bool,
+) -> Result<(Regex, Option<String>), ToolError> {
+    if pattern.is_empty() {
+        return Err(ToolError::InvalidArguments(
+            "`pattern` must not be empty".into(),
+        ));
+    }
+    if pattern.chars().count() > MAX_PATTERN_CHARS {
+        return Err(ToolError::InvalidArguments(format!(
+            "`pattern` is longer than {MAX_PATTERN_CHARS} characters"
+        )));
+    }
+    let build = |p: &str| {
+        RegexBuilder::new(p)
+            .case_insensitive(!case_sensitive)
+            .size_limit(16 * 1024 * 1024)
+            .build()
+    };
+    match build(pattern) {
+        Ok(re) => Ok((re, None)),
+        Err(e) => {
+            let literal = build(&regex::escape(pattern))
+                .map_err(|e| ToolError::InvalidArguments(format!("unusable pattern: {e}")))?;
+            let why = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            Ok((literal, Some(why)))
+        }
+    }
+}
+
+/// The line, cut to `MAX_LINE_CHARS` around the first match when it is long.
+fn shown_line(line: &[u8], re: &Regex) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    if text.chars().count() <= MAX_LINE_CHARS {
+        return text.to_string();
+    }
+    let at = re.find(text.as_bytes()).map_or(0, |m| m.start());
+    let mut start = at.saturating_sub(MAX_LINE_CHARS / 4);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let window: String = text[start..].chars().take(MAX_LINE_CHARS).collect();
+    let before = if start > 0 { "…" } else { "" };
+    let after = if start + window.len() < text.len() {
+        "…"
+    } else {
+        ""
+    };
+    format!("{before}{window}{after}")
+}
+
+/// Searches one file, adding its matching lines until `limit` matches exist in all.
+fn search_file(path: &Path, sandbox: &Sandbox, re: &Regex, limit: usize, shared: &Shared) {
+    let Ok(data) = std::fs::read(path) else {
+        return;
+    };
+    if data[..data.len().min(BINARY_PROBE_BYTES)].contains(&0) {
+        shared.binary.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    shared.files.fetch_add(1, Ordering::Relaxed);
+    // One pass over the whole file first: most files do not match at all.
+    if !re.is_match(&data) {
+        return;
+    }
+    let shown = sandbox.display_relative(path);
+    let mut local = Vec::new();
+    for (i, line) in data.split(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !re.is_match(line) {
+            continue;
+        }
+        if shared.found.fetch_add(1, Ordering::Relaxed) >= limit {
+            // One past the limit proves the result was cut.
+            shared.stop.store(true, Ordering::Relaxed);
+            break;
+        }
+        local.push(Hit {
+            path: shown.clone(),
+            line: i + 1,
+            text: shown_line(line, re),
+        });
+    }
+    if let Ok(mut hits) = shared.hits.lock() {
+        hits.extend(local);
+    }
+}
+
+/// Walks `dir` in parallel and collects up to `limit` matches.
+fn run_search(
+    sandbox: &Sandbox,
+    dir: &Path,
+    re: &Regex,
+    limit: usize,
+    include_ignored: bool,
+    cancel: &CancellationToken,
+) -> Shared {
+    let shared = Shared::default();
+    let respect = !include_ignored;
+    let walker = WalkBuilder::new(dir)
+        .hidden(false)
+        .parents(false)
+        .git_global(false)
+        .git_exclude(respect)
+        .git_ignore(respect)
+        .ignore(respect)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build_parallel();
+    walker.run(|| {
+        let shared = &shared;
+        Box::new(move |entry| {
+            if shared.stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            if entry.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
+                shared.large.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Continue;
+            }
+            search_file(entry.path(), sandbox, re, limit, shared);
+            WalkState::Continue
+        })
+    });
+    shared
+}
+
+/// `search_files`: regex search of file contents.
+struct SearchFiles;
+
+impl Tool for SearchFiles {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "search_files".into(),
+            description: format!(
+                "Search the text files under a workspace folder for a regular expression (Rust \
+                 regex syntax; a pattern that is not a valid regex is searched as literal text, \
+                 and the result says so). Returns matching lines as `path:line:text` (long lines \
+                 cut to {MAX_LINE_CHARS} characters around the match), sorted by path and line. \
+                 Binary files, the `.git` folder and files excluded by the workspace's \
+                 .gitignore are skipped (set `include_ignored` to search those too). \
+                 `truncated` tells when more matches existed than `max_matches`."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Regular expression to find."},
+                    "relative_dir": {
+                        "type": "string",
+                        "description": "Folder (or single file) to search, relative to the workspace; \".\" is the root.",
+                        "default": "."
+                    },
+                    "case_sensitive": {
+                        "type": "boolean",
+                        "description": "Match letter case exactly (default false).",
+                        "default": false
+                    },
+                    "max_matches": {
+                        "type": "integer",
+                        "description": format!("Most matching lines to return (default {DEFAULT_MAX_MATCHES}, at most {MAX_MATCHES})."),
+                        "minimum": 1,
+                        "maximum": MAX_MATCHES
+                    },
+                    "include_ignored": {
+                        "type": "boolean",
+                        "description": "Also search files excluded by .gitignore/.ignore (default false).",
+                        "default": false
+                    }
+                },
+                "required": ["pattern"]
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let pattern = arg_str(&args, "pattern")?;
+            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
+            let case_sensitive = arg_opt_bool(&args, "case_sensitive")?.unwrap_or(false);
+            let include_ignored = arg_opt_bool(&args, "include_ignored")?.unwrap_or(false);
+            let limit = arg_opt_u64(&args, "max_matches", MAX_MATCHES)?
+                .unwrap_or(DEFAULT_MAX_MATCHES)
+                .max(1) as usize;
+            let (re, literal_because) = build_matcher(pattern, case_sensitive)?;
+            let dir = ctx.sandbox.resolve_read(relative)?;
+            let shown = ctx.sandbox.display_relative(&dir);
+            let sandbox = ctx.sandbox.clone();
+            let cancel = ctx.cancel.clone();
+            let pattern = pattern.to_string();
+            blocking(move || {
+                std::fs::metadata(&dir).map_err(|e| io_failed("search", &shown, &e))?;
+                let shared = run_search(&sandbox, &dir, &re, limit, include_ignored, &cancel);
+                if cancel.is_cancelled() {
+                    return Err(ToolError::Cancelled);
+                }
+                let mut hits = shared.hits.into_inner().unwrap_or_default();
+                hits.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+                hits.truncate(limit);
+                let truncated = shared.found.load(Ordering::Relaxed) > limit;
+                let matches: Vec<String> = hits
+                    .iter()
+                    .map(|h| format!("{}:{}:{}", h.path, h.line, h.text))
+                    .collect();
+                let mut out = fields(json!({
+                    "path": shown,
+                    "pattern": pattern,
+                    "literal": literal_because.is_some(),
+                    "match_count": matches.len(),
+                    "truncated": truncated,
+                    "files_searched": shared.files.load(Ordering::Relaxed),
+                    "binary_files_skipped": shared.binary.load(Ordering::Relaxed),
+                    "matches": matches,
+                }));
+                let large = shared.large.load(Ordering::Relaxed);
+                if large > 0 {
+                    out.insert("large_files_skipped".into(), json!(large));
+                }
+                let mut notes = Vec::new();
+                if let Some(why) = literal_because {
+                    notes.push(format!(
+                        "the pattern is not a valid regular expression ({why}); it was searched as literal text"
+                    ));
+                }
+                if truncated {
+                    notes.push(format!(
+                        "stopped after {limit} matches; narrow the pattern or folder, or raise max_matches"
+                    ));
+                }
+                if !notes.is_empty() {
+                    out.insert("note".into(), json!(notes.join("; ")));
+                }
+                Ok(out)
+            })
+            .await
+        })
+    }
+}

@@ -111,7 +111,9 @@ impl MockServer {
     /// Starts a server on a free port of 127.0.0.1 answering requests with `script` in order.
     /// A request past the end of the script gets a 500 that says so.
     pub async fn start(script: Vec<Reply>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         let shared = Arc::new(Mutex::new(Shared {
             script: script.into(),
@@ -174,7 +176,8 @@ async fn serve(mut socket: TcpStream, shared: Arc<Mutex<Shared>>) {
             s.requests.push(request);
             s.script.pop_front()
         };
-        let reply = reply.unwrap_or_else(|| Reply::error(500, "the mock server has no more scripted replies"));
+        let reply = reply
+            .unwrap_or_else(|| Reply::error(500, "the mock server has no more scripted replies"));
         let keep_open = write_reply(&mut socket, reply).await;
         if !keep_open {
             return;
@@ -262,8 +265,14 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
                     Piece::Pause(d) => tokio::time::sleep(d).await,
                     Piece::Bytes(b) if b.is_empty() => {}
                     Piece::Bytes(b) => {
-                        let frame = [format!("{:x}\r\n", b.len()).into_bytes(), b, b"\r\n".to_vec()].concat();
-                        if socket.write_all(&frame).await.is_err() || socket.flush().await.is_err() {
+                        let frame = [
+                            format!("{:x}\r\n", b.len()).into_bytes(),
+                            b,
+                            b"\r\n".to_vec(),
+                        ]
+                        .concat();
+                        if socket.write_all(&frame).await.is_err() || socket.flush().await.is_err()
+                        {
                             return false;
                         }
                     }

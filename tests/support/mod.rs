@@ -1,5 +1,5 @@
 //! Shared test support: a real HTTP model server on 127.0.0.1 and SSE stream builders.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 pub mod mock_server;
 pub mod sse;

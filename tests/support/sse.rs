@@ -44,13 +44,21 @@ impl SseBuilder {
 
     /// The opening chunk: role and an empty reasoning delta (which must open nothing).
     pub fn role(self) -> Self {
-        self.data(chunk(json!({"role": "assistant", "content": null, "reasoning_content": ""}), None, None))
+        self.data(chunk(
+            json!({"role": "assistant", "content": null, "reasoning_content": ""}),
+            None,
+            None,
+        ))
     }
 
     /// Reasoning, one chunk per piece.
     pub fn reasoning(mut self, pieces: &[&str]) -> Self {
         for p in pieces {
-            self = self.data(chunk(json!({"content": null, "reasoning_content": p}), None, None));
+            self = self.data(chunk(
+                json!({"content": null, "reasoning_content": p}),
+                None,
+                None,
+            ));
         }
         self
     }
@@ -58,7 +66,11 @@ impl SseBuilder {
     /// Answer text, one chunk per piece.
     pub fn content(mut self, pieces: &[&str]) -> Self {
         for p in pieces {
-            self = self.data(chunk(json!({"content": p, "reasoning_content": null}), None, None));
+            self = self.data(chunk(
+                json!({"content": p, "reasoning_content": null}),
+                None,
+                None,
+            ));
         }
         self
     }
@@ -66,13 +78,23 @@ impl SseBuilder {
     /// Answer text cut into chunks of `size` characters.
     pub fn content_in_pieces(self, text: &str, size: usize) -> Self {
         let chars: Vec<char> = text.chars().collect();
-        let pieces: Vec<String> = chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect();
+        let pieces: Vec<String> = chars
+            .chunks(size.max(1))
+            .map(|c| c.iter().collect())
+            .collect();
         let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
         self.content(&refs)
     }
 
     /// One tool call whose arguments arrive in pieces of `size` characters (id and name first).
-    pub fn tool_call(self, index: usize, id: &str, name: &str, arguments: &Value, size: usize) -> Self {
+    pub fn tool_call(
+        self,
+        index: usize,
+        id: &str,
+        name: &str,
+        arguments: &Value,
+        size: usize,
+    ) -> Self {
         let args = arguments.to_string();
         let mut s = self.data(chunk(
             json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
@@ -107,7 +129,11 @@ impl SseBuilder {
             "prompt_cache_hit_tokens": 100, "prompt_cache_miss_tokens": 20,
             "completion_tokens_details": {"reasoning_tokens": 5}
         });
-        self.data(chunk(json!({"content": "", "reasoning_content": null}), Some(reason), Some(usage)))
+        self.data(chunk(
+            json!({"content": "", "reasoning_content": null}),
+            Some(reason),
+            Some(usage),
+        ))
     }
 
     /// An SSE comment line, as DeepSeek sends while waiting for capacity.
@@ -133,7 +159,12 @@ impl SseBuilder {
 
     /// A complete plain answer: role, the text in pieces, `stop`, `[DONE]`.
     pub fn answer(text: &str) -> Reply {
-        Self::new().role().content_in_pieces(text, 7).finish("stop").done().build()
+        Self::new()
+            .role()
+            .content_in_pieces(text, 7)
+            .finish("stop")
+            .done()
+            .build()
     }
 
     /// A complete response that calls one tool.

@@ -1,0 +1,246 @@
+//! Keeping the conversation sent to the model inside a token budget.
+//!
+//! Tokens are estimated from the text, then corrected by what the server reports. To fit, old tool
+//! outputs are shortened first (head and tail kept, the cut noted), then the oldest turns are
+//! dropped whole, so a tool call is never separated from its result. The system prompt and the
+//! current turn (from the last user message on) are never touched. The saved history keeps
+//! everything; only the request is trimmed.
+
+use crate::llm::{ChatMessage, Role};
+
+/// Tool outputs longer than this (in characters) may be shortened when the context is tight.
+const SHORTEN_OVER: usize = 2_000;
+/// How much of a shortened output's head and tail is kept.
+const KEEP_EACH_END: usize = 600;
+
+/// The context budget and the estimate's correction learned from the server.
+#[derive(Clone, Debug)]
+pub struct ContextBudget {
+    /// The most prompt tokens a request may carry.
+    pub max_tokens: usize,
+    /// Server-reported tokens per estimated token (1.0 until the first response).
+    scale: f64,
+}
+
+/// What fitting did to a request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FitReport {
+    /// The estimated prompt tokens after fitting (corrected).
+    pub estimated_tokens: usize,
+    /// Tool outputs shortened.
+    pub shortened: usize,
+    /// Whole earlier turns left out.
+    pub dropped_turns: usize,
+}
+
+impl ContextBudget {
+    /// A budget of `max_tokens` prompt tokens.
+    pub fn new(max_tokens: usize) -> Self {
+        Self {
+            max_tokens: max_tokens.max(1_000),
+            scale: 1.0,
+        }
+    }
+
+    /// Learns from a response: the server counted `actual` prompt tokens for a request whose raw
+    /// estimate was `raw_estimate`.
+    pub fn correct(&mut self, raw_estimate: usize, actual: u64) {
+        if raw_estimate > 0 && actual > 0 {
+            // Bounded: one odd count (a proxy, a cached prefix) must not unbalance the estimate.
+            self.scale = (actual as f64 / raw_estimate as f64).clamp(0.5, 2.0);
+        }
+    }
+
+    /// An estimate corrected by what the server reported.
+    pub fn corrected(&self, raw: usize) -> usize {
+        (raw as f64 * self.scale).ceil() as usize
+    }
+
+    /// Trims `messages` to fit; returns them with a report and the raw (uncorrected) estimate.
+    pub fn fit(&self, mut messages: Vec<ChatMessage>) -> (Vec<ChatMessage>, FitReport, usize) {
+        let mut report = FitReport::default();
+        let mut raw = estimate_messages(&messages);
+        let current = messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .unwrap_or(messages.len());
+        // Shorten old tool outputs, oldest first.
+        for m in messages[..current].iter_mut() {
+            if self.corrected(raw) <= self.max_tokens {
+                break;
+            }
+            if m.role != Role::Tool {
+                continue;
+            }
+            if let Some(text) = &m.content
+                && let Some(short) = shorten(text)
+            {
+                raw = raw - estimate_tokens(text) + estimate_tokens(&short);
+                m.content = Some(short);
+                report.shortened += 1;
+            }
+        }
+        // Then drop the oldest whole turns (a user message and all that follows until the next).
+        let mut first_kept = messages
+            .iter()
+            .position(|m| m.role == Role::User)
+            .unwrap_or(current);
+        let head_end = first_kept;
+        while self.corrected(raw) > self.max_tokens && first_kept < current {
+            let next = messages[first_kept + 1..current]
+                .iter()
+                .position(|m| m.role == Role::User)
+                .map_or(current, |p| first_kept + 1 + p);
+            raw -= estimate_messages(&messages[first_kept..next]);
+            first_kept = next;
+            report.dropped_turns += 1;
+        }
+        if report.dropped_turns > 0 {
+            messages.drain(head_end..first_kept);
+            if let Some(system) = messages.first_mut().filter(|m| m.role == Role::System) {
+                let note = format!(
+                    "\n\n[{} earlier turn(s) of this conversation were left out to fit the context window.]",
+                    report.dropped_turns
+                );
+                raw += estimate_tokens(&note);
+                system
+                    .content
+                    .get_or_insert_with(String::new)
+                    .push_str(&note);
+            }
+        }
+        report.estimated_tokens = self.corrected(raw);
+        (messages, report, raw)
+    }
+}
+
+/// A rough token count: about four ASCII characters a token, one token per other character
+/// (CJK text is close to a token a character).
+pub fn estimate_tokens(text: &str) -> usize {
+    let (ascii, other) = text.chars().fold((0usize, 0usize), |(a, o), c| {
+        if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
+    });
+    ascii.div_ceil(4) + other
+}
+
+/// The estimate for a list of messages, with a small overhead each.
+pub fn estimate_messages(messages: &[ChatMessage]) -> usize {
+    messages
+        .iter()
+        .map(|m| {
+            4 + m.content.as_deref().map_or(0, estimate_tokens)
+                + m.reasoning_content.as_deref().map_or(0, estimate_tokens)
+                + m.tool_calls.as_ref().map_or(0, |calls| {
+                    calls
+                        .iter()
+                        .map(|c| {
+                            8 + estimate_tokens(&c.function.name)
+                                + estimate_tokens(&c.function.arguments)
+                        })
+                        .sum()
+                })
+        })
+        .sum()
+}
+
+/// Head and tail of a long text with the cut noted; `None` when it is short enough already.
+fn shorten(text: &str) -> Option<String> {
+    let count = text.chars().count();
+    if count <= SHORTEN_OVER {
+        return None;
+    }
+    let head: String = text.chars().take(KEEP_EACH_END).collect();
+    let tail: String = text.chars().skip(count - KEEP_EACH_END).collect();
+    Some(format!(
+        "{head}\n…[{} characters cut to fit the context window]…\n{tail}",
+        count - 2 * KEEP_EACH_END
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::session::{Message, Session};
+    use crate::llm::{FunctionCall, ToolCall};
+
+    fn turn(s: &mut Session, n: usize, output_len: usize) {
+        s.push(Message::user(format!("question {n}")));
+        let call = ToolCall {
+            id: format!("c{n}"),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "read_text_file".into(),
+                arguments: "{}".into(),
+            },
+        };
+        s.push(Message::assistant("", None, vec![call]));
+        s.push(Message::tool(format!("c{n}"), "x".repeat(output_len)));
+        s.push(Message::assistant(format!("answer {n}"), None, vec![]));
+    }
+
+    #[test]
+    fn a_conversation_that_fits_is_sent_whole() {
+        let mut s = Session::new();
+        turn(&mut s, 1, 100);
+        let msgs = s.to_chat(true);
+        let (fitted, report, _) = ContextBudget::new(100_000).fit(msgs.clone());
+        assert_eq!(fitted, msgs);
+        assert_eq!(report.dropped_turns + report.shortened, 0);
+    }
+
+    #[test]
+    fn old_tool_outputs_are_shortened_before_turns_are_dropped() {
+        let mut s = Session::new();
+        for n in 0..5 {
+            turn(&mut s, n, 20_000);
+        }
+        s.push(Message::user("now"));
+        let (fitted, report, _) = ContextBudget::new(5_000).fit(s.to_chat(true));
+        assert_eq!(report.shortened, 5);
+        assert_eq!(report.dropped_turns, 0);
+        assert!(report.estimated_tokens <= 5_000);
+        let tool = fitted.iter().find(|m| m.role == Role::Tool).unwrap();
+        assert!(tool.content.as_ref().unwrap().contains("characters cut"));
+    }
+
+    #[test]
+    fn the_oldest_turns_go_whole_and_the_current_turn_stays() {
+        let mut s = Session::new();
+        for n in 0..30 {
+            turn(&mut s, n, 1_500);
+        }
+        s.push(Message::user("the current question"));
+        let big_current = "y".repeat(3_000);
+        s.push(Message::tool("orphan-free", big_current.clone()));
+        let msgs = s.to_chat(true);
+        let (fitted, report, _) = ContextBudget::new(4_000).fit(msgs);
+        assert!(report.dropped_turns > 0);
+        assert_eq!(fitted[0].role, Role::System);
+        assert!(fitted[0].content.as_ref().unwrap().contains("left out"));
+        assert_eq!(fitted[1].role, Role::User, "turns are dropped whole");
+        // Every call kept has its result right after it.
+        for (i, m) in fitted.iter().enumerate() {
+            if let Some(calls) = &m.tool_calls {
+                assert_eq!(
+                    fitted[i + 1].tool_call_id.as_deref(),
+                    Some(calls[0].id.as_str())
+                );
+            }
+        }
+        let last = fitted.last().unwrap();
+        assert_eq!(
+            last.content.as_deref(),
+            Some(big_current.as_str()),
+            "current turn untouched"
+        );
+    }
+
+    #[test]
+    fn the_server_count_corrects_the_estimate() {
+        let mut b = ContextBudget::new(10_000);
+        b.correct(1_000, 2_000);
+        assert_eq!(b.corrected(1_000), 2_000);
+        assert_eq!(estimate_tokens("你好"), 2);
+        assert_eq!(estimate_tokens("abcdefgh"), 2);
+    }
+}

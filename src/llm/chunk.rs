@@ -1,0 +1,236 @@
+//! One `chat.completion.chunk` JSON text -> the stream events it carries.
+
+use serde::Deserialize;
+
+use super::types::{FinishReason, StreamEvent, Usage};
+
+/// Why a chunk could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ChunkError {
+    /// Not JSON of the chunk shape.
+    #[error("{reason} in {snippet}")]
+    Invalid {
+        /// What the JSON parser said.
+        reason: String,
+        /// The start of the offending text.
+        snippet: String,
+    },
+    /// The server reported an error inside the stream.
+    #[error("the server reported an error mid-stream: {0}")]
+    ServerError(String),
+}
+
+#[derive(Deserialize)]
+struct WireChunk {
+    #[serde(default)]
+    choices: Option<Vec<WireChoice>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    #[serde(default)]
+    delta: Option<WireDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireDelta {
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<WireFunction>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    total_tokens: u64,
+    #[serde(default)]
+    prompt_cache_hit_tokens: u64,
+    #[serde(default)]
+    prompt_cache_miss_tokens: u64,
+    #[serde(default)]
+    completion_tokens_details: Option<WireCompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct WireCompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+/// The longest piece of a bad chunk quoted in an error.
+const SNIPPET_CHARS: usize = 200;
+
+/// Decodes one chunk's data text into events: reasoning, content, tool-call fragments, finish, usage.
+pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
+    let chunk: WireChunk = serde_json::from_str(data).map_err(|e| ChunkError::Invalid {
+        reason: e.to_string(),
+        snippet: snippet(data),
+    })?;
+    if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
+        let message = error
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| snippet(&error.to_string()));
+        return Err(ChunkError::ServerError(message));
+    }
+    let mut events = Vec::new();
+    for choice in chunk.choices.unwrap_or_default() {
+        if let Some(delta) = choice.delta {
+            push_delta(delta, &mut events);
+        }
+        if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+            events.push(StreamEvent::Finish(FinishReason::parse(&reason)));
+        }
+    }
+    if let Some(u) = chunk.usage {
+        events.push(StreamEvent::Usage(Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            total_tokens: u.total_tokens,
+            prompt_cache_hit_tokens: u.prompt_cache_hit_tokens,
+            prompt_cache_miss_tokens: u.prompt_cache_miss_tokens,
+            reasoning_tokens: u
+                .completion_tokens_details
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+        }));
+    }
+    Ok(events)
+}
+
+/// Adds the events of one delta; empty or null texts add nothing.
+fn push_delta(delta: WireDelta, events: &mut Vec<StreamEvent>) {
+    if let Some(text) = delta.reasoning_content.filter(|t| !t.is_empty()) {
+        events.push(StreamEvent::Reasoning(text));
+    }
+    if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+        events.push(StreamEvent::Content(text));
+    }
+    for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
+        // Servers that omit `index` send one call per array slot.
+        let index = call.index.unwrap_or(position);
+        let id = call.id.filter(|s| !s.is_empty());
+        let (name, arguments) = match call.function {
+            Some(f) => (
+                f.name.filter(|s| !s.is_empty()),
+                f.arguments.unwrap_or_default(),
+            ),
+            None => (None, String::new()),
+        };
+        if id.is_none() && name.is_none() && arguments.is_empty() {
+            continue;
+        }
+        events.push(StreamEvent::ToolCallFragment {
+            index,
+            id,
+            name,
+            arguments,
+        });
+    }
+}
+
+/// The first characters of `text`, for error messages.
+fn snippet(text: &str) -> String {
+    let mut s: String = text.chars().take(SNIPPET_CHARS).collect();
+    if s.len() < text.len() {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_null_texts_produce_nothing() {
+        let events = decode_chunk(
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":""},"finish_reason":null}],"usage":null}"#,
+        )
+        .unwrap();
+        assert!(events.is_empty());
+    }
+
+    #[test]
+    fn a_final_chunk_gives_finish_then_usage() {
+        let events = decode_chunk(
+            r#"{"choices":[{"delta":{"content":""},"finish_reason":"insufficient_system_resource"}],
+               "usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7,"prompt_cache_hit_tokens":1,
+               "prompt_cache_miss_tokens":2,"completion_tokens_details":{"reasoning_tokens":5}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::Finish(FinishReason::InsufficientSystemResource),
+                StreamEvent::Usage(Usage {
+                    prompt_tokens: 3,
+                    completion_tokens: 4,
+                    total_tokens: 7,
+                    prompt_cache_hit_tokens: 1,
+                    prompt_cache_miss_tokens: 2,
+                    reasoning_tokens: 5,
+                }),
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_call_fragments_keep_index_id_and_name() {
+        let events = decode_chunk(
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            events,
+            vec![StreamEvent::ToolCallFragment {
+                index: 1,
+                id: Some("c1".into()),
+                name: Some("f".into()),
+                arguments: String::new(),
+            }]
+        );
+    }
+
+    #[test]
+    fn bad_json_and_error_objects_are_errors() {
+        assert!(matches!(
+            decode_chunk("{not json"),
+            Err(ChunkError::Invalid { .. })
+        ));
+        let err = decode_chunk(r#"{"error":{"message":"overloaded"}}"#).unwrap_err();
+        assert!(err.to_string().contains("overloaded"));
+    }
+}

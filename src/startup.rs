@@ -1,0 +1,81 @@
+//! Assembles an agent from the configuration: workspace, tools, history, model client.
+
+use std::sync::Arc;
+
+use crate::agent::{Agent, AgentSettings, history};
+use crate::config::Config;
+use crate::llm::LlmClient;
+use crate::tools::{Sandbox, ToolRegistry, builtin_registry};
+
+/// Why the program could not start; each says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// The workspace folder is unusable.
+    #[error("the workspace {path} cannot be used: {reason}")]
+    Workspace {
+        /// The folder.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The history file could not be read.
+    #[error("{0}")]
+    History(#[from] history::HistoryError),
+    /// Another instance uses the workspace.
+    #[error("{0}")]
+    Locked(#[from] history::LockError),
+    /// The model client could not be built.
+    #[error("{0}")]
+    Client(#[from] crate::llm::LlmError),
+}
+
+/// A ready agent and what to tell the person about how it started.
+pub struct Started {
+    /// The agent, holding the loaded history.
+    pub agent: Agent,
+    /// Warnings and hints for the person (corrupt history moved aside, no key, broken plugin).
+    pub notices: Vec<String>,
+    /// Held for as long as the agent runs: one MiniClaw per workspace.
+    pub lock: history::HistoryLock,
+}
+
+/// The tools and any warnings from loading them.
+pub fn registry(_config: &Config) -> (ToolRegistry, Vec<String>) {
+    (builtin_registry(), Vec::new())
+}
+
+/// Builds the agent for `config`.
+pub fn start(config: &Config) -> Result<Started, StartupError> {
+    let workspace = &config.cli.workspace;
+    let sandbox = Sandbox::new(workspace).map_err(|e| StartupError::Workspace {
+        path: workspace.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut notices = Vec::new();
+    let (tools, warnings) = registry(config);
+    notices.extend(warnings);
+    let lock = history::HistoryLock::acquire(&config.history_path())?;
+    let loaded = history::load(&config.history_path())?;
+    notices.extend(loaded.notice);
+    if config.api_key().is_none() {
+        notices.push(crate::config::missing_key_message());
+    }
+    let client = LlmClient::new(&config.base_url, config.api_key())?;
+    let agent = Agent::new(
+        client,
+        Arc::new(tools),
+        Arc::new(sandbox),
+        loaded.session,
+        AgentSettings {
+            preset: config.preset.clone(),
+            max_steps: usize::from(config.cli.max_steps),
+            history_path: Some(config.history_path()),
+        },
+    )
+    .with_context_budget(config.cli.context_tokens as usize);
+    Ok(Started {
+        agent,
+        notices,
+        lock,
+    })
+}

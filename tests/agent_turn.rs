@@ -1,0 +1,527 @@
+//! The ReAct loop end to end against the local model server: what it sends, what it records,
+//! how it stops, and how interrupts leave the history.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome, history};
+use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role, ToolSchema};
+use miniclaw::tools::{Sandbox, Tool, ToolContext, ToolFuture, ToolRegistry};
+use serde_json::{Map, Value, json};
+use support::{MockServer, Reply, SseBuilder};
+use tokio::sync::{Barrier, mpsc};
+use tokio_util::sync::CancellationToken;
+
+/// A test tool: answers with its arguments, optionally waiting on a barrier or sleeping first.
+struct Probe {
+    name: &'static str,
+    read_only: bool,
+    barrier: Option<Arc<Barrier>>,
+    sleep: Duration,
+}
+
+impl Probe {
+    fn new(name: &'static str, read_only: bool) -> Self {
+        Self {
+            name,
+            read_only,
+            barrier: None,
+            sleep: Duration::ZERO,
+        }
+    }
+}
+
+impl Tool for Probe {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: self.name.into(),
+            description: "test probe".into(),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}),
+        }
+    }
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        async move {
+            ctx.output("probe running\n");
+            if let Some(b) = &self.barrier {
+                b.wait().await;
+            }
+            tokio::time::sleep(self.sleep).await;
+            let mut out = Map::new();
+            out.insert("echo".into(), Value::Object(args));
+            Ok(out)
+        }
+        .boxed()
+    }
+}
+
+struct Rig {
+    server: MockServer,
+    agent: Agent,
+    dir: tempfile::TempDir,
+}
+
+async fn rig(script: Vec<Reply>, tools: Vec<Probe>, preset: Preset, max_steps: usize) -> Rig {
+    let server = MockServer::start(script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    let client = LlmClient::new(&server.url(), Some("sk-test".into()))
+        .unwrap()
+        .with_retry(RetryPolicy {
+            max_attempts: 2,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(20),
+        })
+        .with_idle_timeout(Duration::from_secs(5));
+    let agent = Agent::new(
+        client,
+        Arc::new(registry),
+        Arc::new(Sandbox::new(dir.path()).unwrap()),
+        Session::new(),
+        AgentSettings {
+            preset,
+            max_steps,
+            history_path: Some(dir.path().join("history.json")),
+        },
+    );
+    Rig { server, agent, dir }
+}
+
+async fn run(agent: &mut Agent, prompt: &str) -> (TurnOutcome, Vec<AgentEvent>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let outcome = agent
+        .run_turn(prompt, &EventSink::new(tx), &CancellationToken::new())
+        .await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (outcome, events)
+}
+
+/// Every tool call in a saved history has exactly one result, right after its call.
+fn assert_history_valid(path: &std::path::Path) -> Session {
+    let session = history::load(path).unwrap().session;
+    let raw: Session = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(session, raw, "the saved history needed no repair");
+    let mut open: Vec<String> = Vec::new();
+    for m in &session.messages {
+        match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.clone().unwrap();
+                assert!(open.contains(&id), "result without its call");
+                open.retain(|o| *o != id);
+            }
+            _ => {
+                assert!(open.is_empty(), "a call without its result: {open:?}");
+                open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+            }
+        }
+    }
+    assert!(open.is_empty());
+    session
+}
+
+#[tokio::test]
+async fn a_tool_call_then_an_answer_sends_the_observation_back_and_saves_the_turn() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .keep_alive()
+            .content(&["Let me check."])
+            .tool_call(0, "call_1", "probe", &json!({"x": "你好"}), 3)
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("All **done**."),
+    ];
+    let mut r = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 6).await;
+    let (outcome, events) = run(&mut r.agent, "please probe").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+
+    let reqs = r.server.requests();
+    assert_eq!(reqs.len(), 2);
+    let first = reqs[0].json();
+    assert_eq!(first["model"], "deepseek-v4-flash");
+    assert_eq!(first["thinking"], json!({"type": "disabled"}));
+    assert_eq!(first["stream"], true);
+    assert_eq!(first["tools"][0]["function"]["name"], "probe");
+    assert_eq!(reqs[0].header("authorization"), Some("Bearer sk-test"));
+    let second = reqs[1].json();
+    let msgs = second["messages"].as_array().unwrap();
+    assert_eq!(msgs[0]["role"], "system");
+    assert_eq!(msgs[1]["content"], "please probe");
+    let assistant = &msgs[2];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(
+        assistant["reasoning_content"], "",
+        "sent back even when empty"
+    );
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_1");
+    assert_eq!(
+        assistant["tool_calls"][0]["function"]["arguments"],
+        json!({"x": "你好"}).to_string()
+    );
+    let tool = &msgs[3];
+    assert_eq!(tool["role"], "tool");
+    assert_eq!(tool["tool_call_id"], "call_1");
+    let observation: Value = serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        observation,
+        json!({"ok": true, "tool": "probe", "echo": {"x": "你好"}})
+    );
+
+    assert!(events.contains(&AgentEvent::StepStarted { step: 2, max: 6 }));
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolOutputDelta { id, text } if id == "call_1" && text == "probe running\n")));
+    match events.last().unwrap() {
+        AgentEvent::TurnFinished { answer, usage, .. } => {
+            assert_eq!(answer, "All **done**.");
+            assert_eq!(
+                usage.unwrap().prompt_tokens,
+                240,
+                "two calls' usage added up"
+            );
+        }
+        other => panic!("last event {other:?}"),
+    }
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    assert_eq!(session.last_answer(), Some("All **done**."));
+}
+
+#[tokio::test]
+async fn pro_preset_sends_thinking_fields_and_returns_reasoning() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .reasoning(&["I should ", "probe."])
+            .tool_call(0, "c1", "probe", &json!({"x": "1"}), 2)
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::new()
+            .reasoning(&["Now answer."])
+            .content(&["ok"])
+            .finish("stop")
+            .done()
+            .build(),
+    ];
+    let mut r = rig(script, vec![Probe::new("probe", true)], Preset::Pro, 6).await;
+    let (outcome, events) = run(&mut r.agent, "go").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let reqs = r.server.requests();
+    let first = reqs[0].json();
+    assert_eq!(first["model"], "deepseek-v4-pro");
+    assert_eq!(first["thinking"], json!({"type": "enabled"}));
+    assert_eq!(first["reasoning_effort"], "high");
+    let second = reqs[1].json();
+    assert_eq!(
+        second["messages"][2]["reasoning_content"],
+        "I should probe."
+    );
+    let reasoning: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ReasoningDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasoning, "I should probe.Now answer.");
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    assert_eq!(
+        session.messages.last().unwrap().reasoning.as_deref(),
+        Some("Now answer.")
+    );
+}
+
+#[tokio::test]
+async fn read_only_calls_of_one_response_run_concurrently_and_return_in_order() {
+    // Each probe waits until the other has started: run one after the other, they would deadlock.
+    let barrier = Arc::new(Barrier::new(2));
+    let mut a = Probe::new("read_a", true);
+    a.barrier = Some(barrier.clone());
+    let mut b = Probe::new("read_b", true);
+    b.barrier = Some(barrier);
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .tool_call(0, "ca", "read_a", &json!({"x": "a"}), 4)
+            .tool_call(1, "cb", "read_b", &json!({"x": "b"}), 4)
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("both read"),
+    ];
+    let mut r = rig(script, vec![a, b], Preset::Flash, 6).await;
+    let (outcome, _) =
+        tokio::time::timeout(Duration::from_secs(10), run(&mut r.agent, "read both"))
+            .await
+            .expect("read-only calls must not run one after the other");
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let msgs = r.server.requests()[1].json()["messages"].clone();
+    assert_eq!(msgs[3]["tool_call_id"], "ca");
+    assert_eq!(msgs[4]["tool_call_id"], "cb");
+}
+
+#[tokio::test]
+async fn a_repeated_identical_call_is_not_run_again() {
+    let call = |id: &str| SseBuilder::calls(id, "probe", json!({"x": "same"}));
+    let script = vec![call("c1"), call("c2"), SseBuilder::answer("fine")];
+    let mut r = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 6).await;
+    let (outcome, events) = run(&mut r.agent, "x").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let results: Vec<&Value> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished { result, .. } => Some(result),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[0]["ok"], true);
+    assert_eq!(results[1]["ok"], false);
+    assert!(
+        results[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("previous step")
+    );
+    assert_history_valid(&r.dir.path().join("history.json"));
+}
+
+#[tokio::test]
+async fn the_step_limit_stops_a_model_that_never_stops_calling_tools() {
+    let script: Vec<Reply> = (0..5)
+        .map(|i| SseBuilder::calls(&format!("c{i}"), "probe", json!({"x": i.to_string()})))
+        .collect();
+    let mut r = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 3).await;
+    let (outcome, events) = run(&mut r.agent, "loop").await;
+    assert_eq!(outcome, TurnOutcome::StepLimit);
+    assert_eq!(r.server.requests().len(), 3);
+    assert!(
+        events.iter().any(
+            |e| matches!(e, AgentEvent::Error { message } if message.contains("3 model calls"))
+        )
+    );
+    assert_history_valid(&r.dir.path().join("history.json"));
+}
+
+#[tokio::test]
+async fn bad_arguments_and_unknown_tools_become_error_observations_and_the_loop_goes_on() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .tool_call_raw(0, "c1", "probe", "{not json")
+            .tool_call_raw(1, "c2", "no_such_tool", "{}")
+            .tool_call_raw(2, "c3", "probe", "{}")
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("recovered"),
+    ];
+    let mut r = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 6).await;
+    let (outcome, _) = run(&mut r.agent, "x").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let msgs = r.server.requests()[1].json()["messages"].clone();
+    let obs =
+        |i: usize| -> Value { serde_json::from_str(msgs[i]["content"].as_str().unwrap()).unwrap() };
+    assert_eq!(obs(3)["ok"], false);
+    assert!(obs(3)["error"].as_str().unwrap().contains("not valid JSON"));
+    assert!(obs(4)["error"].as_str().unwrap().contains("unknown tool"));
+    assert!(
+        obs(5)["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing required field(s): x")
+    );
+}
+
+#[tokio::test]
+async fn interrupting_mid_stream_keeps_the_partial_answer_marked() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Half an ans"])
+            .pause(5_000)
+            .content(&["wer"])
+            .finish("stop")
+            .done()
+            .build(),
+    ];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if matches!(e, AgentEvent::ContentDelta(_)) {
+                c.cancel();
+            }
+        }
+    });
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(3),
+        r.agent.run_turn("x", &EventSink::new(tx), &cancel),
+    )
+    .await
+    .expect("an interrupt stops the stream at once");
+    assert_eq!(outcome, TurnOutcome::Interrupted);
+    watcher.abort();
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    let last = session.messages.last().unwrap();
+    assert_eq!(last.content, "Half an ans");
+    assert_eq!(last.incomplete.as_deref(), Some("interrupted"));
+}
+
+#[tokio::test]
+async fn interrupting_a_running_tool_leaves_every_call_with_a_result() {
+    let mut slow = Probe::new("slow", false);
+    slow.sleep = Duration::from_secs(30);
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .tool_call(0, "c1", "slow", &json!({"x": "1"}), 50)
+            .tool_call(1, "c2", "slow", &json!({"x": "2"}), 50)
+            .finish("tool_calls")
+            .done()
+            .build(),
+    ];
+    let mut r = rig(script, vec![slow], Preset::Flash, 6).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if matches!(e, AgentEvent::ToolCallStarted { .. }) {
+                c.cancel();
+            }
+        }
+    });
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(5),
+        r.agent.run_turn("x", &EventSink::new(tx), &cancel),
+    )
+    .await
+    .expect("an interrupt stops a tool at once");
+    assert_eq!(outcome, TurnOutcome::Interrupted);
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    let results: Vec<_> = session
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].content.contains("interrupted"));
+}
+
+#[tokio::test]
+async fn an_invalid_key_is_reported_once_with_the_servers_message_and_history_stays_valid() {
+    let script = vec![Reply::error(
+        401,
+        "Authentication Fails, Your api key is invalid",
+    )];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    let (outcome, events) = run(&mut r.agent, "hi").await;
+    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(r.server.requests().len(), 1, "401 is not retried");
+    let message = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Error { message } => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(message.contains("Your api key is invalid"), "{message}");
+    assert!(message.contains("DEEPSEEK_API_KEY"), "{message}");
+    assert!(!message.contains("sk-test"));
+    assert_history_valid(&r.dir.path().join("history.json"));
+}
+
+#[tokio::test]
+async fn a_length_cut_answer_is_kept_and_marked() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Partial"])
+            .finish("length")
+            .done()
+            .build(),
+    ];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    let (outcome, events) = run(&mut r.agent, "long please").await;
+    assert_eq!(outcome, TurnOutcome::Failed);
+    assert!(
+        events.iter().any(
+            |e| matches!(e, AgentEvent::Error { message } if message.contains("output limit"))
+        )
+    );
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    let last = session.messages.last().unwrap();
+    assert_eq!(last.content, "Partial");
+    assert!(last.incomplete.is_some());
+}
+
+#[tokio::test]
+async fn a_long_conversation_is_trimmed_to_the_budget_but_the_history_keeps_everything() {
+    let mut script = Vec::new();
+    for i in 0..6 {
+        script.push(SseBuilder::calls(
+            &format!("c{i}"),
+            "probe",
+            json!({"x": "y".repeat(6_000)}),
+        ));
+        script.push(SseBuilder::answer(&format!("answer {i}")));
+    }
+    let mut r = rig(script, vec![Probe::new("probe", true)], Preset::Flash, 6).await;
+    r.agent = std::mem::replace(
+        &mut r.agent,
+        Agent::new(
+            LlmClient::new("http://127.0.0.1:9", None).unwrap(),
+            Arc::new(ToolRegistry::new()),
+            Arc::new(Sandbox::new(r.dir.path()).unwrap()),
+            Session::new(),
+            AgentSettings {
+                preset: Preset::Flash,
+                max_steps: 1,
+                history_path: None,
+            },
+        ),
+    )
+    .with_context_budget(5_000);
+    let mut last_usage = None;
+    for i in 0..6 {
+        let (outcome, events) = run(&mut r.agent, &format!("question {i}")).await;
+        assert_eq!(outcome, TurnOutcome::Answered);
+        last_usage = events.iter().find_map(|e| match e {
+            AgentEvent::ContextUsage { used, budget } => Some((*used, *budget)),
+            _ => None,
+        });
+    }
+    assert_eq!(last_usage.map(|u| u.1), Some(5_000));
+    let last_request = r.server.requests().last().unwrap().json();
+    let sent = last_request["messages"].to_string();
+    // Untrimmed, the six turns carry about 75 KB; the budget (with the estimate corrected by at
+    // most 2x from the server's counts) keeps the request to about half of that at most.
+    assert!(
+        sent.len() < 40_000,
+        "the request was trimmed ({} bytes)",
+        sent.len()
+    );
+    assert!(sent.contains("left out to fit the context window") || sent.contains("cut to fit"));
+    assert!(sent.contains("question 5"), "the current turn is whole");
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    assert_eq!(
+        session
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count(),
+        6
+    );
+}

@@ -1,0 +1,193 @@
+//! The real binary in headless mode against the local model server: a file is written and read
+//! back through the tools, the answer alone reaches stdout, and the history holds the turn.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use support::{MockServer, Reply, SseBuilder};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
+    c.env_remove("DEEPSEEK_MODEL")
+        .env_remove("MINICLAW_WORKSPACE")
+        .env("HOME", std::env::temp_dir())
+        .env(
+            "XDG_CONFIG_HOME",
+            std::env::temp_dir().join("miniclaw-test-no-config"),
+        );
+    c
+}
+
+#[test]
+fn headless_turn_writes_reads_and_answers() {
+    let script: Vec<Reply> = vec![
+        SseBuilder::new()
+            .role()
+            .content(&["I'll create the file."])
+            .tool_call(
+                0,
+                "call_w",
+                "write_text_file",
+                &json!({"relative_path": "hello.txt", "content": "你好，MiniClaw"}),
+                4,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::calls(
+            "call_r",
+            "read_text_file",
+            json!({"relative_path": "hello.txt"}),
+        ),
+        SseBuilder::answer("hello.txt now says: 你好，MiniClaw"),
+    ];
+    let (server, _rt) = MockServer::start_blocking(script);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let out = bin()
+        .args([
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--print",
+            "Create hello.txt and read it back",
+        ])
+        .env("DEEPSEEK_API_KEY", "sk-e2e-secret")
+        .env("DEEPSEEK_BASE_URL", server.url())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stderr: {stderr}");
+    assert_eq!(stdout, "hello.txt now says: 你好，MiniClaw\n");
+    assert!(
+        stderr.contains("[Step 1 Thought] I'll create the file."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[Step 1 Action] write_text_file("),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[Step 2 Observation] {\"ok\":true"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-e2e-secret") && !stdout.contains("sk-e2e-secret"));
+
+    assert_eq!(
+        std::fs::read_to_string(ws.join("hello.txt")).unwrap(),
+        "你好，MiniClaw"
+    );
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let read_obs: Value = serde_json::from_str(
+        reqs[2].json()["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(read_obs["ok"], true);
+    assert!(read_obs.to_string().contains("你好，MiniClaw"));
+
+    let history_text = std::fs::read_to_string(ws.join("history.json")).unwrap();
+    assert!(!history_text.contains("sk-e2e-secret"));
+    let history: Value = serde_json::from_str(&history_text).unwrap();
+    let messages = history["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant"
+        ]
+    );
+    assert_eq!(messages[6]["content"], "hello.txt now says: 你好，MiniClaw");
+    for m in messages {
+        assert!(m["id"].is_string() && m["timestamp"].is_string());
+    }
+}
+
+#[test]
+fn headless_without_a_key_says_what_to_set_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["--workspace", "ws", "--print", "hi"])
+        .env_remove("DEEPSEEK_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("DEEPSEEK_API_KEY") && stderr.contains(".env"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn headless_reports_a_server_error_and_exits_non_zero() {
+    let (server, _rt) = MockServer::start_blocking(vec![Reply::error(402, "Insufficient Balance")]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["--workspace", dir.path().to_str().unwrap(), "-p", "hi"])
+        .env("DEEPSEEK_API_KEY", "sk-x")
+        .env("DEEPSEEK_BASE_URL", server.url())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Insufficient Balance") && stderr.contains("Top up"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn env_file_in_the_current_folder_is_read_and_real_env_wins() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("from env file")]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".env"),
+        format!(
+            "DEEPSEEK_API_KEY=sk-file\nDEEPSEEK_BASE_URL={}\nDEEPSEEK_MODEL=deepseek-v4-flash\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["-p", "hi"])
+        .env_remove("DEEPSEEK_API_KEY")
+        .env_remove("DEEPSEEK_BASE_URL")
+        .env("DEEPSEEK_MODEL", "deepseek-v4-pro")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dir.path().join("workspace").is_dir(),
+        "default workspace created"
+    );
+    let req = &server.requests()[0];
+    assert_eq!(req.header("authorization"), Some("Bearer sk-file"));
+    assert_eq!(
+        req.json()["model"],
+        "deepseek-v4-pro",
+        "the real environment wins over .env"
+    );
+}
