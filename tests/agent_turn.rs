@@ -6,129 +6,14 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::FutureExt;
-use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome, history};
-use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role, ToolSchema};
-use miniclaw::tools::{Sandbox, Tool, ToolContext, ToolFuture, ToolRegistry};
-use serde_json::{Map, Value, json};
-use support::{MockServer, Reply, SseBuilder};
+use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome};
+use miniclaw::llm::{LlmClient, Preset, Role};
+use miniclaw::tools::{Sandbox, ToolRegistry};
+use serde_json::{Value, json};
+use support::rig::{Probe, assert_history_valid, rig, run};
+use support::{Reply, SseBuilder};
 use tokio::sync::{Barrier, mpsc};
 use tokio_util::sync::CancellationToken;
-
-/// A test tool: answers with its arguments, optionally waiting on a barrier or sleeping first.
-struct Probe {
-    name: &'static str,
-    read_only: bool,
-    barrier: Option<Arc<Barrier>>,
-    sleep: Duration,
-}
-
-impl Probe {
-    fn new(name: &'static str, read_only: bool) -> Self {
-        Self {
-            name,
-            read_only,
-            barrier: None,
-            sleep: Duration::ZERO,
-        }
-    }
-}
-
-impl Tool for Probe {
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name.into(),
-            description: "test probe".into(),
-            parameters: json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}),
-        }
-    }
-    fn read_only(&self) -> bool {
-        self.read_only
-    }
-    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
-        async move {
-            ctx.output("probe running\n");
-            if let Some(b) = &self.barrier {
-                b.wait().await;
-            }
-            tokio::time::sleep(self.sleep).await;
-            let mut out = Map::new();
-            out.insert("echo".into(), Value::Object(args));
-            Ok(out)
-        }
-        .boxed()
-    }
-}
-
-struct Rig {
-    server: MockServer,
-    agent: Agent,
-    dir: tempfile::TempDir,
-}
-
-async fn rig(script: Vec<Reply>, tools: Vec<Probe>, preset: Preset, max_steps: usize) -> Rig {
-    let server = MockServer::start(script).await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut registry = ToolRegistry::new();
-    for t in tools {
-        registry.register(t);
-    }
-    let client = LlmClient::new(&server.url(), Some("sk-test".into()))
-        .unwrap()
-        .with_retry(RetryPolicy {
-            max_attempts: 2,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_millis(20),
-        })
-        .with_idle_timeout(Duration::from_secs(5));
-    let agent = Agent::new(
-        client,
-        Arc::new(registry),
-        Arc::new(Sandbox::new(dir.path()).unwrap()),
-        Session::new(),
-        AgentSettings {
-            preset,
-            max_steps,
-            history_path: Some(dir.path().join("history.json")),
-        },
-    );
-    Rig { server, agent, dir }
-}
-
-async fn run(agent: &mut Agent, prompt: &str) -> (TurnOutcome, Vec<AgentEvent>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let outcome = agent
-        .run_turn(prompt, &EventSink::new(tx), &CancellationToken::new())
-        .await;
-    let mut events = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        events.push(e);
-    }
-    (outcome, events)
-}
-
-/// Every tool call in a saved history has exactly one result, right after its call.
-fn assert_history_valid(path: &std::path::Path) -> Session {
-    let session = history::load(path).unwrap().session;
-    let raw: Session = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    assert_eq!(session, raw, "the saved history needed no repair");
-    let mut open: Vec<String> = Vec::new();
-    for m in &session.messages {
-        match m.role {
-            Role::Tool => {
-                let id = m.tool_call_id.clone().unwrap();
-                assert!(open.contains(&id), "result without its call");
-                open.retain(|o| *o != id);
-            }
-            _ => {
-                assert!(open.is_empty(), "a call without its result: {open:?}");
-                open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
-            }
-        }
-    }
-    assert!(open.is_empty());
-    session
-}
 
 #[tokio::test]
 async fn a_tool_call_then_an_answer_sends_the_observation_back_and_saves_the_turn() {

@@ -176,6 +176,19 @@ impl LlmClient {
         self
     }
 
+    /// Resolves host names with `resolver` instead of the system's (tests use one that fails).
+    pub fn with_dns_resolver<R: reqwest::dns::Resolve + 'static>(
+        mut self,
+        resolver: std::sync::Arc<R>,
+    ) -> Result<Self, LlmError> {
+        self.http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(15))
+            .dns_resolver(resolver)
+            .build()
+            .map_err(|e| LlmError::Setup(e.to_string()))?;
+        Ok(self)
+    }
+
     /// Whether a key is configured.
     pub fn has_key(&self) -> bool {
         self.api_key.is_some()

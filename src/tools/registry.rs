@@ -2,11 +2,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::observation::cap_observation;
 use super::sandbox::{Sandbox, SandboxError};
 use crate::agent::events::EventSink;
 use crate::llm::{LlmClient, Preset, ToolSchema};
@@ -106,16 +108,36 @@ pub trait Tool: Send + Sync {
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 
+/// A call running longer than this is stopped: the safety net behind each tool's own limits.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+pub use super::observation::OBSERVATION_CAP;
+
 /// Every tool by name.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    call_timeout: Duration,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self {
+            tools: BTreeMap::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        }
+    }
 }
 
 impl ToolRegistry {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Stops any call that runs longer than `timeout`.
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
     }
 
     /// Adds a tool; a later tool of the same name replaces the earlier one.
@@ -137,6 +159,7 @@ impl ToolRegistry {
                 .filter(|(n, _)| names.contains(&n.as_str()))
                 .map(|(n, t)| (n.clone(), t.clone()))
                 .collect(),
+            call_timeout: self.call_timeout,
         }
     }
 
@@ -162,7 +185,14 @@ impl ToolRegistry {
 
     /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or
     /// `{"ok": false, "tool", "error"}`. Nothing a model writes can make this panic.
+    /// The observation is capped at `OBSERVATION_CAP` bytes, its longest texts cut with a note.
     pub async fn execute(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
+        let mut observation = self.observe(name, raw_arguments, ctx).await;
+        cap_observation(&mut observation, OBSERVATION_CAP);
+        observation
+    }
+
+    async fn observe(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
         match self.try_execute(name, raw_arguments, ctx).await {
             Ok(fields) => {
                 let mut out = Map::new();
@@ -197,7 +227,9 @@ impl ToolRegistry {
             return Err(ToolError::Cancelled);
         }
         tokio::select! {
-            r = tool.call(args, ctx) => r,
+            r = tokio::time::timeout(self.call_timeout, tool.call(args, ctx)) => {
+                r.unwrap_or(Err(ToolError::Timeout(self.call_timeout.as_secs().max(1))))
+            }
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }
     }

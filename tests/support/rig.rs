@@ -1,0 +1,163 @@
+//! An agent wired to the local model server, with probe tools, for loop and fault tests.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome, history};
+use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role, ToolSchema};
+use miniclaw::tools::{Sandbox, Tool, ToolContext, ToolFuture, ToolRegistry};
+use serde_json::{Map, Value, json};
+use tokio::sync::{Barrier, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use super::{MockServer, Reply};
+
+/// A test tool: answers with its arguments, optionally waiting on a barrier or sleeping first.
+pub struct Probe {
+    pub name: &'static str,
+    pub read_only: bool,
+    pub barrier: Option<Arc<Barrier>>,
+    pub sleep: Duration,
+}
+
+impl Probe {
+    pub fn new(name: &'static str, read_only: bool) -> Self {
+        Self {
+            name,
+            read_only,
+            barrier: None,
+            sleep: Duration::ZERO,
+        }
+    }
+}
+
+impl Tool for Probe {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: self.name.into(),
+            description: "test probe".into(),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}),
+        }
+    }
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        async move {
+            ctx.output("probe running\n");
+            if let Some(b) = &self.barrier {
+                b.wait().await;
+            }
+            tokio::time::sleep(self.sleep).await;
+            let mut out = Map::new();
+            out.insert("echo".into(), Value::Object(args));
+            Ok(out)
+        }
+        .boxed()
+    }
+}
+
+pub struct Rig {
+    pub server: MockServer,
+    pub agent: Agent,
+    pub dir: tempfile::TempDir,
+}
+
+pub async fn rig(script: Vec<Reply>, tools: Vec<Probe>, preset: Preset, max_steps: usize) -> Rig {
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    rig_with(script, registry, preset, max_steps, |c| c).await
+}
+
+/// A rig with a ready registry and a chance to adjust the client.
+pub async fn rig_with(
+    script: Vec<Reply>,
+    registry: ToolRegistry,
+    preset: Preset,
+    max_steps: usize,
+    adjust: impl FnOnce(LlmClient) -> LlmClient,
+) -> Rig {
+    let server = MockServer::start(script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let client = LlmClient::new(&server.url(), Some("sk-test".into()))
+        .unwrap()
+        .with_retry(RetryPolicy {
+            max_attempts: 2,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(20),
+        })
+        .with_idle_timeout(Duration::from_secs(5));
+    let agent = Agent::new(
+        adjust(client),
+        Arc::new(registry),
+        Arc::new(Sandbox::new(dir.path()).unwrap()),
+        Session::new(),
+        AgentSettings {
+            preset,
+            max_steps,
+            history_path: Some(dir.path().join("history.json")),
+        },
+    );
+    Rig { server, agent, dir }
+}
+
+/// The error messages among `events`.
+pub fn errors(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Error { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The observations among `events`, in order.
+pub fn observations(events: &[AgentEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub async fn run(agent: &mut Agent, prompt: &str) -> (TurnOutcome, Vec<AgentEvent>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let outcome = agent
+        .run_turn(prompt, &EventSink::new(tx), &CancellationToken::new())
+        .await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (outcome, events)
+}
+
+/// Every tool call in a saved history has exactly one result, right after its call.
+pub fn assert_history_valid(path: &std::path::Path) -> Session {
+    let session = history::load(path).unwrap().session;
+    let raw: Session = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(session, raw, "the saved history needed no repair");
+    let mut open: Vec<String> = Vec::new();
+    for m in &session.messages {
+        match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.clone().unwrap();
+                assert!(open.contains(&id), "result without its call");
+                open.retain(|o| *o != id);
+            }
+            _ => {
+                assert!(open.is_empty(), "a call without its result: {open:?}");
+                open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+            }
+        }
+    }
+    assert!(open.is_empty());
+    session
+}
