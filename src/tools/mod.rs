@@ -1,12 +1,22 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
+pub mod fetch;
 pub mod file_edit;
 pub mod files;
+pub mod html_text;
+pub mod net_guard;
+pub mod plugins;
 pub mod observation;
+pub mod process;
 pub mod registry;
 pub mod sandbox;
 pub mod search;
+pub mod shell;
+pub mod shell_policy;
+pub mod subagent;
 pub mod time_calc;
+pub mod toolbox;
+pub mod web;
 
 pub use registry::{
     ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource,

@@ -1,0 +1,307 @@
+//! `fetch_web_page`: one public web page as title, readable text and links. Every hop's address is
+//! resolved and checked here, then connected to as checked, so DNS rebinding cannot slip through.
+
+use std::net::{IpAddr, SocketAddr};
+
+use serde_json::{Map, Value, json};
+use url::Url;
+
+use super::html_text::{self, PageText};
+use super::net_guard::non_public_reason;
+use super::registry::{Tool, ToolContext, ToolError, ToolFuture, arg_opt_u64, arg_str};
+use super::web::WebSettings;
+use crate::llm::ToolSchema;
+
+/// Characters of text returned when the model does not say.
+pub const DEFAULT_MAX_CHARS: u64 = 8_000;
+/// At most this many bytes of a body are read.
+pub const DEFAULT_MAX_BYTES: usize = 2 * 1024 * 1024;
+/// At most this many redirects are followed.
+pub const MAX_REDIRECTS: usize = 5;
+/// At most this many links are listed.
+pub const MAX_LINKS: usize = 20;
+
+/// The `fetch_web_page` tool.
+#[derive(Clone, Debug)]
+pub struct FetchTool {
+    settings: WebSettings,
+    max_bytes: usize,
+}
+
+impl FetchTool {
+    /// A fetch tool with these settings and the default size cap.
+    pub fn new(settings: WebSettings) -> Self {
+        Self {
+            settings,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+
+    /// The same tool with another size cap (bytes of body read).
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+}
+
+impl Tool for FetchTool {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "fetch_web_page".into(),
+            description: "Fetch a public web page (http or https) and return its title, readable \
+                text (scripts, navigation, headers and footers removed) and first links with \
+                absolute URLs. Plain text and JSON come back as text. Local and private network \
+                addresses are refused."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "url": {"type": "string", "description": "The http(s) URL."},
+                    "max_chars": {"type": "integer", "description": "At most this many characters of text (default 8000)."}
+                },
+                "required": ["url"]
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let raw = arg_str(&args, "url")?.trim();
+            let max_chars = arg_opt_u64(&args, "max_chars", 200_000)?
+                .unwrap_or(DEFAULT_MAX_CHARS)
+                .max(1) as usize;
+            let mut url = Url::parse(raw)
+                .map_err(|e| ToolError::InvalidArguments(format!("`{raw}` is not a URL ({e})")))?;
+            for hop in 0..=MAX_REDIRECTS {
+                check_scheme(&url)?;
+                let client = self.client_for(&url, hop > 0).await?;
+                let response = client.get(url.clone()).send().await.map_err(|e| {
+                    ToolError::failed(format!("fetching {url} failed: {}", plain(&e)))
+                })?;
+                if response.status().is_redirection() {
+                    let Some(location) = response
+                        .headers()
+                        .get(reqwest::header::LOCATION)
+                        .and_then(|v| v.to_str().ok())
+                    else {
+                        return Err(ToolError::failed(format!(
+                            "{url} answered HTTP {} without a Location to go to",
+                            response.status()
+                        )));
+                    };
+                    url = url.join(location).map_err(|e| {
+                        ToolError::failed(format!(
+                            "{url} redirects to a bad URL `{location}` ({e})"
+                        ))
+                    })?;
+                    continue;
+                }
+                return self.read(response, url, max_chars).await;
+            }
+            Err(ToolError::failed(format!(
+                "too many redirects (more than {MAX_REDIRECTS}); stopped at {url}"
+            )))
+        })
+    }
+}
+
+fn check_scheme(url: &Url) -> Result<(), ToolError> {
+    match url.scheme() {
+        "http" | "https" => Ok(()),
+        other => Err(ToolError::failed(format!(
+            "refused: `{other}:` URLs are not fetched; only http and https"
+        ))),
+    }
+}
+
+/// A transport error without the URL (already shown) and with its cause.
+fn plain(e: &reqwest::Error) -> String {
+    let mut text = if e.is_timeout() {
+        "it timed out".to_string()
+    } else if e.is_connect() {
+        "could not connect".to_string()
+    } else {
+        "the request failed".to_string()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
+}
+
+impl FetchTool {
+    /// A client that may only connect to `url`'s checked addresses.
+    async fn client_for(&self, url: &Url, redirected: bool) -> Result<reqwest::Client, ToolError> {
+        let builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            // A proxy would connect to the name itself, bypassing the address checks.
+            .no_proxy()
+            .timeout(self.settings.timeout)
+            .connect_timeout(self.settings.timeout)
+            .user_agent(concat!(
+                "MiniClaw/",
+                env!("CARGO_PKG_VERSION"),
+                " (fetch_web_page)"
+            ));
+        let port = url.port_or_known_default().unwrap_or(80);
+        let builder = match url.host() {
+            None => {
+                return Err(ToolError::failed(format!("`{url}` has no host")));
+            }
+            Some(url::Host::Ipv4(ip)) => {
+                self.check_ip(url, IpAddr::V4(ip), redirected)?;
+                builder
+            }
+            Some(url::Host::Ipv6(ip)) => {
+                self.check_ip(url, IpAddr::V6(ip), redirected)?;
+                builder
+            }
+            Some(url::Host::Domain(name)) => {
+                let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
+                    .await
+                    .map_err(|e| ToolError::failed(format!("could not resolve `{name}`: {e}")))?
+                    .collect();
+                if addrs.is_empty() {
+                    return Err(ToolError::failed(format!("`{name}` has no address")));
+                }
+                for addr in &addrs {
+                    self.check_ip(url, addr.ip(), redirected)?;
+                }
+                builder.resolve_to_addrs(name, &addrs)
+            }
+        };
+        builder
+            .build()
+            .map_err(|e| ToolError::failed(format!("could not build the HTTP client: {e}")))
+    }
+
+    fn check_ip(&self, url: &Url, ip: IpAddr, redirected: bool) -> Result<(), ToolError> {
+        if self.settings.allow_private_fetch || self.settings.private_exceptions.contains(&ip) {
+            return Ok(());
+        }
+        match non_public_reason(ip) {
+            None => Ok(()),
+            Some(why) => Err(ToolError::failed(format!(
+                "refused: {}`{url}` resolves to {ip}, {why}; fetch_web_page only reaches public \
+                 addresses (MINICLAW_ALLOW_PRIVATE_FETCH=1 allows private ones)",
+                if redirected { "the redirect to " } else { "" }
+            ))),
+        }
+    }
+
+    /// Reads at most the size cap of the body and turns it into text.
+    async fn read(
+        &self,
+        mut response: reqwest::Response,
+        url: Url,
+        max_chars: usize,
+    ) -> Result<Map<String, Value>, ToolError> {
+        let status = response.status();
+        if !status.is_success() {
+            return Err(ToolError::failed(format!("{url} answered HTTP {status}")));
+        }
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let mut body: Vec<u8> = Vec::new();
+        let mut size_capped = false;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| ToolError::failed(format!("reading {url} failed: {}", plain(&e))))?
+        {
+            let room = self.max_bytes - body.len();
+            if chunk.len() >= room {
+                body.extend_from_slice(&chunk[..room]);
+                size_capped = chunk.len() > room || response.chunk().await.ok().flatten().is_some();
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let kind = kind_of(&content_type, &body).ok_or_else(|| {
+            ToolError::failed(format!(
+                "{url} is `{content_type}`, which fetch_web_page cannot read (HTML, text and \
+                     JSON only)"
+            ))
+        })?;
+        let (decoded, charset) = html_text::decode(&body, &content_type, kind == Kind::Html);
+        let page = if kind == Kind::Html {
+            html_text::extract(&decoded, &url, MAX_LINKS)
+        } else {
+            PageText {
+                title: None,
+                text: decoded,
+                links: Vec::new(),
+            }
+        };
+        let total_chars = page.text.chars().count();
+        let (text, cut) = html_text::cut_chars(&page.text, max_chars);
+        let mut out = Map::new();
+        out.insert("url".into(), json!(url.as_str()));
+        out.insert("status".into(), json!(status.as_u16()));
+        out.insert("content_type".into(), json!(content_type));
+        out.insert("charset".into(), json!(charset));
+        if let Some(title) = page.title {
+            out.insert("title".into(), json!(title));
+        }
+        out.insert("text".into(), json!(text));
+        out.insert("total_chars".into(), json!(total_chars));
+        out.insert("truncated".into(), json!(cut || size_capped));
+        if size_capped {
+            out.insert(
+                "note".into(),
+                json!(format!("the body was cut at {} KB", self.max_bytes / 1024)),
+            );
+        }
+        if kind == Kind::Html {
+            let links: Vec<Value> = page
+                .links
+                .iter()
+                .map(|l| json!({"text": l.text, "url": l.url}))
+                .collect();
+            out.insert("links".into(), Value::Array(links));
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Text,
+}
+
+/// HTML, text-like, or unreadable (`None`), by content type or, without one, by the body.
+fn kind_of(content_type: &str, body: &[u8]) -> Option<Kind> {
+    let mime = content_type.split(';').next().unwrap_or("").trim();
+    if mime.contains("html") {
+        return Some(Kind::Html);
+    }
+    if mime.is_empty() {
+        let start = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
+        let start = start.trim_start();
+        return Some(
+            if start.starts_with("<!doctype html") || start.starts_with("<html") {
+                Kind::Html
+            } else {
+                Kind::Text
+            },
+        );
+    }
+    let textual = mime.starts_with("text/")
+        || mime.contains("json")
+        || mime.contains("xml")
+        || mime.contains("javascript")
+        || mime.contains("yaml")
+        || mime.contains("csv");
+    textual.then_some(Kind::Text)
+}

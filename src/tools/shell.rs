@@ -1,0 +1,181 @@
+//! `run_shell_command`: a few read-only commands, started without a shell, checked by
+//! [`shell_policy`](super::shell_policy), bounded in time and output, streamed line by line.
+
+use serde_json::{Map, Value, json};
+use tokio::process::Command;
+
+use super::process::{self, Limits, ProcessError};
+use super::registry::{
+    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
+};
+use super::shell_policy::{self, ALLOWED_COMMANDS};
+use crate::llm::ToolSchema;
+
+/// How the shell tool runs commands.
+#[derive(Clone, Debug, Default)]
+pub struct ShellSettings {
+    /// Timeout and output cap.
+    pub limits: Limits,
+    /// Where programs are looked up (`None`: the parent's PATH, minus workspace folders).
+    pub search_path: Option<String>,
+}
+
+/// The `run_shell_command` tool.
+#[derive(Clone, Debug, Default)]
+pub struct ShellTool {
+    settings: ShellSettings,
+}
+
+impl ShellTool {
+    /// A shell tool with these settings.
+    pub fn new(settings: ShellSettings) -> Self {
+        Self { settings }
+    }
+}
+
+/// Adds `run_shell_command`.
+pub fn register(registry: &mut ToolRegistry, settings: ShellSettings) {
+    registry.register(ShellTool::new(settings));
+}
+
+const DESCRIPTION: &str = "Run one read-only command in the workspace: pwd, ls, cat, head, tail, wc \
+or rg (ripgrep). It is started directly, never through a shell: give the program in `command` and \
+every argument as its own item of `args` (e.g. command \"rg\", args [\"-n\", \"TODO\", \"src\"]). \
+Paths must be relative and stay inside the workspace (no absolute paths, no `..`). Shell syntax \
+(| ; & > < ` $ newlines) is refused in every argument, rg patterns included: for alternatives \
+use several `-e PATTERN` flags. Only common reading flags are allowed (e.g. ls -la, head -n 20, \
+tail -n 20, wc -l, rg -n -i -w -F -g GLOB -t TYPE -C 2); following files (tail -f), rg --pre, \
+-z and --follow are refused. Times out after 10 s; output is capped at 64 KB per stream.";
+
+impl Tool for ShellTool {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "run_shell_command".into(),
+            description: DESCRIPTION.into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "enum": ALLOWED_COMMANDS,
+                        "description": "The program: pwd, ls, cat, head, tail, wc or rg."
+                    },
+                    "args": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "The arguments, one item each (flags, pattern, relative paths)."
+                    },
+                    "working_dir": {
+                        "type": "string",
+                        "description": "A folder relative to the workspace to run in (default: the workspace)."
+                    }
+                },
+                "required": ["command"]
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let command = arg_str(&args, "command")?.trim().to_string();
+            let argv = string_list(&args, "args")?;
+            let working_dir = arg_opt_str(&args, "working_dir")?.unwrap_or(".");
+            let root = ctx.sandbox.root();
+            let checked = shell_policy::check(root, &command, &argv, working_dir)
+                .map_err(|reason| ToolError::failed(format!("refused: {reason}")))?;
+
+            let path = self
+                .settings
+                .search_path
+                .clone()
+                .unwrap_or_else(|| process::safe_path(root));
+            let Some(program) = process::find_program(&checked.program, &path) else {
+                return Err(ToolError::failed(missing_program(&checked.program)));
+            };
+            let mut cmd = Command::new(program);
+            cmd.args(&checked.args)
+                .current_dir(&checked.working_dir)
+                .env_clear()
+                .env("PATH", &path)
+                .env("LANG", "C.UTF-8");
+            let on_line = |line: String| ctx.output(line);
+            let out = process::run_bounded(
+                cmd,
+                &checked.program,
+                None,
+                self.settings.limits,
+                &ctx.cancel,
+                &on_line,
+            )
+            .await
+            .map_err(|e| match e {
+                ProcessError::Timeout(s) => ToolError::Timeout(s),
+                ProcessError::Cancelled => ToolError::Cancelled,
+                other => ToolError::failed(other.to_string()),
+            })?;
+
+            let mut shown = vec![checked.program.clone()];
+            shown.extend(checked.args.iter().cloned());
+            let mut fields = Map::new();
+            fields.insert("command".into(), json!(shown.join(" ")));
+            fields.insert(
+                "working_dir".into(),
+                json!(display_dir(ctx, &checked.working_dir)),
+            );
+            fields.insert("exit_code".into(), json!(out.exit_code));
+            fields.insert("stdout".into(), json!(out.stdout));
+            fields.insert("stderr".into(), json!(out.stderr));
+            fields.insert("truncated".into(), json!(out.truncated));
+            if out.truncated {
+                fields.insert(
+                    "note".into(),
+                    json!(format!(
+                        "output was cut at {} KB per stream; narrow the command (head, rg -m, a path)",
+                        self.settings.limits.output_cap / 1024
+                    )),
+                );
+            }
+            Ok(fields)
+        })
+    }
+}
+
+fn display_dir(ctx: &ToolContext, dir: &std::path::Path) -> String {
+    let shown = ctx.sandbox.display_relative(dir);
+    if shown.is_empty() { ".".into() } else { shown }
+}
+
+fn missing_program(program: &str) -> String {
+    if program == "rg" {
+        "`rg` (ripgrep) is not installed on this machine; install the `ripgrep` package \
+         (e.g. `apt-get install ripgrep`, `brew install ripgrep`) or use search_files instead"
+            .into()
+    } else {
+        format!("`{program}` was not found on this machine; install the `coreutils` package")
+    }
+}
+
+/// Reads an optional array of strings (a single string counts as one item).
+fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![s.clone()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                other => Err(ToolError::InvalidArguments(format!(
+                    "every item of `{key}` must be a string, not {other}"
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(ToolError::InvalidArguments(format!(
+            "`{key}` must be an array of strings, not {other}"
+        ))),
+    }
+}

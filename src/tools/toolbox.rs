@@ -1,0 +1,72 @@
+//! The whole toolbox: built-in tools, the shell, web and sub-agent tools, and plugins.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::registry::{ToolRegistry, ToolSource};
+use super::shell::ShellSettings;
+use super::web::WebSettings;
+
+/// What the toolbox needs to know at start.
+#[derive(Clone, Debug)]
+pub struct ToolboxConfig {
+    /// Settings of search_web and fetch_web_page.
+    pub web: WebSettings,
+    /// Settings of run_shell_command.
+    pub shell: ShellSettings,
+    /// Folders searched for plugin files, in order.
+    pub plugin_dirs: Vec<PathBuf>,
+}
+
+impl ToolboxConfig {
+    /// The settings from the environment and the default plugin folders.
+    pub fn from_env() -> Self {
+        Self {
+            web: WebSettings::from_env(),
+            shell: ShellSettings::default(),
+            plugin_dirs: super::plugins::default_dirs(),
+        }
+    }
+}
+
+/// Every tool: the built-ins, run_shell_command, search_web, fetch_web_page,
+/// delegate_file_analysis, then plugins (which may not take a built-in name). Returns the registry
+/// and a warning for each plugin file or tool that was skipped.
+pub fn full_registry(config: &ToolboxConfig) -> (ToolRegistry, Vec<String>) {
+    let mut registry = super::builtin_registry();
+    super::shell::register(&mut registry, config.shell.clone());
+    super::web::register(&mut registry, &config.web);
+    registry.register(super::subagent::DelegateTool::new());
+    let taken: BTreeSet<String> = registry.iter().map(|t| t.schema().name).collect();
+    let (plugins, warnings) = super::plugins::load_dirs(&config.plugin_dirs, &taken);
+    for plugin in plugins {
+        registry.register(plugin);
+    }
+    (registry, warnings)
+}
+
+/// One line per tool for `/tools` and `--list-tools`: name, source (`built-in` or the plugin
+/// file) and the first line of its description.
+pub fn describe_tools(registry: &ToolRegistry) -> Vec<(String, String, String)> {
+    registry
+        .iter()
+        .map(|tool| {
+            let schema = tool.schema();
+            let source = match tool.source() {
+                ToolSource::BuiltIn => "built-in".to_string(),
+                ToolSource::Plugin(path) => format!("plugin {path}"),
+            };
+            let first = first_sentence(&schema.description);
+            (schema.name, source, first)
+        })
+        .collect()
+}
+
+/// The first line of a description, or its first sentence when it is one long line.
+fn first_sentence(description: &str) -> String {
+    let line = description.lines().next().unwrap_or("").trim();
+    match line.find(". ") {
+        Some(end) => line[..=end].to_string(),
+        None => line.to_string(),
+    }
+}

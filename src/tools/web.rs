@@ -1,0 +1,248 @@
+//! `search_web`: Google results through SerpAPI, and the settings both web tools read.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::registry::{
+    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
+};
+use crate::llm::ToolSchema;
+
+/// Settings of the web tools, read once at start.
+#[derive(Clone, Debug)]
+pub struct WebSettings {
+    /// `SERPAPI_KEY`; search is unavailable without it.
+    pub serpapi_key: Option<String>,
+    /// `SERPAPI_LOCATION`.
+    pub location: String,
+    /// `SERPAPI_HL` (interface language).
+    pub hl: String,
+    /// `SERPAPI_GL` (country).
+    pub gl: String,
+    /// `SERPAPI_GOOGLE_DOMAIN`.
+    pub google_domain: String,
+    /// `SERPAPI_BASE_URL` (a local server in tests).
+    pub base_url: String,
+    /// `MINICLAW_ALLOW_PRIVATE_FETCH=1`: fetch_web_page may reach private addresses.
+    pub allow_private_fetch: bool,
+    /// Addresses fetch_web_page may reach even though they are private (tests, trusted hosts).
+    pub private_exceptions: Vec<IpAddr>,
+    /// The timeout of one HTTP request.
+    pub timeout: Duration,
+}
+
+impl Default for WebSettings {
+    fn default() -> Self {
+        Self {
+            serpapi_key: None,
+            location: "Austin, Texas, United States".into(),
+            hl: "en".into(),
+            gl: "us".into(),
+            google_domain: "google.com".into(),
+            base_url: "https://serpapi.com".into(),
+            allow_private_fetch: false,
+            private_exceptions: Vec::new(),
+            timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+impl WebSettings {
+    /// Reads the `SERPAPI_*` and `MINICLAW_ALLOW_PRIVATE_FETCH` variables (defaults otherwise).
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the settings through `get` (the environment, or a map in tests).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Self {
+        let d = Self::default();
+        let text = |name: &str, default: String| {
+            get(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .unwrap_or(default)
+        };
+        Self {
+            serpapi_key: get("SERPAPI_KEY")
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty()),
+            location: text("SERPAPI_LOCATION", d.location),
+            hl: text("SERPAPI_HL", d.hl),
+            gl: text("SERPAPI_GL", d.gl),
+            google_domain: text("SERPAPI_GOOGLE_DOMAIN", d.google_domain),
+            base_url: text("SERPAPI_BASE_URL", d.base_url),
+            allow_private_fetch: get("MINICLAW_ALLOW_PRIVATE_FETCH")
+                .is_some_and(|v| matches!(v.trim(), "1" | "true" | "yes")),
+            private_exceptions: Vec::new(),
+            timeout: d.timeout,
+        }
+    }
+}
+
+/// The `search_web` tool.
+#[derive(Clone, Debug)]
+pub struct SearchWebTool {
+    settings: WebSettings,
+}
+
+impl SearchWebTool {
+    /// A search tool with these settings.
+    pub fn new(settings: WebSettings) -> Self {
+        Self { settings }
+    }
+}
+
+/// Adds `search_web` and `fetch_web_page`.
+pub fn register(registry: &mut ToolRegistry, settings: &WebSettings) {
+    registry.register(SearchWebTool::new(settings.clone()));
+    registry.register(super::fetch::FetchTool::new(settings.clone()));
+}
+
+impl Tool for SearchWebTool {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "search_web".into(),
+            description: "Search the web (Google, through SerpAPI). Returns the position, title, \
+                link and snippet of each result, and Google's answer box when there is one. Use \
+                fetch_web_page to read a result."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to search for."},
+                    "max_results": {"type": "integer", "description": "At most this many results (1-10, default 5)."},
+                    "site": {"type": "string", "description": "Only results from this site, e.g. docs.rs."}
+                },
+                "required": ["query"]
+            }),
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let query = arg_str(&args, "query")?.trim();
+            if query.is_empty() {
+                return Err(ToolError::InvalidArguments("`query` is empty".into()));
+            }
+            let max = arg_opt_u64(&args, "max_results", 10)?.unwrap_or(5).max(1) as usize;
+            let site = arg_opt_str(&args, "site")?
+                .map(str::trim)
+                .filter(|s| !s.is_empty());
+            let Some(key) = self.settings.serpapi_key.as_deref() else {
+                return Err(ToolError::failed(
+                    "web search is not configured: set SERPAPI_KEY (a key from serpapi.com) in \
+                     the environment or in .env, then restart MiniClaw",
+                ));
+            };
+            let q = match site {
+                Some(site) => format!("{query} site:{site}"),
+                None => query.to_string(),
+            };
+            let body = self
+                .request(&q, max, key)
+                .await
+                .map_err(|e| ToolError::failed(scrub(&e, key)))?;
+            Ok(results(&body, &q, max))
+        })
+    }
+}
+
+impl SearchWebTool {
+    /// Sends the search; the error text may contain the key and must be scrubbed by the caller.
+    async fn request(&self, q: &str, max: usize, key: &str) -> Result<Value, String> {
+        let s = &self.settings;
+        let base = s.base_url.trim_end_matches('/');
+        let mut url = url::Url::parse(&format!("{base}/search.json"))
+            .map_err(|e| format!("SERPAPI_BASE_URL `{base}` is not a valid URL ({e})"))?;
+        url.query_pairs_mut()
+            .append_pair("engine", "google")
+            .append_pair("q", q)
+            .append_pair("num", &max.to_string())
+            .append_pair("location", &s.location)
+            .append_pair("hl", &s.hl)
+            .append_pair("gl", &s.gl)
+            .append_pair("google_domain", &s.google_domain)
+            .append_pair("api_key", key);
+        let client = reqwest::Client::builder()
+            .timeout(s.timeout)
+            .build()
+            .map_err(|e| format!("could not build the HTTP client: {e}"))?;
+        let response = client
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| format!("the search request failed: {}", e.without_url()))?;
+        let status = response.status();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| format!("reading the search response failed: {}", e.without_url()))?;
+        let body: Option<Value> = serde_json::from_str(&text).ok();
+        // SerpAPI explains failures as `{"error": "..."}`, with or without an error status.
+        if let Some(err) = body
+            .as_ref()
+            .and_then(|b| b.get("error"))
+            .and_then(Value::as_str)
+        {
+            return Err(format!("SerpAPI error (HTTP {}): {err}", status.as_u16()));
+        }
+        if !status.is_success() {
+            let snippet: String = text.chars().take(300).collect();
+            return Err(format!("SerpAPI answered HTTP {status}: {snippet}"));
+        }
+        body.ok_or_else(|| "SerpAPI answered something that is not JSON".to_string())
+    }
+}
+
+/// Picks the organic results and the answer box out of SerpAPI's response.
+fn results(body: &Value, q: &str, max: usize) -> Map<String, Value> {
+    let organic: Vec<Value> = body
+        .get("organic_results")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .take(max)
+                .enumerate()
+                .map(|(i, r)| {
+                    json!({
+                        "position": r.get("position").cloned().unwrap_or(json!(i + 1)),
+                        "title": r.get("title").and_then(Value::as_str).unwrap_or(""),
+                        "link": r.get("link").and_then(Value::as_str).unwrap_or(""),
+                        "snippet": r.get("snippet").and_then(Value::as_str).unwrap_or(""),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Map::new();
+    out.insert("query".into(), json!(q));
+    out.insert("results".into(), Value::Array(organic));
+    if let Some(answer) = body.get("answer_box").filter(|a| a.is_object()) {
+        let pick = |k: &str| answer.get(k).cloned().unwrap_or(Value::Null);
+        let mut boxed = Map::new();
+        for k in ["type", "title", "answer", "snippet", "link"] {
+            if !pick(k).is_null() {
+                boxed.insert(k.into(), pick(k));
+            }
+        }
+        out.insert("answer_box".into(), Value::Object(boxed));
+    }
+    out
+}
+
+/// Removes the key (plain and URL-encoded) from text that may quote it.
+pub fn scrub(text: &str, key: &str) -> String {
+    if key.is_empty() {
+        return text.to_string();
+    }
+    let encoded: String = url::form_urlencoded::byte_serialize(key.as_bytes()).collect();
+    text.replace(key, "[redacted]")
+        .replace(&encoded, "[redacted]")
+}

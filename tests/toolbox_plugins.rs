@@ -1,0 +1,248 @@
+//! Plugin tools end to end: the shipped echo_text, broken files skipped with a warning, hangs
+//! timed out, plugin failures reported; and the full registry's listing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use miniclaw::tools::plugins::{self, load_dirs};
+use miniclaw::tools::shell::ShellSettings;
+use miniclaw::tools::toolbox::{ToolboxConfig, describe_tools, full_registry};
+use miniclaw::tools::web::WebSettings;
+use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry, ToolSource};
+use serde_json::{Value, json};
+
+fn shipped_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tools_plugins")
+}
+
+fn config(dirs: Vec<PathBuf>) -> ToolboxConfig {
+    ToolboxConfig {
+        web: WebSettings::default(),
+        shell: ShellSettings::default(),
+        plugin_dirs: dirs,
+    }
+}
+
+async fn call(registry: &ToolRegistry, workspace: &Path, name: &str, args: Value) -> Value {
+    let ctx = ToolContext::standalone(Arc::new(Sandbox::new(workspace).unwrap()));
+    registry.execute(name, &args.to_string(), &ctx).await
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+#[tokio::test]
+async fn echo_text_runs_through_the_full_registry() {
+    let (registry, warnings) = full_registry(&config(vec![shipped_dir()]));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let tool = registry.get("echo_text").expect("echo_text is loaded");
+    assert!(matches!(tool.source(), ToolSource::Plugin(p) if p.ends_with("echo_text.toml")));
+    assert!(
+        !registry.is_read_only("echo_text"),
+        "plugins run one at a time"
+    );
+    assert_eq!(tool.schema().parameters["required"], json!(["text"]));
+
+    let ws = tempfile::tempdir().unwrap();
+    let obs = call(
+        &registry,
+        ws.path(),
+        "echo_text",
+        json!({"text": "héllo 你好 \"q\""}),
+    )
+    .await;
+    assert_eq!(
+        obs,
+        json!({"ok": true, "tool": "echo_text", "text": "héllo 你好 \"q\""})
+    );
+
+    let missing = call(&registry, ws.path(), "echo_text", json!({})).await;
+    assert_eq!(missing["ok"], false);
+    assert!(missing["error"].as_str().unwrap().contains("text"));
+}
+
+#[test]
+fn broken_and_shadowing_plugins_are_reported_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "a_broken.toml", "[[tool]\nname = ");
+    write(
+        d,
+        "b_shadow.toml",
+        "[[tool]]\nname = \"run_shell_command\"\ndescription = \"x\"\ncommand = [\"true\"]\n",
+    );
+    write(
+        d,
+        "c_badname.toml",
+        "[[tool]]\nname = \"bad name!\"\ndescription = \"x\"\ncommand = [\"true\"]\n",
+    );
+    write(
+        d,
+        "d_badparams.toml",
+        "[[tool]]\nname = \"p\"\ndescription = \"x\"\ncommand = [\"true\"]\nparameters = \"{not json\"\n",
+    );
+    write(
+        d,
+        "e_nocommand.toml",
+        "[[tool]]\nname = \"n\"\ndescription = \"x\"\ncommand = []\n",
+    );
+    write(
+        d,
+        "f_unknown_key.toml",
+        "[[tool]]\nname = \"u\"\ndescription = \"x\"\ncommand = [\"true\"]\nshell = true\n",
+    );
+    write(d, "g_empty.toml", "# nothing\n");
+    write(
+        d,
+        "h_good.toml",
+        "[[tool]]\nname = \"good\"\ndescription = \"fine\"\ncommand = [\"true\"]\nparameters = '{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}'\n",
+    );
+    write(
+        d,
+        "i_dup.toml",
+        "[[tool]]\nname = \"good\"\ndescription = \"again\"\ncommand = [\"true\"]\n",
+    );
+    write(d, "not_toml.txt", "ignored");
+
+    let (registry, warnings) = full_registry(&config(vec![d.to_path_buf(), d.join("missing")]));
+    let joined = warnings.join("\n");
+    for file in [
+        "a_broken",
+        "b_shadow",
+        "c_badname",
+        "d_badparams",
+        "e_nocommand",
+        "f_unknown_key",
+        "g_empty",
+        "i_dup",
+    ] {
+        assert!(joined.contains(file), "{file} should be reported: {joined}");
+    }
+    assert_eq!(warnings.len(), 8, "{joined}");
+    assert!(joined.contains("already taken"));
+    assert!(registry.get("good").is_some());
+    assert_eq!(
+        registry.get("good").unwrap().schema().parameters["properties"]["a"]["type"],
+        "string"
+    );
+    assert!(matches!(
+        registry.get("run_shell_command").unwrap().source(),
+        ToolSource::BuiltIn
+    ));
+}
+
+#[tokio::test]
+async fn a_hanging_plugin_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "hang.toml",
+        "[[tool]]\nname = \"hang\"\ndescription = \"sleeps\"\ncommand = [\"python3\", \"-c\", \"import time; time.sleep(60)\"]\ntimeout_secs = 1\n",
+    );
+    let (tools, warnings) = load_dirs(&[dir.path().to_path_buf()], &Default::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    let started = Instant::now();
+    let obs = call(&registry, dir.path(), "hang", json!({})).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(obs["ok"], false);
+    assert!(
+        obs["error"]
+            .as_str()
+            .unwrap()
+            .contains("timed out after 1 s"),
+        "{obs}"
+    );
+}
+
+#[tokio::test]
+async fn plugin_failures_and_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin_dir = dir.path().join("plugins");
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&plugin_dir).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    // A script next to the plugin file, named relatively: it prints where it runs.
+    write(
+        &plugin_dir,
+        "where.py",
+        "import json, os, sys\njson.load(sys.stdin)\nprint(json.dumps({'cwd': os.getcwd(), 'home': os.environ.get('HOME'), 'ws': os.environ.get('MINICLAW_WORKSPACE')}))\n",
+    );
+    let py = |code: &str| format!("command = [\"python3\", \"-c\", {}]\n", toml_str(code));
+    let text = [
+        "[[tool]]\nname = \"where\"\ndescription = \"d\"\ncommand = [\"python3\", \"where.py\"]\n".to_string(),
+        format!("[[tool]]\nname = \"says_no\"\ndescription = \"d\"\n{}", py("print('{\"ok\": false, \"error\": \"nope\"}')")),
+        format!("[[tool]]\nname = \"not_json\"\ndescription = \"d\"\n{}", py("print('hello')")),
+        format!("[[tool]]\nname = \"crashes\"\ndescription = \"d\"\n{}", py("import sys; sys.stderr.write('boom'); sys.exit(3)")),
+        format!("[[tool]]\nname = \"scalar\"\ndescription = \"d\"\n{}", py("print(42)")),
+        "[[tool]]\nname = \"no_program\"\ndescription = \"d\"\ncommand = [\"no-such-program-xyz\"]\n".to_string(),
+    ]
+    .join("\n");
+    write(&plugin_dir, "many.toml", &text);
+    let (tools, warnings) = load_dirs(std::slice::from_ref(&plugin_dir), &Default::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+
+    let where_ = call(&registry, &ws, "where", json!({})).await;
+    assert_eq!(where_["ok"], true, "{where_}");
+    let real_ws = ws.canonicalize().unwrap();
+    assert_eq!(where_["cwd"], real_ws.to_str().unwrap());
+    assert_eq!(where_["ws"], real_ws.to_str().unwrap());
+    assert_eq!(where_["home"], Value::Null, "the environment is minimal");
+
+    let no = call(&registry, &ws, "says_no", json!({})).await;
+    assert_eq!(no["error"], "nope");
+    let nj = call(&registry, &ws, "not_json", json!({})).await;
+    assert!(
+        nj["error"].as_str().unwrap().contains("not JSON: hello"),
+        "{nj}"
+    );
+    let crash = call(&registry, &ws, "crashes", json!({})).await;
+    let e = crash["error"].as_str().unwrap();
+    assert!(e.contains("code 3") && e.contains("boom"), "{e}");
+    let scalar = call(&registry, &ws, "scalar", json!({})).await;
+    assert_eq!(scalar["result"], 42);
+    let np = call(&registry, &ws, "no_program", json!({})).await;
+    assert!(np["error"].as_str().unwrap().contains("not found"), "{np}");
+}
+
+/// A TOML basic string (JSON's escapes are valid TOML).
+fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+#[test]
+fn describe_tools_lists_names_sources_and_first_lines() {
+    let (registry, _) = full_registry(&config(vec![shipped_dir()]));
+    let rows = describe_tools(&registry);
+    let find = |n: &str| rows.iter().find(|(name, _, _)| name == n).cloned();
+    for name in [
+        "run_shell_command",
+        "search_web",
+        "fetch_web_page",
+        "delegate_file_analysis",
+        "read_text_file",
+    ] {
+        let (_, source, line) = find(name).unwrap_or_else(|| panic!("{name} missing: {rows:?}"));
+        assert_eq!(source, "built-in");
+        assert!(!line.is_empty() && !line.contains('\n'));
+    }
+    let (_, source, line) = find("echo_text").unwrap();
+    assert!(
+        source.starts_with("plugin ") && source.ends_with("echo_text.toml"),
+        "{source}"
+    );
+    assert!(
+        line.starts_with("Return the given text unchanged"),
+        "{line}"
+    );
+    assert!(plugins::default_dirs()[0].ends_with("tools_plugins"));
+}
