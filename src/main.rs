@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use miniclaw::agent::TurnOutcome;
 use miniclaw::config::{self, Config};
+use miniclaw::tools::toolbox::describe_tools;
 use miniclaw::tui::{self, Theme, TuiOptions};
 use miniclaw::{headless, startup};
 
@@ -33,7 +34,7 @@ async fn run(config: Config) -> ExitCode {
         for w in warnings {
             eprintln!("warning: {w}");
         }
-        for (name, source, line) in startup::tool_rows(&tools) {
+        for (name, source, line) in describe_tools(&tools) {
             println!("{name:<26} {source:<12} {line}");
         }
         return ExitCode::SUCCESS;
@@ -93,7 +94,7 @@ async fn run_tui(config: Config) -> ExitCode {
         mouse: !config.cli.no_mouse,
         theme,
         notices,
-        tools: startup::tool_rows(started.agent.registry()),
+        tools: describe_tools(started.agent.registry()),
     };
     let result = tui::run(started.agent, options).await;
     drop(started.lock);

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use crate::agent::{Agent, AgentSettings, history};
 use crate::config::Config;
 use crate::llm::LlmClient;
-use crate::tools::{Sandbox, ToolRegistry, builtin_registry};
+use crate::tools::toolbox::{ToolboxConfig, full_registry};
+use crate::tools::{Sandbox, ToolRegistry};
 
 /// Why the program could not start; each says what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -39,25 +40,9 @@ pub struct Started {
     pub lock: history::HistoryLock,
 }
 
-/// The tools and any warnings from loading them.
+/// Every tool (built-ins, the toolbox, plugins) and any warnings from loading them.
 pub fn registry(_config: &Config) -> (ToolRegistry, Vec<String>) {
-    (builtin_registry(), Vec::new())
-}
-
-/// Every tool as (name, source, first line of its description), for `/tools` and `--list-tools`.
-pub fn tool_rows(registry: &ToolRegistry) -> Vec<(String, String, String)> {
-    registry
-        .iter()
-        .map(|tool| {
-            let schema = tool.schema();
-            let source = match tool.source() {
-                crate::tools::ToolSource::BuiltIn => "built-in".to_string(),
-                crate::tools::ToolSource::Plugin(path) => format!("plugin {path}"),
-            };
-            let line = schema.description.lines().next().unwrap_or_default().to_string();
-            (schema.name, source, line)
-        })
-        .collect()
+    full_registry(&ToolboxConfig::from_env())
 }
 
 /// Builds the agent for `config`.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 /// An observation longer than this (in bytes of JSON) has its longest texts shortened.
-pub const OBSERVATION_CAP: usize = 64 * 1024;
+pub const OBSERVATION_CAP: usize = 256 * 1024;
 
 /// Shortens the longest strings of `value` (keeping head and tail, noting the cut) until its JSON
 /// text is at most `cap` bytes, and marks it `"observation_truncated": true`.

@@ -104,6 +104,10 @@ pub trait Tool: Send + Sync {
     fn source(&self) -> ToolSource {
         ToolSource::BuiltIn
     }
+    /// How long a call may run before the registry stops it (`None`: the registry's default).
+    fn call_timeout(&self) -> Option<Duration> {
+        None
+    }
     /// Runs it with validated arguments (an object holding every required field).
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
@@ -226,9 +230,10 @@ impl ToolRegistry {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
+        let limit = tool.call_timeout().unwrap_or(self.call_timeout);
         tokio::select! {
-            r = tokio::time::timeout(self.call_timeout, tool.call(args, ctx)) => {
-                r.unwrap_or(Err(ToolError::Timeout(self.call_timeout.as_secs().max(1))))
+            r = tokio::time::timeout(limit, tool.call(args, ctx)) => {
+                r.unwrap_or(Err(ToolError::Timeout(limit.as_secs().max(1))))
             }
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }

@@ -44,6 +44,11 @@ impl DelegateTool {
 }
 
 impl Tool for DelegateTool {
+    /// A sub-agent makes several model calls: longer than the registry's default per call.
+    fn call_timeout(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(600))
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: "delegate_file_analysis".into(),
