@@ -35,7 +35,7 @@ async fn run(config: Config) -> ExitCode {
             eprintln!("warning: {w}");
         }
         for (name, source, line) in describe_tools(&tools) {
-            println!("{name:<26} {source:<12} {line}");
+            println!("{name:<24} {line}  [{source}]");
         }
         return ExitCode::SUCCESS;
     }

@@ -65,8 +65,15 @@ pub fn describe_tools(registry: &ToolRegistry) -> Vec<(String, String, String)> 
 /// The first line of a description, or its first sentence when it is one long line.
 fn first_sentence(description: &str) -> String {
     let line = description.lines().next().unwrap_or("").trim();
-    match line.find(". ") {
-        Some(end) => line[..=end].to_string(),
-        None => line.to_string(),
+    // A sentence ends at ". " — but not after an abbreviation such as "e.g." or "i.e.".
+    let mut from = 0;
+    while let Some(pos) = line[from..].find(". ") {
+        let end = from + pos;
+        let word = line[..end].rsplit(' ').next().unwrap_or("");
+        if !matches!(word, "e.g" | "i.e" | "etc" | "vs") {
+            return line[..=end].to_string();
+        }
+        from = end + 2;
     }
+    line.to_string()
 }
