@@ -410,3 +410,40 @@ async fn a_long_conversation_is_trimmed_to_the_budget_but_the_history_keeps_ever
         6
     );
 }
+
+#[tokio::test]
+async fn without_a_key_the_turn_says_what_to_set_and_sends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = Agent::new(
+        LlmClient::new("http://127.0.0.1:9", None).unwrap(),
+        Arc::new(ToolRegistry::new()),
+        Arc::new(Sandbox::new(dir.path()).unwrap()),
+        Session::new(),
+        AgentSettings {
+            preset: Preset::Flash,
+            max_steps: 6,
+            history_path: Some(dir.path().join("history.json")),
+        },
+    );
+    let (outcome, events) = run(&mut agent, "hello").await;
+    assert_eq!(outcome, TurnOutcome::Failed);
+    let errors: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::Error { .. }))
+        .collect();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        matches!(errors[0], AgentEvent::Error { message } if message.contains("DEEPSEEK_API_KEY") && message.contains(".env"))
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::StepStarted { .. }))
+    );
+    assert_eq!(
+        agent.session().messages.len(),
+        1,
+        "the history is left as it was"
+    );
+    assert!(!dir.path().join("history.json").exists());
+}

@@ -119,8 +119,16 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        self.session.push(Message::user(prompt));
         let mut turn = TurnTally::default();
+        if !self.client.has_key() {
+            // Nothing can be sent: say what to set, and leave the history as it was.
+            events.send(AgentEvent::Error {
+                message: error_advice(&LlmError::MissingKey),
+            });
+            self.finish(events, &turn, TurnOutcome::Failed);
+            return TurnOutcome::Failed;
+        }
+        self.session.push(Message::user(prompt));
         let max = self.settings.max_steps.max(1);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
         tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
@@ -463,9 +471,7 @@ fn same_arguments(a: &str, b: &str) -> bool {
 /// The error as a sentence that says what to do next.
 pub fn error_advice(e: &LlmError) -> String {
     let next = match e {
-        LlmError::MissingKey => {
-            "Set DEEPSEEK_API_KEY in the environment or in a .env file (in this folder or the MiniClaw config folder), then restart."
-        }
+        LlmError::MissingKey => return crate::config::missing_key_message(),
         LlmError::Http { status: 401, .. } => {
             "Check DEEPSEEK_API_KEY (environment or .env), then restart."
         }
