@@ -54,6 +54,7 @@ fn key_table() {
         focus: Focus::Conversation,
         ..ctx()
     };
+
     let help = KeyContext {
         overlay: Overlay::Help,
         ..ctx()
@@ -96,10 +97,14 @@ fn key_table() {
         (ctx(), k(KeyCode::Tab, NONE), Action::FocusNext),
         (ctx(), k(KeyCode::BackTab, SHIFT), Action::FocusPrev),
         (
-            ctx(),
+            typed,
             k(KeyCode::Home, NONE),
             Action::Edit(k(KeyCode::Home, NONE)),
         ),
+        (ctx(), k(KeyCode::Home, NONE), Action::ScrollTop),
+        (ctx(), k(KeyCode::End, NONE), Action::ScrollBottom),
+        (typed, k(KeyCode::End, CTRL), Action::ScrollBottom),
+        (typed, k(KeyCode::Home, CTRL), Action::ScrollTop),
         (conv, k(KeyCode::Home, NONE), Action::ScrollTop),
         (conv, k(KeyCode::End, NONE), Action::ScrollBottom),
         (conv, k(KeyCode::Esc, NONE), Action::FocusInput),

@@ -150,6 +150,8 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         KeyCode::PageDown => return Action::ScrollPage(1),
         KeyCode::Up if shift => return Action::ScrollLine(-1),
         KeyCode::Down if shift => return Action::ScrollLine(1),
+        KeyCode::Home if ctrl => return Action::ScrollTop,
+        KeyCode::End if ctrl => return Action::ScrollBottom,
         _ => {}
     }
     match ctx.focus {
@@ -159,6 +161,10 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             KeyCode::Char('j') if ctrl => Action::Newline,
             KeyCode::Up if ctx.on_first_line => Action::HistoryPrev,
             KeyCode::Down if ctx.on_last_line => Action::HistoryNext,
+            // With nothing to move the cursor through, Home / End scroll the conversation, so
+            // the "more below (End)" marker works from the input too.
+            KeyCode::Home if ctx.input_empty => Action::ScrollTop,
+            KeyCode::End if ctx.input_empty => Action::ScrollBottom,
             _ => Action::Edit(key),
         },
         Focus::Timeline => match key.code {

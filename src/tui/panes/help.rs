@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 24] = [
+pub const KEYS: [(&str, &str); 25] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -20,6 +20,7 @@ pub const KEYS: [(&str, &str); 24] = [
     ("PageUp / PageDown", "scroll the focused pane a page"),
     ("Shift+Up / Shift+Down", "scroll by a line"),
     ("Home / End", "top / bottom (End follows again)"),
+    ("Ctrl+Home / Ctrl+End", "top / bottom from anywhere"),
     ("Mouse wheel", "scroll the pane under the pointer"),
     ("Tab / Shift+Tab", "move focus between panes"),
     ("Up / Down (timeline)", "select a step"),
