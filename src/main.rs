@@ -15,6 +15,7 @@ fn main() -> ExitCode {
     if let Some(path) = miniclaw::logging::init() {
         tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
     }
+    install_panic_report();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -26,6 +27,21 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(run(config))
+}
+
+/// On a panic in any thread or task: log it, print where the log is, and exit non-zero. The UI's
+/// own hook (installed later, chained before this one) restores the terminal first.
+fn install_panic_report() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!(panic = %info, "panic");
+        previous(info);
+        match miniclaw::logging::log_path() {
+            Some(log) => eprintln!("miniclaw-tui crashed; the log is at {}", log.display()),
+            None => eprintln!("miniclaw-tui crashed"),
+        }
+        std::process::exit(101);
+    }));
 }
 
 async fn run(config: Config) -> ExitCode {

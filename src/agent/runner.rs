@@ -59,6 +59,11 @@ async fn run(
     while let Some(command) = commands.recv().await {
         match command {
             AgentCommand::Prompt(prompt) => {
+                // A test hook: proves that a panic in the agent task restores the terminal and
+                // exits non-zero (tests/tui_panic.rs). Never set in normal use.
+                if std::env::var_os("MINICLAW_TEST_PANIC_IN_AGENT").is_some() {
+                    panic!("test panic in the agent task (MINICLAW_TEST_PANIC_IN_AGENT)");
+                }
                 let token = CancellationToken::new();
                 if let Ok(mut slot) = cancel.lock() {
                     *slot = token.clone();
