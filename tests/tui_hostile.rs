@@ -1,0 +1,103 @@
+//! Hostile text never reaches the terminal raw: escape sequences and control characters from the
+//! model, files or tools are dropped before drawing, and a megabyte paste is taken whole.
+
+mod tui_common;
+
+use std::time::Instant;
+
+use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
+use miniclaw::tui::keymap::Action;
+use miniclaw::tui::{layout, update, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use serde_json::json;
+use tui_common::*;
+
+const NASTY: &str = "A\x1b]52;c;aGk=\x07B\x1b[2J\x1b[31mC\u{9b}31mD\x08E\rF\x00G\u{7f}H";
+
+/// Every cell of the drawn screen, checked for control characters.
+fn assert_no_control_cells(state: &mut miniclaw::tui::state::State, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    layout::prepare(state, Rect::new(0, 0, w, h));
+    term.draw(|f| view::draw(f, state, Instant::now())).unwrap();
+    let buffer = term.backend().buffer().clone();
+    for cell in buffer.content() {
+        assert!(
+            !cell.symbol().chars().any(char::is_control),
+            "a control character reached the screen: {:?}",
+            cell.symbol()
+        );
+    }
+    term.backend().to_string()
+}
+
+#[test]
+fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, &format!("prompt {NASTY}"));
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::State(AgentState::Thinking),
+            AgentEvent::StepStarted { step: 1, max: 10 },
+            AgentEvent::ReasoningDelta(format!("think {NASTY}\n")),
+            AgentEvent::ContentDelta(format!("thought {NASTY}\n")),
+            AgentEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: format!("read_text_file{NASTY}"),
+                arguments: json!({"relative_path": NASTY}).to_string(),
+            },
+            AgentEvent::ToolOutputDelta {
+                id: "c1".into(),
+                text: format!("{NASTY}\n"),
+            },
+            AgentEvent::ToolFinished {
+                id: "c1".into(),
+                name: "read_text_file".into(),
+                result: json!({"ok": true, "tool": "read_text_file", "content": NASTY}),
+                duration: std::time::Duration::from_millis(3),
+            },
+            AgentEvent::StepStarted { step: 2, max: 10 },
+            AgentEvent::ContentDelta(format!(
+                "# Answer {NASTY}\n\n| a | b |\n|---|---|\n| {NASTY} | x |\n\n```\n{NASTY}\n```\n"
+            )),
+            AgentEvent::Error {
+                message: format!("error {NASTY}"),
+            },
+            AgentEvent::TurnFinished {
+                answer: format!("# Answer {NASTY}"),
+                outcome: TurnOutcome::Answered,
+                usage: None,
+                last_usage: None,
+            },
+        ],
+    );
+    update::apply(&mut s, Action::ToggleAllSteps, t0);
+    let screen = assert_no_control_cells(&mut s, 120, 50);
+    assert!(
+        screen.contains("Answer"),
+        "the text around the sequences still shows:\n{screen}"
+    );
+    assert_no_control_cells(&mut s, 60, 40);
+}
+
+#[test]
+fn a_megabyte_paste_is_inserted_whole_without_sending() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let line = "0123456789abcdef你好🦀\n";
+    let big: String = line.repeat(1_000_000 / line.len() + 1);
+    let effects = update::apply(&mut s, Action::Paste(big.clone()), t0);
+    assert!(effects.is_empty(), "a paste never sends");
+    let got = s.input_text();
+    assert_eq!(
+        got.len(),
+        big.len(),
+        "every byte of the paste is in the input"
+    );
+    assert_eq!(got, big);
+    assert_no_control_cells(&mut s, 100, 30);
+}
