@@ -46,7 +46,10 @@ fn headless_turn_writes_reads_and_answers() {
     let (server, _rt) = MockServer::start_blocking(script);
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
+    let data = dir.path().join("data");
     let out = bin()
+        .env("XDG_DATA_HOME", &data)
+        .env("MINICLAW_LOG", "trace")
         .args([
             "--workspace",
             ws.to_str().unwrap(),
@@ -118,6 +121,92 @@ fn headless_turn_writes_reads_and_answers() {
     for m in messages {
         assert!(m["id"].is_string() && m["timestamp"].is_string());
     }
+
+    let log = std::fs::read_to_string(data.join("miniclaw").join("miniclaw.log")).unwrap();
+    assert!(
+        log.contains("tool call finished"),
+        "the log records the turn:\n{log}"
+    );
+    assert!(
+        !log.contains("sk-e2e-secret"),
+        "the key never reaches the log"
+    );
+}
+
+#[test]
+fn help_names_the_log_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .env("XDG_DATA_HOME", dir.path())
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = dir.path().join("miniclaw").join("miniclaw.log");
+    assert!(
+        text.contains(&format!("Log file: {}", expected.display())),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_second_instance_on_the_same_workspace_is_told_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let _held =
+        miniclaw::agent::history::HistoryLock::acquire(&dir.path().join("history.json")).unwrap();
+    let out = bin()
+        .args(["--workspace", dir.path().to_str().unwrap(), "-p", "hi"])
+        .env("DEEPSEEK_API_KEY", "sk-x")
+        .env("DEEPSEEK_BASE_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("already using this workspace"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("pid {}", std::process::id())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn list_tools_shows_every_tool_with_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("--list-tools")
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "list_files",
+        "read_text_file",
+        "list_directory_tree",
+        "search_files",
+        "write_text_file",
+        "append_text_file",
+        "replace_text_in_file",
+        "get_current_time",
+        "calculate_expression",
+        "run_shell_command",
+        "search_web",
+        "fetch_web_page",
+        "delegate_file_analysis",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(name) && l.ends_with("[built-in]")),
+            "{name} in\n{text}"
+        );
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("echo_text")
+                && l.contains("[plugin tools_plugins/echo_text.toml]")),
+        "{text}"
+    );
 }
 
 #[test]
