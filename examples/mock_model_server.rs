@@ -1,0 +1,106 @@
+//! A scripted model server for trying MiniClaw by hand, screenshots and benchmarks — the same
+//! server the tests use. It prints its URL, then serves until killed.
+//!
+//! ```sh
+//! cargo run --example mock_model_server -- demo            # tool calls, then a markdown answer
+//! cargo run --example mock_model_server -- long 20000 2000 # a 20,000-token answer at 2,000 tokens/s
+//! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
+//! ```
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use serde_json::json;
+use support::{MockServer, Reply, SseBuilder};
+
+const ANSWER: &str = "Here is what I found in the workspace:\n\n\
+| file | lines | note |\n|---|---|---|\n| hello.txt | 3 | a greeting |\n| notes.md | 12 | 你好，MiniClaw 🦀 |\n\n\
+## Next steps\n\n1. Read `notes.md` in full.\n2. Summarise it.\n\n\
+```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\nThe sum is $2^8 + 1 = 257$.";
+
+fn demo_turn() -> Vec<Reply> {
+    vec![
+        SseBuilder::new()
+            .role()
+            .reasoning(&[
+                "The user wants ",
+                "a look at the workspace. ",
+                "I will list the files first.",
+            ])
+            .content(&["Let me look at the workspace."])
+            .tool_call(
+                0,
+                "call_list",
+                "list_files",
+                &json!({"relative_dir": "."}),
+                6,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::new()
+            .role()
+            .reasoning(&["Now write a note ", "so the file exists."])
+            .tool_call(
+                0,
+                "call_write",
+                "write_text_file",
+                &json!({"relative_path": "notes.md", "content": "# Notes\n你好，MiniClaw 🦀\n"}),
+                8,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::new()
+            .role()
+            .reasoning(&["Everything is in place; ", "answer with a table."])
+            .pause(200)
+            .content_in_pieces(ANSWER, 12)
+            .finish("stop")
+            .done()
+            .build(),
+    ]
+}
+
+/// A markdown answer of about `tokens` tokens (4 characters each) arriving at `rate` tokens/s.
+fn long_answer(tokens: usize, rate: usize) -> Reply {
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < tokens * 4 {
+        n += 1;
+        text.push_str(&format!(
+            "## Section {n}\n\nSome **bold** text, some `code`, and a list:\n\n- item one of section {n}\n- item two with more words in it\n\n"
+        ));
+    }
+    // Pieces of 4 tokens (16 characters) every 4/rate seconds.
+    let per_piece_ms = (4_000 / rate.max(1)) as u64;
+    let chars: Vec<char> = text.chars().collect();
+    let mut b = SseBuilder::new().role();
+    for chunk in chars.chunks(16) {
+        let piece: String = chunk.iter().collect();
+        b = b.content(&[piece.as_str()]).pause(per_piece_ms);
+    }
+    b.finish("stop").done().build()
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scenario = args.first().map(String::as_str).unwrap_or("demo");
+    let mut script = Vec::new();
+    for _ in 0..50 {
+        match scenario {
+            "long" => {
+                let tokens = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
+                let rate = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2_000);
+                script.push(long_answer(tokens, rate));
+            }
+            "answer" => script.push(SseBuilder::answer(ANSWER)),
+            _ => script.extend(demo_turn()),
+        }
+    }
+    let server = MockServer::start(script).await;
+    println!("{}", server.url());
+    let _ = tokio::signal::ctrl_c().await;
+    drop(server);
+}
