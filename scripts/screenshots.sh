@@ -88,12 +88,12 @@ launch() {
     local name=$1 cols=$2 rows=$3 url=$4
     shift 4
     local dir=$TMP/$name
-    mkdir -p "$dir/home" "$dir/ws"
+    mkdir -p "$dir/home"
     local cmd
     cmd=$(printf '%q ' env -i PATH="$PATH" TERM=xterm-256color COLORTERM=truecolor LANG=C.UTF-8 \
         HOME="$dir/home" XDG_CONFIG_HOME="$dir/home/.config" XDG_DATA_HOME="$dir/home/.local/share" \
         XDG_STATE_HOME="$dir/home/.local/state" DEEPSEEK_API_KEY=sk-screenshots DEEPSEEK_BASE_URL="$url" \
-        "$BIN" --workspace "$dir/ws" --no-mouse "$@")
+        "$BIN" --workspace workspace --no-mouse "$@")
     # The shell waits after the program so a crash stays on screen to read.
     tmux -L "$SOCKET" new-session -d -s "$name" -x "$cols" -y "$rows" -c "$dir" "$cmd; sleep 600"
 }
@@ -122,13 +122,14 @@ prompt() {
     keys "$1" Enter
 }
 
-# shoot NAME: captures the screen (with colours) and renders it to screenshots/NAME.png.
+# shoot NAME [dark|light]: captures the screen (with colours) and renders it to
+# screenshots/NAME.png as a terminal with a dark (default) or light background shows it.
 shoot() {
-    local name=$1 size
+    local name=$1 background=${2:-dark} size
     size=$(tmux -L "$SOCKET" display-message -p -t "$name" '#{pane_width} #{pane_height}')
     tmux -L "$SOCKET" capture-pane -e -p -t "$name" >"$TMP/$name.ansi"
     # shellcheck disable=SC2086 # the size is two words on purpose
-    python3 "$ROOT/scripts/ansi_to_png.py" "$TMP/$name.ansi" $size "$OUT/$name.png"
+    python3 "$ROOT/scripts/ansi_to_png.py" "$TMP/$name.ansi" $size "$OUT/$name.png" "$background"
     tmux -L "$SOCKET" kill-session -t "$name"
     say "wrote screenshots/$name.png ($size)"
 }
@@ -163,7 +164,7 @@ shot_light_theme() {
     prompt light-theme "What is in my workspace? Leave me a note."
     wait_for light-theme "$DEMO_DONE"
     wait_for light-theme "idle"
-    shoot light-theme
+    shoot light-theme light
 }
 
 shot_narrow() {
