@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --example mock_model_server -- demo            # tool calls, then a markdown answer
 //! cargo run --example mock_model_server -- long 20000 2000 # a 20,000-token answer at 2,000 tokens/s
+//! cargo run --example mock_model_server -- think           # slow reasoning, then a short answer
 //! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
 //! ```
 
@@ -83,6 +84,29 @@ fn long_answer(tokens: usize, rate: usize) -> Reply {
     b.finish("stop").done().build()
 }
 
+/// A long reasoning stream, a few words every 150 ms, then a short answer: for watching the
+/// reasoning pane fill.
+fn thinking_answer() -> Reply {
+    const THOUGHTS: &str = "The user asks whether 2^31 - 1 is prime. It is a Mersenne number, \
+M31 = 2147483647. Euler proved it prime in 1772 by showing that any factor must be of the form \
+62k + 1 and also congruent to 1 or 7 mod 8, which leaves few candidates up to the square root, \
+about 46341. Checking those candidates one by one: 311? 2147483647 / 311 is not whole. 1117? No. \
+1303? No. None of the admissible candidates divides it, so M31 is prime. I should answer briefly, \
+cite Euler, and offer to verify with the calculator tool if the user wants. ";
+    let words: Vec<&str> = THOUGHTS.split_inclusive(' ').collect();
+    let mut b = SseBuilder::new().role();
+    for piece in words.chunks(3) {
+        b = b.reasoning(&[piece.concat().as_str()]).pause(150);
+    }
+    b.content_in_pieces(
+        "**Yes.** 2³¹ − 1 = 2147483647 is a *Mersenne prime* (M31), proved prime by Euler in 1772.",
+        8,
+    )
+    .finish("stop")
+    .done()
+    .build()
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -96,6 +120,7 @@ async fn main() {
                 script.push(long_answer(tokens, rate));
             }
             "answer" => script.push(SseBuilder::answer(ANSWER)),
+            "think" => script.push(thinking_answer()),
             _ => script.extend(demo_turn()),
         }
     }

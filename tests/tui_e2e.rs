@@ -1,0 +1,430 @@
+//! End to end: the real `miniclaw-tui` binary in a pseudo-terminal, talking to the local scripted
+//! model server, its screen read through a vt100 emulator.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::{Value, json};
+use support::{MockServer, RecordedRequest, SseBuilder};
+
+/// Generous: the machine may be busy with other builds.
+const WAIT: Duration = Duration::from_secs(15);
+const ROWS: u16 = 40;
+const COLS: u16 = 140;
+
+const ENTER: &str = "\r";
+const F2: &str = "\x1bOQ";
+const CTRL_L: &str = "\x0c";
+const CTRL_D: &str = "\x04";
+
+/// The binary running in a pseudo-terminal, with everything it printed.
+struct Session {
+    parser: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    reader: Option<JoinHandle<()>>,
+    // Kept so the pty stays open while the child runs.
+    _master: Box<dyn MasterPty + Send>,
+    /// The temp folder holding home, config, data and the workspace.
+    dir: tempfile::TempDir,
+}
+
+impl Session {
+    /// Starts the binary against `base_url` with a fresh home and workspace, plus `args`.
+    fn start(base_url: &str, args: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
+        cmd.arg("--workspace");
+        cmd.arg(dir.path().join("ws"));
+        for a in args {
+            cmd.arg(a);
+        }
+        // The temp folder as the current folder, so no `.env` of the repository is read.
+        cmd.cwd(dir.path());
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().to_string();
+            if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI")
+            {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("HOME", &home);
+        cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+        cmd.env("XDG_DATA_HOME", home.join(".local/share"));
+        cmd.env("XDG_STATE_HOME", home.join(".local/state"));
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("DEEPSEEK_API_KEY", "sk-e2e");
+        cmd.env("DEEPSEEK_BASE_URL", base_url);
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        // Only the child holds the slave now, so the reader sees the end when it exits.
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let writer = pty.master.take_writer().unwrap();
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let (p, r) = (parser.clone(), raw.clone());
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        p.lock().unwrap().process(&buf[..n]);
+                        r.lock().unwrap().extend_from_slice(&buf[..n]);
+                    }
+                }
+            }
+        });
+        Self {
+            parser,
+            raw,
+            writer,
+            child,
+            reader: Some(reader),
+            _master: pty.master,
+            dir,
+        }
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.dir.path().join("ws")
+    }
+
+    /// The screen as text, one line per row.
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Sends bytes as if typed.
+    fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Types `text` then Enter (separately, so Enter is not taken as part of a paste).
+    fn submit(&mut self, text: &str) {
+        self.send(text);
+        self.wait_for(text);
+        self.send(ENTER);
+    }
+
+    /// Waits until `text` is on the screen; fails with the screen shown.
+    fn wait_for(&self, text: &str) {
+        self.wait_until(&format!("{text:?} on the screen"), |s| s.contains(text));
+    }
+
+    /// Waits until `pred` holds for the screen text.
+    fn wait_until(&self, what: &str, pred: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return;
+            }
+            if start.elapsed() > WAIT {
+                panic!("timed out waiting for {what}; the screen was:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    /// Waits for the process to exit and for its output to end; returns the exit code.
+    fn wait_exit(&mut self) -> u32 {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > WAIT {
+                let _ = self.child.kill();
+                panic!(
+                    "the program did not exit; the screen was:\n{}",
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        };
+        // The reader ends at end of output (the slave closed with the child).
+        if let Some(r) = self.reader.take() {
+            wait_thread(r);
+        }
+        status.exit_code()
+    }
+
+    /// Everything the program wrote to the terminal.
+    fn raw(&self) -> Vec<u8> {
+        self.raw.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A failed test must not leave the program running.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Joins a thread, giving up after the usual wait (a stuck reader must not hang the test run).
+fn wait_thread(handle: JoinHandle<()>) {
+    let start = Instant::now();
+    while !handle.is_finished() {
+        assert!(start.elapsed() < WAIT, "the pty output never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    handle.join().unwrap();
+}
+
+/// Waits until the server has seen `n` requests; returns them all.
+fn wait_requests(
+    server: &MockServer,
+    n: usize,
+    screen: impl Fn() -> String,
+) -> Vec<RecordedRequest> {
+    let start = Instant::now();
+    loop {
+        let requests = server.requests();
+        if requests.len() >= n {
+            return requests;
+        }
+        if start.elapsed() > WAIT {
+            panic!(
+                "the server saw {} requests, not {n}; the screen was:\n{}",
+                requests.len(),
+                screen()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// Waits until `path` no longer exists.
+fn wait_gone(path: &Path, screen: impl Fn() -> String) {
+    let start = Instant::now();
+    while path.exists() {
+        if start.elapsed() > WAIT {
+            panic!(
+                "{} still exists; the screen was:\n{}",
+                path.display(),
+                screen()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// The roles and contents of a request's messages.
+fn messages(request: &RecordedRequest) -> Vec<(String, String)> {
+    request.json()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_turn_then_f2_then_clear_then_quit() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .content(&["I will write the file."])
+            .tool_call(
+                0,
+                "call_1",
+                "write_text_file",
+                &json!({"relative_path": "hello.txt", "content": "hello\n"}),
+                9,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("Wrote **hello.txt** for you: first-answer-done."),
+        SseBuilder::new()
+            .role()
+            .reasoning(&["Thinking ", "hard about it."])
+            .content(&["The pro preset answers: second-answer-done."])
+            .finish("stop")
+            .done()
+            .build(),
+        SseBuilder::answer("A fresh start: third-answer-done."),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+
+    // A turn: the timeline shows the tool step, the conversation shows the answer.
+    s.submit("please write hello.txt");
+    s.wait_for("first-answer-done");
+    s.wait_until("the step line with its check mark", |screen| {
+        screen
+            .lines()
+            .any(|l| l.contains("write_text_file(hello.txt)") && l.contains('✓'))
+    });
+    assert_eq!(
+        std::fs::read_to_string(s.workspace().join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    let requests = wait_requests(&server, 2, || s.screen());
+    let first = requests[0].json();
+    assert_eq!(first["model"], "deepseek-v4-flash");
+    assert_eq!(first["thinking"], json!({"type": "disabled"}));
+    assert!(first.get("reasoning_effort").is_none_or(Value::is_null));
+    assert!(s.workspace().join("history.json").exists());
+
+    // F2: the next request uses the pro preset.
+    s.send(F2);
+    s.wait_for("deepseek-v4-pro");
+    s.submit("think harder");
+    s.wait_for("second-answer-done");
+    let requests = wait_requests(&server, 3, || s.screen());
+    let third = requests[2].json();
+    assert_eq!(third["model"], "deepseek-v4-pro");
+    assert_eq!(third["thinking"], json!({"type": "enabled"}));
+    assert_eq!(third["reasoning_effort"], "high");
+    // The conversation so far went along: system, 2 prompts, the tool call and its result, 2 answers.
+    assert!(
+        messages(&requests[2]).len() >= 6,
+        "{:?}",
+        messages(&requests[2])
+    );
+
+    // Ctrl+L and y: the history file goes, and the next request carries no earlier turn.
+    s.send(CTRL_L);
+    s.wait_for("Clear conversation history? (y/n)");
+    s.send("y");
+    wait_gone(&s.workspace().join("history.json"), || s.screen());
+    s.wait_until("the conversation cleared", |screen| {
+        !screen.contains("second-answer-done")
+    });
+    s.submit("start over");
+    s.wait_for("third-answer-done");
+    let requests = wait_requests(&server, 4, || s.screen());
+    let fourth = &requests[3];
+    let msgs = messages(fourth);
+    assert_eq!(
+        msgs.len(),
+        2,
+        "only the system prompt and the new prompt: {msgs:?}"
+    );
+    assert_eq!(msgs[0].0, "system");
+    assert_eq!(msgs[1], ("user".to_string(), "start over".to_string()));
+    assert_eq!(
+        fourth.json()["model"],
+        "deepseek-v4-pro",
+        "the preset outlives a clear"
+    );
+
+    // Ctrl+D with an empty input quits with status 0.
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    assert_eq!(server.requests().len(), 4);
+}
+
+/// The tail of the output, printable for a failure message.
+fn tail(raw: &[u8]) -> String {
+    let from = raw.len().saturating_sub(300);
+    format!("{:?}", String::from_utf8_lossy(&raw[from..]))
+}
+
+/// Asserts the output leaves the alternate screen last, then shows the cursor, and turns off what it
+/// turned on.
+fn assert_restored(raw: &[u8]) {
+    let text = String::from_utf8_lossy(raw);
+    let entered = text
+        .rfind("\x1b[?1049h")
+        .expect("the alternate screen was entered");
+    let left = text
+        .rfind("\x1b[?1049l")
+        .unwrap_or_else(|| panic!("the alternate screen was never left: {}", tail(raw)));
+    assert!(left > entered, "left before the last enter: {}", tail(raw));
+    let shown = text
+        .rfind("\x1b[?25h")
+        .unwrap_or_else(|| panic!("the cursor was never shown: {}", tail(raw)));
+    assert!(
+        shown > left,
+        "the cursor must be shown after leaving: {}",
+        tail(raw)
+    );
+    let after = &text[left..];
+    assert!(
+        !after.contains("\x1b[?1049h") && !after.contains("\x1b[?25l"),
+        "nothing hides the cursor or re-enters afterwards: {}",
+        tail(raw)
+    );
+    // Bracketed paste went off before leaving.
+    let paste_off = text
+        .rfind("\x1b[?2004l")
+        .expect("bracketed paste turned off");
+    assert!(paste_off > entered);
+}
+
+#[test]
+fn quitting_restores_the_terminal() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    // With the mouse captured (the default), so turning it off is checked too.
+    let mut s = Session::start(&server.url(), &[]);
+    s.wait_for("deepseek-v4-flash");
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    let raw = s.raw();
+    assert_restored(&raw);
+    let text = String::from_utf8_lossy(&raw);
+    let mouse_on = text.rfind("\x1b[?1000h").expect("mouse capture was on");
+    let mouse_off = text.rfind("\x1b[?1000l").expect("mouse capture turned off");
+    assert!(mouse_off > mouse_on);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn sigterm_during_a_turn_exits_cleanly() {
+    // A stream that starts, then stalls far longer than the test: the program must not wait for it.
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .content(&["streaming-has-begun "])
+            .pause(60_000)
+            .content(&["never shown"])
+            .finish("stop")
+            .done()
+            .build(),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+    s.submit("a slow one");
+    s.wait_for("streaming-has-begun");
+    let pid = s.child.process_id().expect("the child's pid");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(s.wait_exit(), 0);
+    assert_restored(&s.raw());
+    // What arrived was saved: the history loads and holds the prompt.
+    let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
+    assert!(history.contains("a slow one"), "{history}");
+}
