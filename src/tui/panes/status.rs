@@ -12,6 +12,13 @@ use crate::agent::AgentState;
 use crate::tui::state::State;
 use crate::tui::wrap;
 
+/// The key hints, from the fullest to the shortest.
+const HINTS: [&str; 3] = [
+    "F1 help · F2 model · Ctrl+C quit",
+    "F1 help · F2 model",
+    "F1 help",
+];
+
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 fn tokens(n: u64) -> String {
@@ -22,15 +29,21 @@ fn tokens(n: u64) -> String {
     }
 }
 
-/// The status text pieces.
-pub fn line(state: &State, now: Instant) -> Line<'static> {
+/// One piece of the status line; the lower its rank, the longer it stays when space runs out.
+struct Segment {
+    rank: u8,
+    span: Span<'static>,
+}
+
+/// The status line for a terminal `width` columns wide: pieces that do not fit are dropped, least
+/// important first, so the model, the state and a retry countdown always show.
+pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
     let theme = &state.theme;
-    let sep = || Span::styled(" │ ", theme.muted);
-    let mut spans = vec![
-        Span::styled(format!(" {}", state.preset.model()), theme.accent),
-        sep(),
-    ];
-    match (state.busy(), state.busy_since) {
+    let mut segments = vec![Segment {
+        rank: 0,
+        span: Span::styled(state.preset.model().to_string(), theme.accent),
+    }];
+    let busy = match (state.busy(), state.busy_since) {
         (true, Some(since)) => {
             let elapsed = now.saturating_duration_since(since);
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
@@ -39,58 +52,113 @@ pub fn line(state: &State, now: Instant) -> Line<'static> {
             } else {
                 "thinking"
             };
-            spans.push(Span::styled(
+            Span::styled(
                 format!("{frame} {what} {}s", elapsed.as_secs()),
                 theme.warning,
-            ));
+            )
         }
-        _ => spans.push(Span::styled("idle", theme.muted)),
+        _ => Span::styled("idle", theme.muted),
+    };
+    segments.push(Segment {
+        rank: 0,
+        span: busy,
+    });
+    if let Some(r) = &state.retry {
+        let secs = r.at.saturating_duration_since(now).as_secs_f64().ceil() as u64;
+        segments.push(Segment {
+            rank: 0,
+            span: Span::styled(
+                format!("retrying in {secs}s ({}/{})", r.attempt, r.max_attempts),
+                theme.warning,
+            ),
+        });
     }
-    spans.push(sep());
-    spans.push(Span::raw(format!(
-        "step {}/{}",
-        state.step, state.max_steps
-    )));
+    segments.push(Segment {
+        rank: 1,
+        span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
+    });
     if let Some(u) = state.last_usage {
         let share = (u.prompt_cache_hit_tokens * 100)
             .checked_div(u.prompt_tokens)
             .unwrap_or(0);
-        spans.push(sep());
-        spans.push(Span::raw(format!(
-            "tokens {} in / {} out / {share}% cached",
-            tokens(u.prompt_tokens),
-            tokens(u.completion_tokens)
-        )));
+        segments.push(Segment {
+            rank: 4,
+            span: Span::raw(format!(
+                "tokens {} in / {} out / {share}% cached",
+                tokens(u.prompt_tokens),
+                tokens(u.completion_tokens)
+            )),
+        });
     }
     if let Some((used, budget)) = state.context.filter(|(_, b)| *b > 0) {
-        spans.push(sep());
-        spans.push(Span::raw(format!("context {}%", used * 100 / budget)));
+        let percent = used * 100 / budget;
+        let shown = if percent == 0 && used > 0 {
+            "<1".to_string()
+        } else {
+            percent.to_string()
+        };
+        segments.push(Segment {
+            rank: 3,
+            span: Span::raw(format!("context {shown}%")),
+        });
     }
-    if let Some(r) = &state.retry {
-        let secs = r.at.saturating_duration_since(now).as_secs_f64().ceil() as u64;
-        spans.push(sep());
-        spans.push(Span::styled(
-            format!("retrying in {secs}s ({}/{})", r.attempt, r.max_attempts),
-            theme.warning,
-        ));
+    segments.push(Segment {
+        rank: 5,
+        span: Span::styled(wrap::truncate(&state.workspace, 30), theme.muted),
+    });
+    segments.push(Segment {
+        rank: 2,
+        span: Span::styled(HINTS[0], theme.muted),
+    });
+
+    let sep_width = 3;
+    let total = |segs: &[Segment]| -> usize {
+        1 + segs
+            .iter()
+            .map(|s| wrap::width(&s.span.content))
+            .sum::<usize>()
+            + sep_width * segs.len().saturating_sub(1)
+    };
+    while total(&segments) > width {
+        // After the workspace goes, the key hints shrink step by step to the one that opens all
+        // the others, before anything else is dropped.
+        let workspace_gone = segments.iter().all(|s| s.rank < 5);
+        if let Some(hints) = segments
+            .iter_mut()
+            .find(|s| workspace_gone && s.rank == 2 && s.span.content != HINTS[HINTS.len() - 1])
+        {
+            let next = HINTS
+                .iter()
+                .position(|h| *h == hints.span.content)
+                .map_or(HINTS.len() - 1, |i| i + 1);
+            hints.span.content = HINTS[next].into();
+            continue;
+        }
+        let Some(drop) = segments
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.rank > 0)
+            .max_by_key(|(i, s)| (s.rank, *i))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        segments.remove(drop);
     }
-    spans.push(sep());
-    spans.push(Span::styled(
-        wrap::truncate(&state.workspace, 30),
-        theme.muted,
-    ));
-    spans.push(sep());
-    spans.push(Span::styled(
-        "F1 help · F2 model · Ctrl+C quit",
-        theme.muted,
-    ));
+    let mut spans = vec![Span::raw(" ")];
+    for (i, segment) in segments.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" │ ", theme.muted));
+        }
+        spans.push(segment.span);
+    }
     Line::from(spans)
 }
 
-/// Draws the status line.
+/// Draws the status line, its background filling the whole row.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     frame.render_widget(
-        Paragraph::new(line(state, now)).style(state.theme.status),
+        Paragraph::new(line(state, now, usize::from(area.width))).style(state.theme.status),
         area,
     );
 }
