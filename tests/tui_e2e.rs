@@ -39,6 +39,11 @@ struct Session {
 impl Session {
     /// Starts the binary against `base_url` with a fresh home and workspace, plus `args`.
     fn start(base_url: &str, args: &[&str]) -> Self {
+        Self::start_with_env(base_url, args, &[])
+    }
+
+    /// Like `start`, with extra environment variables.
+    fn start_with_env(base_url: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
@@ -72,6 +77,9 @@ impl Session {
         cmd.env("TERM", "xterm-256color");
         cmd.env("DEEPSEEK_API_KEY", "sk-e2e");
         cmd.env("DEEPSEEK_BASE_URL", base_url);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pty.slave.spawn_command(cmd).unwrap();
         // Only the child holds the slave now, so the reader sees the end when it exits.
         drop(pty.slave);
@@ -427,4 +435,38 @@ fn sigterm_during_a_turn_exits_cleanly() {
     // What arrived was saved: the history loads and holds the prompt.
     let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
     assert!(history.contains("a slow one"), "{history}");
+}
+
+#[test]
+fn a_panic_in_the_agent_task_restores_the_terminal_names_the_log_and_exits_non_zero() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let mut s = Session::start_with_env(
+        &server.url(),
+        &[],
+        &[
+            ("MINICLAW_TEST_PANIC_IN_AGENT", "1"),
+            ("RUST_BACKTRACE", "0"),
+        ],
+    );
+    s.wait_for("deepseek-v4-flash");
+    s.submit("crash please");
+    assert_eq!(s.wait_exit(), 101);
+    let raw = s.raw();
+    assert_restored(&raw);
+    let text = String::from_utf8_lossy(&raw);
+    let left = text.rfind("\x1b[?1049l").unwrap();
+    let after = &text[left..];
+    assert!(
+        after.contains("test panic in the agent task"),
+        "the message is printed on the normal screen: {}",
+        tail(&raw)
+    );
+    assert!(after.contains("the log is at"), "{}", tail(&raw));
+    assert!(after.contains("miniclaw.log"), "{}", tail(&raw));
+    let log = std::fs::read_to_string(s.dir.path().join("home/.local/share/miniclaw/miniclaw.log"))
+        .unwrap();
+    assert!(
+        log.contains("test panic in the agent task"),
+        "the panic is in the log:\n{log}"
+    );
 }
