@@ -13,6 +13,8 @@ use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
 #[derive(Default)]
 pub struct TracePrinter {
     step: usize,
+    /// The step of the sub-agent working for the current call.
+    nested_step: usize,
     text: String,
     in_reasoning: bool,
 }
@@ -36,7 +38,13 @@ impl TracePrinter {
         err: &mut dyn Write,
     ) -> std::io::Result<()> {
         let pad = "    ".repeat(depth);
+        let step = if depth == 0 {
+            self.step
+        } else {
+            self.nested_step
+        };
         match event {
+            AgentEvent::StepStarted { step, .. } if depth > 0 => self.nested_step = *step,
             AgentEvent::StepStarted { step, .. } if depth == 0 => {
                 self.step = *step;
                 self.text.clear();
@@ -63,10 +71,10 @@ impl TracePrinter {
                         self.text.clear();
                     }
                 }
-                writeln!(err, "{pad}[Step {} Action] {name}({arguments})", self.step)?;
+                writeln!(err, "{pad}[Step {step} Action] {name}({arguments})")?;
             }
             AgentEvent::ToolFinished { result, .. } => {
-                writeln!(err, "{pad}[Step {} Observation] {result}", self.step)?;
+                writeln!(err, "{pad}[Step {step} Observation] {result}")?;
             }
             AgentEvent::Retrying {
                 attempt,
@@ -173,5 +181,43 @@ mod tests {
         assert!(err.contains("[Step 1 Action] list_files({\"relative_dir\":\".\"})\n"));
         assert!(err.contains("[Step 1 Observation] {\"ok\":true}\n"));
         assert!(!err.contains("Done."));
+    }
+
+    #[test]
+    fn a_sub_agents_steps_are_indented_with_their_own_numbers() {
+        let nested = |e: AgentEvent| AgentEvent::Nested {
+            parent_id: "c1".into(),
+            event: Box::new(e),
+        };
+        let events = vec![
+            AgentEvent::StepStarted { step: 2, max: 6 },
+            nested(AgentEvent::StepStarted { step: 1, max: 4 }),
+            nested(AgentEvent::ToolCallStarted {
+                id: "s1".into(),
+                name: "read_text_file".into(),
+                arguments: "{}".into(),
+            }),
+            nested(AgentEvent::ToolFinished {
+                id: "s1".into(),
+                name: "read_text_file".into(),
+                result: json!({"ok": true}),
+                duration: Duration::ZERO,
+            }),
+        ];
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut p = TracePrinter::default();
+        for e in &events {
+            p.print(e, &mut out, &mut err).unwrap();
+        }
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.contains("    [Step 1 Action] read_text_file({})\n"),
+            "{err}"
+        );
+        assert!(
+            err.contains("    [Step 1 Observation] {\"ok\":true}\n"),
+            "{err}"
+        );
+        assert!(out.is_empty());
     }
 }
