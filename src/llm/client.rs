@@ -297,17 +297,29 @@ async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) ->
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_retry_after);
-    // An error body that never finishes must not hold the request up.
-    let text = match tokio::time::timeout(idle, response.text()).await {
-        Ok(Ok(text)) => text,
-        _ => String::new(),
-    };
+    // An error body that never finishes, or a huge proxy page, must not hold the request up.
+    let text = tokio::time::timeout(idle, read_capped(response, 64 * 1024))
+        .await
+        .unwrap_or_default();
     let message = redact(&error_message(&text), Some(key));
     Failure {
         error: LlmError::Http { status, message },
         retryable: is_retryable_status(status),
         retry_after,
     }
+}
+
+/// Reads at most `cap` bytes of a body as text.
+async fn read_capped(mut response: reqwest::Response, cap: usize) -> String {
+    let mut body = Vec::new();
+    while body.len() < cap {
+        match response.chunk().await {
+            Ok(Some(bytes)) => body.extend_from_slice(&bytes),
+            _ => break,
+        }
+    }
+    body.truncate(cap);
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// Reads the event stream to `[DONE]`, reporting each event as it arrives.
@@ -324,8 +336,14 @@ async fn read_stream(
     let mut deadline = Instant::now() + idle;
     loop {
         let bytes = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            // A server that accepted the request but never sent data (DeepSeek queues busy
+            // requests behind keep-alives) is worth another attempt; one that went silent
+            // mid-answer is not (a retry would repeat what was shown).
+            Err(_) if !reported => return Err(Failure::retry(LlmError::IdleTimeout(idle))),
             Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
+            // `data: [DONE]` without its closing blank line still ends the stream properly.
+            Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => return Ok(acc.finish()),
             // Nothing shown yet means a fresh attempt cannot duplicate anything.
             Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
             Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),

@@ -57,6 +57,15 @@ impl SseParser {
         frames
     }
 
+    /// At the end of the byte stream: the event a last line without its blank line would have
+    /// completed, if any.
+    pub fn finish(&mut self) -> Option<Frame> {
+        if !self.is_mid_event() {
+            return None;
+        }
+        self.push(b"\n\n").pop()
+    }
+
     /// Whether bytes of an unfinished line or event are buffered (the stream stopped mid-event).
     pub fn is_mid_event(&self) -> bool {
         !self.line.is_empty() || self.has_data
@@ -166,6 +175,17 @@ mod tests {
         assert!(p.is_mid_event());
         assert!(p.push(b":1}\n").is_empty());
         assert!(p.is_mid_event());
+    }
+
+    #[test]
+    fn done_without_its_blank_line_still_counts_at_the_end() {
+        let mut p = SseParser::new();
+        assert_eq!(p.push(b"data: {}\n\ndata: [DONE]\n"), vec![Frame::Data("{}".into())]);
+        assert_eq!(p.finish(), Some(Frame::Done));
+        let mut cut = SseParser::new();
+        assert!(cut.push(b"data: {\"a\"").is_empty());
+        assert_eq!(cut.finish(), Some(Frame::Data("{\"a\"".into())));
+        assert_eq!(SseParser::new().finish(), None);
     }
 
     #[test]
