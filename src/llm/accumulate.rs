@@ -16,7 +16,10 @@ struct PartialCall {
 #[derive(Debug, Default)]
 pub struct Accumulator {
     completion: Completion,
-    calls: BTreeMap<usize, PartialCall>,
+    /// Calls by (stream index, how many calls that index had before).
+    calls: BTreeMap<(usize, usize), PartialCall>,
+    /// The stream's `index` -> the generation it currently feeds.
+    slots: BTreeMap<usize, usize>,
 }
 
 impl Accumulator {
@@ -36,7 +39,19 @@ impl Accumulator {
                 name,
                 arguments,
             } => {
-                let call = self.calls.entry(*index).or_default();
+                // Some servers send every call at index 0, one after another: a fragment with a
+                // new id at an index that already has a call starts a new call.
+                let generation = *self.slots.entry(*index).or_insert(0);
+                let current = self
+                    .calls
+                    .get(&(*index, generation))
+                    .and_then(|c| c.id.as_ref());
+                let generation = match (current, id) {
+                    (Some(old), Some(new)) if old != new => generation + 1,
+                    _ => generation,
+                };
+                self.slots.insert(*index, generation);
+                let call = self.calls.entry((*index, generation)).or_default();
                 // id and name come once, on the first fragment; a repeat must not replace them.
                 if call.id.is_none() {
                     call.id.clone_from(id);
@@ -51,15 +66,18 @@ impl Accumulator {
         }
     }
 
-    /// The completion so far, tool calls in index order.
+    /// The completion so far, tool calls in index order (and in arrival order within an index).
     pub fn finish(self) -> Completion {
         let mut completion = self.completion;
         completion.tool_calls = self
             .calls
             .into_iter()
-            .map(|(index, call)| ToolCall {
+            .map(|((index, generation), call)| ToolCall {
                 // A call without an id could not be answered; give it a stable one.
-                id: call.id.unwrap_or_else(|| format!("call_{index}")),
+                id: call.id.unwrap_or_else(|| match generation {
+                    0 => format!("call_{index}"),
+                    g => format!("call_{index}_{g}"),
+                }),
                 kind: "function".to_string(),
                 function: FunctionCall {
                     name: call.name.unwrap_or_default(),
@@ -68,6 +86,40 @@ impl Accumulator {
             })
             .collect();
         completion
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::*;
+
+    #[test]
+    fn calls_sent_one_after_another_at_the_same_index_stay_apart() {
+        let mut acc = Accumulator::new();
+        for (id, name, args) in [("a", "f", "{\"x\":1}"), ("b", "g", "{\"y\":2}")] {
+            acc.push(&StreamEvent::ToolCallFragment {
+                index: 0,
+                id: Some(id.into()),
+                name: Some(name.into()),
+                arguments: String::new(),
+            });
+            acc.push(&StreamEvent::ToolCallFragment {
+                index: 0,
+                id: None,
+                name: None,
+                arguments: args.into(),
+            });
+        }
+        let calls = acc.finish().tool_calls;
+        assert_eq!(calls.len(), 2);
+        assert_eq!(
+            (calls[0].id.as_str(), calls[0].function.arguments.as_str()),
+            ("a", "{\"x\":1}")
+        );
+        assert_eq!(
+            (calls[1].id.as_str(), calls[1].function.name.as_str()),
+            ("b", "g")
+        );
     }
 }
 

@@ -180,7 +180,10 @@ mod tests {
     #[test]
     fn done_without_its_blank_line_still_counts_at_the_end() {
         let mut p = SseParser::new();
-        assert_eq!(p.push(b"data: {}\n\ndata: [DONE]\n"), vec![Frame::Data("{}".into())]);
+        assert_eq!(
+            p.push(b"data: {}\n\ndata: [DONE]\n"),
+            vec![Frame::Data("{}".into())]
+        );
         assert_eq!(p.finish(), Some(Frame::Done));
         let mut cut = SseParser::new();
         assert!(cut.push(b"data: {\"a\"").is_empty());
