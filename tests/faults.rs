@@ -98,7 +98,7 @@ async fn client_errors_are_not_retried_and_say_what_to_do() {
     for (status, server_says, advice) in [
         (400, "Invalid request format", "invalid"),
         (401, "Authentication Fails", "DEEPSEEK_API_KEY"),
-        (402, "Insufficient Balance", "Top up"),
+        (402, "Insufficient Balance", "top up"),
         (422, "Invalid parameters", "invalid request parameters"),
     ] {
         let r = rig(
@@ -400,5 +400,64 @@ async fn a_tool_that_prints_ten_megabytes_is_capped_before_it_reaches_the_model(
     assert!(
         sent < 300 * 1024,
         "the observation sent was capped ({sent} bytes)"
+    );
+}
+
+#[tokio::test]
+async fn the_calls_of_a_response_cut_by_a_limit_are_not_run() {
+    let cut = SseBuilder::new()
+        .role()
+        .tool_call(0, "c1", "probe", &json!({"x": "1"}), 3)
+        .tool_call_raw(1, "c2", "probe", "{\"x\": \"hal")
+        .finish("length")
+        .done()
+        .build();
+    let r = rig(
+        vec![cut],
+        vec![Probe::new("probe", false)],
+        Preset::Flash,
+        6,
+    )
+    .await;
+    let events = fails_then_recovers(r, &["output limit"]).await;
+    assert!(
+        observations(&events).is_empty(),
+        "no call of a cut response runs"
+    );
+}
+
+#[tokio::test]
+async fn calls_refused_for_the_per_step_limit_may_be_asked_for_again() {
+    let mut b = SseBuilder::new().role();
+    for i in 0..34 {
+        b = b.tool_call(
+            i,
+            &format!("c{i}"),
+            "probe",
+            &json!({"x": i.to_string()}),
+            100,
+        );
+    }
+    let again = SseBuilder::new()
+        .role()
+        .tool_call(0, "d32", "probe", &json!({"x": "32"}), 100)
+        .tool_call(1, "d33", "probe", &json!({"x": "33"}), 100)
+        .finish("tool_calls")
+        .done()
+        .build();
+    let script = vec![
+        b.finish("tool_calls").done().build(),
+        again,
+        SseBuilder::answer("all done"),
+    ];
+    let mut r = rig(script, vec![Probe::new("probe", true)], Preset::Flash, 6).await;
+    let (outcome, events) = run(&mut r.agent, "x").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let obs = observations(&events);
+    assert_eq!(obs.len(), 36);
+    assert!(
+        obs[34..].iter().all(|o| o["ok"] == true),
+        "{:?}",
+        &obs[34..]
     );
 }

@@ -238,7 +238,7 @@ fn headless_reports_a_server_error_and_exits_non_zero() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("Insufficient Balance") && stderr.contains("Top up"),
+        stderr.contains("Insufficient Balance") && stderr.contains("top up"),
         "{stderr}"
     );
 }

@@ -129,6 +129,8 @@ impl Agent {
             return TurnOutcome::Failed;
         }
         self.session.push(Message::user(prompt));
+        // Saved at once: a crash during the first step must not lose the prompt.
+        self.save(events);
         let max = self.settings.max_steps.max(1);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
         tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
@@ -222,7 +224,11 @@ impl Agent {
             used,
             budget: self.budget.max_tokens,
         });
-        if completion.tool_calls.is_empty() {
+        if completion.tool_calls.is_empty() || is_cut(&completion.finish_reason) {
+            // Calls of a cut response may have cut arguments: none of them is run, and they are
+            // not kept (a half-written call sent back could make the server refuse the history).
+            let mut completion = completion;
+            completion.tool_calls.clear();
             return self.answered(events, completion, turn);
         }
 
@@ -233,14 +239,17 @@ impl Agent {
             calls.clone(),
         ));
         events.send(AgentEvent::State(AgentState::Acting));
-        let observations = self.run_calls(&calls, previous_calls, events, cancel).await;
+        let (observations, ran) = self.run_calls(&calls, previous_calls, events, cancel).await;
         for (call, observation) in calls.iter().zip(observations) {
             self.session
                 .push(Message::tool(call.id.clone(), observation.to_string()));
         }
+        // Only calls that ran count as made: a call refused here may be asked for again.
         *previous_calls = calls
             .iter()
-            .map(|c| (c.function.name.clone(), c.function.arguments.clone()))
+            .zip(ran)
+            .filter(|(_, ran)| *ran)
+            .map(|(c, _)| (c.function.name.clone(), c.function.arguments.clone()))
             .collect();
         if cancel.is_cancelled() {
             return StepEnd::Finished(TurnOutcome::Interrupted);
@@ -291,7 +300,8 @@ impl Agent {
         self.session.push(m);
     }
 
-    /// Runs the calls of one response and returns their observations in call order.
+    /// Runs the calls of one response and returns their observations in call order, with
+    /// whether each one ran (a refused call did not).
     /// Consecutive read-only calls run concurrently; a call that changes something runs alone.
     async fn run_calls(
         &self,
@@ -299,7 +309,7 @@ impl Agent {
         previous_calls: &[(String, String)],
         events: &EventSink,
         cancel: &CancellationToken,
-    ) -> Vec<Value> {
+    ) -> (Vec<Value>, Vec<bool>) {
         let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
         let mut runnable: Vec<usize> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
@@ -355,7 +365,8 @@ impl Agent {
         }
         self.run_batch(calls, &batch, &mut observations, events, cancel)
             .await;
-        observations
+        let ran = (0..calls.len()).map(|i| runnable.contains(&i)).collect();
+        let observations = observations
             .into_iter()
             .zip(calls)
             .map(|(o, c)| {
@@ -363,7 +374,8 @@ impl Agent {
                     || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
                 )
             })
-            .collect()
+            .collect();
+        (observations, ran)
     }
 
     /// Runs the calls at `indices` concurrently.
@@ -457,6 +469,18 @@ impl TurnTally {
     }
 }
 
+/// Whether the response was cut short by a limit rather than finished.
+fn is_cut(reason: &Option<FinishReason>) -> bool {
+    matches!(
+        reason,
+        Some(
+            FinishReason::Length
+                | FinishReason::ContentFilter
+                | FinishReason::InsufficientSystemResource
+        )
+    )
+}
+
 /// Whether two argument texts mean the same (as JSON when both parse, else as text).
 fn same_arguments(a: &str, b: &str) -> bool {
     match (
@@ -472,10 +496,8 @@ fn same_arguments(a: &str, b: &str) -> bool {
 pub fn error_advice(e: &LlmError) -> String {
     let next = match e {
         LlmError::MissingKey => return crate::config::missing_key_message(),
-        LlmError::Http { status: 401, .. } => {
-            "Check DEEPSEEK_API_KEY (environment or .env), then restart."
-        }
-        LlmError::Http { status: 402, .. } => "Top up the account, then send the prompt again.",
+        LlmError::Http { status: 401, .. } => "Then restart MiniClaw.",
+        LlmError::Http { status: 402, .. } => "Then send the prompt again.",
         LlmError::Http {
             status: 400 | 422, ..
         } => {
@@ -483,7 +505,13 @@ pub fn error_advice(e: &LlmError) -> String {
         }
         _ => "Send the prompt again to retry.",
     };
-    format!("{e}. {next}")
+    let text = e.to_string();
+    let stop = if text.ends_with(['.', '…', '!', '?']) {
+        ""
+    } else {
+        "."
+    };
+    format!("{text}{stop} {next}")
 }
 
 #[cfg(test)]
@@ -505,6 +533,7 @@ mod tests {
             message: "Insufficient Balance".into(),
         };
         let text = error_advice(&e);
-        assert!(text.contains("Insufficient Balance") && text.contains("Top up"));
+        assert!(text.contains("Insufficient Balance") && text.contains("top up"));
+        assert!(!text.contains(".."), "{text}");
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::accumulate::Accumulator;
-use super::chunk::decode_chunk;
+use super::chunk::{ChunkError, decode_chunk};
 use super::presets::Preset;
 use super::retry::{delay_before, error_message, is_retryable_status, parse_retry_after, redact};
 use super::sse::{Frame, SseParser};
@@ -74,6 +74,9 @@ pub enum LlmError {
     /// The stream ended without `data: [DONE]`.
     #[error("the stream closed before it was complete")]
     StreamCut,
+    /// The server reported an error inside the stream.
+    #[error("{0}")]
+    InStream(String),
     /// A chunk was not valid JSON of the expected shape.
     #[error("the model server sent a malformed chunk: {0}")]
     Malformed(String),
@@ -359,7 +362,11 @@ async fn read_stream(
                 Frame::Data(text) => text,
             };
             let events = decode_chunk(&text).map_err(|e| {
-                Failure::fatal(LlmError::Malformed(redact(&e.to_string(), Some(key))))
+                let text = redact(&e.to_string(), Some(key));
+                Failure::fatal(match e {
+                    ChunkError::ServerError(_) => LlmError::InStream(text),
+                    _ => LlmError::Malformed(text),
+                })
             })?;
             for event in events {
                 acc.push(&event);
