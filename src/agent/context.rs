@@ -56,10 +56,15 @@ impl ContextBudget {
         (raw as f64 * self.scale).ceil() as usize
     }
 
-    /// Trims `messages` to fit; returns them with a report and the raw (uncorrected) estimate.
-    pub fn fit(&self, mut messages: Vec<ChatMessage>) -> (Vec<ChatMessage>, FitReport, usize) {
+    /// Trims `messages` to fit beside `overhead` tokens that are always sent (the tool schemas);
+    /// returns them with a report and the raw (uncorrected) estimate.
+    pub fn fit(
+        &self,
+        mut messages: Vec<ChatMessage>,
+        overhead: usize,
+    ) -> (Vec<ChatMessage>, FitReport, usize) {
         let mut report = FitReport::default();
-        let mut raw = estimate_messages(&messages);
+        let mut raw = overhead + estimate_messages(&messages);
         let current = messages
             .iter()
             .rposition(|m| m.role == Role::User)
@@ -109,6 +114,29 @@ impl ContextBudget {
                     .push_str(&note);
             }
         }
+        // Last resort, when the current turn alone is too big (a few large files read): shorten
+        // its tool outputs too, oldest first, rather than send a request the server must refuse.
+        // The newest output stays whole: the model is about to read it.
+        let current = messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .unwrap_or(messages.len());
+        let newest_tool = messages.iter().rposition(|m| m.role == Role::Tool);
+        for (i, m) in messages.iter_mut().enumerate().skip(current) {
+            if self.corrected(raw) <= self.max_tokens {
+                break;
+            }
+            if m.role != Role::Tool || Some(i) == newest_tool {
+                continue;
+            }
+            if let Some(text) = &m.content
+                && let Some(short) = shorten(text)
+            {
+                raw = raw - estimate_tokens(text) + estimate_tokens(&short);
+                m.content = Some(short);
+                report.shortened += 1;
+            }
+        }
         report.estimated_tokens = self.corrected(raw);
         (messages, report, raw)
     }
@@ -121,6 +149,18 @@ pub fn estimate_tokens(text: &str) -> usize {
         if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
     });
     ascii.div_ceil(4) + other
+}
+
+/// The estimate for the tool schemas sent with every request.
+pub fn estimate_schemas(schemas: &[crate::llm::ToolSchema]) -> usize {
+    schemas
+        .iter()
+        .map(|s| {
+            8 + estimate_tokens(&s.name)
+                + estimate_tokens(&s.description)
+                + estimate_tokens(&s.parameters.to_string())
+        })
+        .sum()
 }
 
 /// The estimate for a list of messages, with a small overhead each.
@@ -183,7 +223,7 @@ mod tests {
         let mut s = Session::new();
         turn(&mut s, 1, 100);
         let msgs = s.to_chat(true);
-        let (fitted, report, _) = ContextBudget::new(100_000).fit(msgs.clone());
+        let (fitted, report, _) = ContextBudget::new(100_000).fit(msgs.clone(), 0);
         assert_eq!(fitted, msgs);
         assert_eq!(report.dropped_turns + report.shortened, 0);
     }
@@ -195,7 +235,7 @@ mod tests {
             turn(&mut s, n, 20_000);
         }
         s.push(Message::user("now"));
-        let (fitted, report, _) = ContextBudget::new(5_000).fit(s.to_chat(true));
+        let (fitted, report, _) = ContextBudget::new(5_000).fit(s.to_chat(true), 0);
         assert_eq!(report.shortened, 5);
         assert_eq!(report.dropped_turns, 0);
         assert!(report.estimated_tokens <= 5_000);
@@ -213,7 +253,7 @@ mod tests {
         let big_current = "y".repeat(3_000);
         s.push(Message::tool("orphan-free", big_current.clone()));
         let msgs = s.to_chat(true);
-        let (fitted, report, _) = ContextBudget::new(4_000).fit(msgs);
+        let (fitted, report, _) = ContextBudget::new(4_000).fit(msgs, 0);
         assert!(report.dropped_turns > 0);
         assert_eq!(fitted[0].role, Role::System);
         assert!(fitted[0].content.as_ref().unwrap().contains("left out"));
@@ -233,6 +273,29 @@ mod tests {
             Some(big_current.as_str()),
             "current turn untouched"
         );
+    }
+
+    #[test]
+    fn a_current_turn_too_big_alone_has_its_older_outputs_shortened_but_the_newest_kept() {
+        let mut s = Session::new();
+        s.push(Message::user("read three big files"));
+        for n in 0..3 {
+            let call = ToolCall {
+                id: format!("c{n}"),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: "read_text_file".into(),
+                    arguments: "{}".into(),
+                },
+            };
+            s.push(Message::assistant("", None, vec![call]));
+            s.push(Message::tool(format!("c{n}"), "z".repeat(40_000)));
+        }
+        let (fitted, report, _) = ContextBudget::new(15_000).fit(s.to_chat(true), 500);
+        assert_eq!(report.shortened, 2);
+        assert!(report.estimated_tokens <= 15_000, "{report:?}");
+        let newest = fitted.last().unwrap().content.as_ref().unwrap();
+        assert_eq!(newest.len(), 40_000, "the newest output stays whole");
     }
 
     #[test]

@@ -92,7 +92,16 @@ pub fn save(path: &Path, session: &Session) -> Result<(), HistoryError> {
     tmp_name.push(format!(".tmp-{}", std::process::id()));
     let tmp = path.with_file_name(tmp_name);
     let write = || -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
+        // A stale temporary file (or a symlink planted in its place) is removed, and the new
+        // one is created exclusively, which never follows a symlink.
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_all()?;
         fs::rename(&tmp, path)?;
@@ -199,16 +208,22 @@ impl HistoryLock {
         if let Some(dir) = path.parent() {
             let _ = fs::create_dir_all(dir);
         }
-        let mut file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|source| LockError::Io {
-                path: shown.clone(),
-                source,
-            })?;
+        let mut options = fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Never through a symlink: a workspace could plant one pointing at a file to clobber.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        let mut file = options.open(&path).map_err(|source| LockError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+        if !regular {
+            return Err(LockError::Io {
+                path: shown,
+                source: std::io::Error::other("the lock file is not a regular file"),
+            });
+        }
         match file.try_lock() {
             Ok(()) => {
                 let _ = file.set_len(0);
@@ -243,6 +258,24 @@ impl HistoryLock {
 #[cfg(test)]
 mod lock_tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_planted_as_the_lock_or_temporary_file_are_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("precious.txt");
+        fs::write(&outside, "precious data").unwrap();
+        let ws = dir.path().join("ws");
+        fs::create_dir(&ws).unwrap();
+        let path = ws.join(HISTORY_FILE);
+        std::os::unix::fs::symlink(&outside, ws.join("history.json.lock")).unwrap();
+        assert!(HistoryLock::acquire(&path).is_err());
+        let tmp = ws.join(format!("history.json.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&outside, &tmp).unwrap();
+        save(&path, &Session::new()).unwrap();
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "precious data");
+        assert!(load(&path).unwrap().notice.is_none());
+    }
 
     #[test]
     fn a_second_holder_is_refused_until_the_first_lets_go() {

@@ -166,8 +166,12 @@ impl Agent {
         previous_calls: &mut Vec<(String, String)>,
     ) -> StepEnd {
         let schemas = self.registry.schemas();
-        let (messages, fit, raw_estimate) =
-            self.budget.fit(self.session.to_chat(!schemas.is_empty()));
+        let preset = self.settings.preset.clone();
+        let reasoning_back = !schemas.is_empty() && preset.returns_reasoning();
+        let (messages, fit, raw_estimate) = self.budget.fit(
+            self.session.to_chat(reasoning_back),
+            crate::agent::context::estimate_schemas(&schemas),
+        );
         let mut partial = Completion::default();
         let mut on_event = |event: ClientEvent| match event {
             ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
@@ -191,7 +195,6 @@ impl Agent {
                 reason,
             }),
         };
-        let preset = self.settings.preset.clone();
         let result = tokio::select! {
             r = self.client.chat(&preset, &messages, &schemas, &mut on_event) => Some(r),
             _ = cancel.cancelled() => None,

@@ -40,6 +40,15 @@ impl Preset {
         matches!(self, Self::Pro)
     }
 
+    /// Whether the server is DeepSeek's, which wants `reasoning_content` sent back on assistant
+    /// messages whenever tools are in play (other OpenAI-compatible servers may refuse the field).
+    pub fn returns_reasoning(&self) -> bool {
+        match self {
+            Self::Flash | Self::Pro => true,
+            Self::Custom(name) => name.starts_with("deepseek"),
+        }
+    }
+
     /// The other built-in preset (F2).
     pub fn toggled(&self) -> Self {
         match self {
