@@ -23,7 +23,7 @@ fn make_tree(root: &Path) {
         for f in 0..FILES / 200 {
             let n = d * (FILES / 200) + f;
             let mut text = body.clone();
-            if n % 1000 == 0 {
+            if n.is_multiple_of(1000) {
                 text.push_str(&format!("// needle_{n}_found here\n"));
             }
             std::fs::write(dir.join(format!("file{f:03}.rs")), text).unwrap();

@@ -99,7 +99,10 @@ fn timeline_state(steps: usize) -> State {
     for i in 0..steps {
         let id = format!("c{i}");
         for e in [
-            AgentEvent::StepStarted { step: i + 1, max: 10 },
+            AgentEvent::StepStarted {
+                step: i + 1,
+                max: 10,
+            },
             AgentEvent::ToolCallStarted {
                 id: id.clone(),
                 name: "read_text_file".into(),
@@ -138,7 +141,12 @@ fn frame(c: &mut Criterion, group: &str, sizes: [usize; 2], make: fn(usize) -> S
 
 /// One whole frame (layout + draw) with 10 and 10,000 conversation messages.
 fn frame_conversation(c: &mut Criterion) {
-    frame(c, "frame_conversation_messages", [10, 10_000], history_state);
+    frame(
+        c,
+        "frame_conversation_messages",
+        [10, 10_000],
+        history_state,
+    );
 }
 
 /// One whole frame with 10 and 1,000 finished steps in the timeline.

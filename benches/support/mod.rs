@@ -38,7 +38,7 @@ pub fn answer_tokens(tokens: usize) -> Vec<String> {
             out.push("`code`\n".into());
         }
         out.push("\n".into());
-        if section % 5 == 0 {
+        if section.is_multiple_of(5) {
             out.push("```rust\n".into());
             for l in 0..6 {
                 out.push(format!("let x{l} = {l} * 2; "));
@@ -46,7 +46,7 @@ pub fn answer_tokens(tokens: usize) -> Vec<String> {
             }
             out.push("```\n\n".into());
         }
-        if section % 7 == 0 {
+        if section.is_multiple_of(7) {
             out.push("| name | value |\n".into());
             out.push("|---|---|\n".into());
             for r in 0..3 {
