@@ -11,6 +11,11 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[path = "../benches/support/mod.rs"]
+mod bench_support;
+
+use std::time::Duration;
+
 use serde_json::json;
 use support::{MockServer, Reply, SseBuilder};
 
@@ -63,25 +68,21 @@ fn demo_turn() -> Vec<Reply> {
     ]
 }
 
-/// A markdown answer of about `tokens` tokens (4 characters each) arriving at `rate` tokens/s.
+/// A markdown answer of about `tokens` tokens (headings, lists, code, tables; one token a
+/// chunk, ending in `END-OF-ANSWER-<tokens>`) arriving at exactly `rate` tokens/s. The server
+/// prints `stream-start <unix ms>` and `stream-done <unix ms>` around it (scripts/bench-tui.sh).
 fn long_answer(tokens: usize, rate: usize) -> Reply {
-    let mut text = String::new();
-    let mut n = 0;
-    while text.len() < tokens * 4 {
-        n += 1;
-        text.push_str(&format!(
-            "## Section {n}\n\nSome **bold** text, some `code`, and a list:\n\n- item one of section {n}\n- item two with more words in it\n\n"
-        ));
+    let pieces = bench_support::answer_tokens(tokens);
+    let per_token = Duration::from_secs(1) / rate.max(1) as u32;
+    let mut b = SseBuilder::new().note("stream-start").role();
+    for (i, piece) in pieces.iter().enumerate() {
+        // Paced in 10 ms batches by absolute offsets, so sleeps never add up to a slower rate.
+        if i % (rate / 100).max(1) == 0 {
+            b = b.at(per_token * i as u32);
+        }
+        b = b.content(&[piece.as_str()]);
     }
-    // Pieces of 4 tokens (16 characters) every 4/rate seconds.
-    let per_piece_ms = (4_000 / rate.max(1)) as u64;
-    let chars: Vec<char> = text.chars().collect();
-    let mut b = SseBuilder::new().role();
-    for chunk in chars.chunks(16) {
-        let piece: String = chunk.iter().collect();
-        b = b.content(&[piece.as_str()]).pause(per_piece_ms);
-    }
-    b.finish("stop").done().build()
+    b.finish("stop").done().note("stream-done").build()
 }
 
 /// A long reasoning stream, a few words every 150 ms, then a short answer: for watching the

@@ -73,6 +73,12 @@ pub struct WrapCache {
     pub version: u64,
     /// The wrapped lines.
     pub lines: Vec<Line<'static>>,
+    /// A streamed answer: `lines` is kept and only its open end re-wrapped per change.
+    pub incremental: bool,
+    /// Lines at the start of `lines` that stay as they are while the answer grows.
+    pub stable: usize,
+    /// How many of the markdown's frozen lines are wrapped into the stable part.
+    pub frozen_raw: usize,
 }
 
 /// One conversation entry.
@@ -253,12 +259,33 @@ pub struct Areas {
     pub too_small: bool,
 }
 
+/// Where each conversation entry starts in the wrapped conversation, so a frame finds the
+/// visible entries without walking them all.
+#[derive(Clone, Debug, Default)]
+pub struct ConvIndex {
+    /// The width the offsets were computed for.
+    pub width: u16,
+    /// `offsets[i]` is the first line of entry `i`; the last is the total.
+    pub offsets: Vec<usize>,
+    /// The live answer at the last layout (it may have changed since).
+    pub live: Option<usize>,
+}
+
+/// One step's timeline lines and what they were drawn from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepLines {
+    /// Width, selected, running, separator and a fingerprint of the step's content.
+    pub key: (usize, bool, bool, bool, [usize; 8]),
+    /// The lines.
+    pub lines: Vec<Line<'static>>,
+}
+
 /// Lines prepared for the side panes at the last layout.
 #[derive(Clone, Debug, Default)]
 pub struct SideLines {
-    /// Timeline lines.
-    pub timeline: Vec<Line<'static>>,
-    /// The first line of each step in `timeline`.
+    /// Timeline lines of each step (a turn separator first when a turn starts), cached.
+    pub timeline: Vec<StepLines>,
+    /// The first timeline line of each step; one more entry holds the total.
     pub step_starts: Vec<usize>,
     /// Reasoning lines.
     pub reasoning: Vec<Line<'static>>,
@@ -333,6 +360,8 @@ pub struct State {
     pub areas: Areas,
     /// Side pane lines of the last layout.
     pub side: SideLines,
+    /// Line offsets of the conversation entries at the last layout.
+    pub conv_index: ConvIndex,
     /// The colours.
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
@@ -381,6 +410,7 @@ impl State {
             scroll: [Scroll::default(); 4],
             areas: Areas::default(),
             side: SideLines::default(),
+            conv_index: ConvIndex::default(),
             theme: options.theme.clone(),
             tools: options.tools.clone(),
             quit: false,

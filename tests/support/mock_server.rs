@@ -18,6 +18,10 @@ pub enum Piece {
     Bytes(Vec<u8>),
     /// A pause before the next piece.
     Pause(Duration),
+    /// Wait until this long after the reply began (keeps a rate exact over a long stream).
+    At(Duration),
+    /// Print `LABEL <unix ms>` on stdout when reached (benchmarks time the stream by it).
+    Note(String),
 }
 
 /// What the server answers to one request.
@@ -260,9 +264,17 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
             if socket.write_all(head.as_bytes()).await.is_err() {
                 return false;
             }
+            let began = tokio::time::Instant::now();
             for piece in pieces {
                 match piece {
                     Piece::Pause(d) => tokio::time::sleep(d).await,
+                    Piece::At(d) => tokio::time::sleep_until(began + d).await,
+                    Piece::Note(label) => {
+                        let ms = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.as_millis());
+                        println!("{label} {ms}");
+                    }
                     Piece::Bytes(b) if b.is_empty() => {}
                     Piece::Bytes(b) => {
                         let frame = [

@@ -147,6 +147,18 @@ impl SseBuilder {
         self
     }
 
+    /// Waits until `offset` after the reply began before the next piece.
+    pub fn at(mut self, offset: Duration) -> Self {
+        self.pieces.push(Piece::At(offset));
+        self
+    }
+
+    /// Prints `label <unix ms>` on the server's stdout when reached.
+    pub fn note(mut self, label: &str) -> Self {
+        self.pieces.push(Piece::Note(label.to_string()));
+        self
+    }
+
     /// `data: [DONE]`.
     pub fn done(self) -> Self {
         self.data("data: [DONE]\n\n".to_string())

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::{draw_lines, inner, pane_block};
-use crate::tui::state::{CallView, Focus, State, StepView, TIMELINE};
+use crate::tui::state::{CallView, Focus, Scroll, State, StepLines, StepView, TIMELINE};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -195,38 +195,78 @@ fn step_lines(
     out
 }
 
-/// Builds the timeline lines for the current width and sets the scroll size.
+/// A cheap summary of everything a step's lines show: its texts and calls only grow, so their
+/// lengths tell when it changed.
+fn fingerprint(step: &StepView) -> [usize; 8] {
+    let mut f = [
+        step.turn,
+        step.number,
+        usize::from(step.expanded),
+        step.reasoning.len(),
+        step.content.len(),
+        step.calls.len(),
+        0,
+        0,
+    ];
+    for c in &step.calls {
+        f[6] = f[6]
+            .wrapping_mul(31)
+            .wrapping_add(c.arguments.len() + c.output.len() + c.nested.len());
+        let last = c.nested.last().map_or(0, String::len);
+        let done = c.duration.map_or(0, |d| d.as_nanos() as usize + 1);
+        f[7] = f[7]
+            .wrapping_mul(31)
+            .wrapping_add(last + done + usize::from(c.result.is_some()));
+    }
+    f
+}
+
+/// Brings the timeline's per-step lines up to date for the current width (only changed steps
+/// are rebuilt) and sets the scroll size.
 pub fn prepare(state: &mut State, area: Rect) {
     let inner = inner(area);
     let width = inner.width as usize;
-    let mut lines = Vec::new();
-    let mut starts = Vec::new();
     let last = state.steps.len().saturating_sub(1);
-    let mut turn = None;
+    let busy = state.busy();
+    let cache = &mut state.side.timeline;
+    cache.truncate(state.steps.len());
+    let starts = &mut state.side.step_starts;
+    starts.clear();
+    let mut total = 0;
     for (i, step) in state.steps.iter().enumerate() {
-        if turn.is_some_and(|t| t != step.turn) {
-            lines.push(Line::styled("─".repeat(width.min(40)), state.theme.border));
-        }
-        turn = Some(step.turn);
-        starts.push(lines.len());
-        let running = i == last && state.busy();
-        lines.extend(step_lines(
-            step,
+        let separator = i > 0 && state.steps[i - 1].turn != step.turn;
+        let running = i == last && busy;
+        let key = (
+            width,
             state.selected == Some(i),
             running,
-            width,
-            &state.theme,
-        ));
+            separator,
+            fingerprint(step),
+        );
+        if cache.len() <= i {
+            cache.push(StepLines::default());
+        }
+        let entry = &mut cache[i];
+        if entry.key != key || entry.lines.is_empty() {
+            let mut lines = Vec::new();
+            if separator {
+                lines.push(Line::styled("─".repeat(width.min(40)), state.theme.border));
+            }
+            lines.extend(step_lines(step, key.1, running, width, &state.theme));
+            *entry = StepLines { key, lines };
+        }
+        // The step starts after its separator.
+        starts.push(total + usize::from(separator));
+        total += entry.lines.len();
     }
-    if lines.is_empty() {
-        lines.push(Line::styled("No steps yet.", state.theme.muted));
-    }
+    starts.push(total);
+    let shown = total.max(1); // "No steps yet." when empty
     let scroll = &mut state.scroll[TIMELINE];
-    scroll.resize(lines.len(), inner.height as usize);
+    scroll.resize(shown, inner.height as usize);
     if state.reveal_selection {
         if let Some(sel) = state.selected {
             let start = starts.get(sel).copied().unwrap_or(0);
-            let end = starts.get(sel + 1).copied().unwrap_or(lines.len());
+            let end = starts.get(sel + 1).copied().unwrap_or(total);
             let top = scroll.effective_top();
             if start < top {
                 scroll.top = start;
@@ -238,14 +278,51 @@ pub fn prepare(state: &mut State, area: Rect) {
         }
         state.reveal_selection = false;
     }
-    state.side.timeline = lines;
-    state.side.step_starts = starts;
 }
 
-/// Draws the timeline.
+/// Draws the visible part of the timeline.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[TIMELINE];
     let title = format!("Timeline ({})", state.steps.len());
     let block = pane_block(state, title, Focus::Timeline, Some(scroll));
-    draw_lines(frame, area, block, &state.side.timeline, scroll);
+    let height = inner(area).height as usize;
+    let top = scroll.effective_top();
+    let cache = &state.side.timeline;
+    if cache.is_empty() {
+        let empty = [Line::styled("No steps yet.", state.theme.muted)];
+        draw_lines(frame, area, block, &empty, scroll);
+        return;
+    }
+    // Offsets of each step's first line including its separator.
+    let starts = &state.side.step_starts;
+    let begin = |i: usize| starts[i] - usize::from(cache[i].key.3);
+    // Binary search for the step holding the top line.
+    let (mut lo, mut hi) = (0, cache.len());
+    while lo + 1 < hi {
+        let mid = (lo + hi) / 2;
+        if begin(mid) <= top {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    let mut i = lo;
+    let mut skip = top.saturating_sub(begin(i));
+    let mut visible: Vec<Line<'static>> = Vec::with_capacity(height);
+    while i < cache.len() && visible.len() < height {
+        for line in cache[i].lines.iter().skip(skip) {
+            if visible.len() >= height {
+                break;
+            }
+            visible.push(line.clone());
+        }
+        skip = 0;
+        i += 1;
+    }
+    let at_top = Scroll {
+        top: 0,
+        follow: false,
+        ..*scroll
+    };
+    draw_lines(frame, area, block, &visible, &at_top);
 }

@@ -1,0 +1,194 @@
+//! The TUI's hot paths: one streamed delta, one frame (conversation, timeline, status line),
+//! markdown rendering and wrapping. Ratio budgets are benchmarked side by side in one group.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use miniclaw::agent::{AgentEvent, AgentState};
+use miniclaw::llm::Preset;
+use miniclaw::tui::state::State;
+use miniclaw::tui::{Theme, TuiOptions, layout, markdown, panes, update, view, wrap};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use serde_json::json;
+
+const W: u16 = 160;
+const H: u16 = 45;
+
+fn options() -> TuiOptions {
+    TuiOptions {
+        workspace: "/home/me/project".into(),
+        preset: Preset::Flash,
+        max_steps: 10,
+        mouse: true,
+        theme: Theme::dark(),
+        notices: vec![],
+        tools: vec![],
+    }
+}
+
+fn screen() -> Rect {
+    Rect::new(0, 0, W, H)
+}
+
+/// A state in the middle of streaming an answer that already has `lines` source lines.
+fn streaming_state(lines: usize) -> State {
+    let mut s = State::new(&options());
+    let now = Instant::now();
+    s.set_input("write a long answer");
+    update::apply(&mut s, miniclaw::tui::keymap::Action::Send, now);
+    update::on_event(&mut s, AgentEvent::State(AgentState::Thinking), now);
+    update::on_event(&mut s, AgentEvent::StepStarted { step: 1, max: 10 }, now);
+    update::on_event(
+        &mut s,
+        AgentEvent::ContentDelta(support::answer_lines(lines)),
+        now,
+    );
+    layout::prepare(&mut s, screen());
+    s
+}
+
+/// Handling one delta: the event itself and the re-render it causes before the next frame.
+fn per_delta(c: &mut Criterion) {
+    let tokens = support::answer_tokens(4000);
+    let mut g = c.benchmark_group("per_delta");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    for lines in [10usize, 10_000] {
+        g.bench_with_input(BenchmarkId::new("lines", lines), &lines, |b, &lines| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut done = 0u64;
+                while done < iters {
+                    // A fresh answer every few hundred deltas keeps its size at `lines`.
+                    let mut s = streaming_state(lines);
+                    let batch = (iters - done).min(300);
+                    let start = Instant::now();
+                    for i in 0..batch {
+                        let t = &tokens[(done + i) as usize % tokens.len()];
+                        update::on_event(&mut s, AgentEvent::ContentDelta(t.clone()), start);
+                        layout::prepare(&mut s, screen());
+                    }
+                    total += start.elapsed();
+                    done += batch;
+                    black_box(&s);
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+/// A state with `messages` conversation entries loaded from history.
+fn history_state(messages: usize) -> State {
+    let mut s = State::new(&options());
+    s.load_session(&support::session(messages / 2));
+    layout::prepare(&mut s, screen());
+    s
+}
+
+/// A state whose timeline holds `steps` finished tool steps.
+fn timeline_state(steps: usize) -> State {
+    let mut s = State::new(&options());
+    let now = Instant::now();
+    for i in 0..steps {
+        let id = format!("c{i}");
+        for e in [
+            AgentEvent::StepStarted {
+                step: i + 1,
+                max: 10,
+            },
+            AgentEvent::ToolCallStarted {
+                id: id.clone(),
+                name: "read_text_file".into(),
+                arguments: json!({"path": format!("src/file{i}.rs")}).to_string(),
+            },
+            AgentEvent::ToolFinished {
+                id,
+                name: "read_text_file".into(),
+                result: json!({"ok": true, "content": "fn main() {}\n".repeat(4)}),
+                duration: Duration::from_millis(3),
+            },
+        ] {
+            update::on_event(&mut s, e, now);
+        }
+    }
+    layout::prepare(&mut s, screen());
+    s
+}
+
+fn frame(c: &mut Criterion, group: &str, sizes: [usize; 2], make: fn(usize) -> State) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    let now = Instant::now();
+    for n in sizes {
+        let mut s = make(n);
+        let mut term = Terminal::new(TestBackend::new(W, H)).unwrap();
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| {
+                layout::prepare(&mut s, screen());
+                term.draw(|f| view::draw(f, &s, now)).unwrap();
+            })
+        });
+    }
+    g.finish();
+}
+
+/// One whole frame (layout + draw) with 10 and 10,000 conversation messages.
+fn frame_conversation(c: &mut Criterion) {
+    frame(
+        c,
+        "frame_conversation_messages",
+        [10, 10_000],
+        history_state,
+    );
+}
+
+/// One whole frame with 10 and 1,000 finished steps in the timeline.
+fn frame_timeline(c: &mut Criterion) {
+    frame(c, "frame_timeline_steps", [10, 1_000], timeline_state);
+}
+
+/// The status line alone.
+fn status_line(c: &mut Criterion) {
+    let s = streaming_state(10);
+    let mut term = Terminal::new(TestBackend::new(W, 1)).unwrap();
+    let now = Instant::now();
+    c.bench_function("status_line", |b| {
+        b.iter(|| {
+            term.draw(|f| panes::status::draw(f, &s, f.area(), now))
+                .unwrap();
+        })
+    });
+}
+
+/// Rendering and wrapping a whole 20,000-token markdown answer (done once when it finishes).
+fn markdown_and_wrap(c: &mut Criterion) {
+    let text = support::answer_text(20_000);
+    let theme = Theme::dark();
+    let mut g = c.benchmark_group("markdown");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    g.bench_function("render_20k_tokens", |b| {
+        b.iter(|| black_box(markdown::render(&text, &theme)))
+    });
+    let lines = markdown::render(&text, &theme);
+    g.bench_function("wrap_20k_tokens_w94", |b| {
+        b.iter(|| black_box(wrap::wrap_lines(lines.iter(), 94)))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    per_delta,
+    frame_conversation,
+    frame_timeline,
+    status_line,
+    markdown_and_wrap
+);
+criterion_main!(benches);

@@ -1,0 +1,22 @@
+//! Writes a history file of N prompt + answer turns for the start-up and memory benchmarks:
+//! `cargo run --release --example gen_history -- WORKSPACE 1000`.
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(workspace) = args.first().map(PathBuf::from) else {
+        eprintln!("usage: gen_history WORKSPACE [TURNS]");
+        std::process::exit(2);
+    };
+    let turns = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000);
+    let path = workspace.join(miniclaw::agent::history::HISTORY_FILE);
+    if let Err(e) = miniclaw::agent::history::save(&path, &support::session(turns)) {
+        eprintln!("gen_history: {e}");
+        std::process::exit(1);
+    }
+    println!("{}", path.display());
+}
