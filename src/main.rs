@@ -1,6 +1,15 @@
 //! `miniclaw-tui`: flags and configuration, then the full-screen UI or headless mode.
 
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Writes a line to stderr, ignoring failure: the terminal may be gone (a closed window), and a
+/// failed write must not turn a clean exit into a crash.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 use miniclaw::agent::TurnOutcome;
 use miniclaw::config::{self, Config};
@@ -22,7 +31,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("miniclaw-tui: cannot start the async runtime: {e}");
+            say!("miniclaw-tui: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -37,8 +46,8 @@ fn install_panic_report() {
         tracing::error!(panic = %info, "panic");
         previous(info);
         match miniclaw::logging::log_path() {
-            Some(log) => eprintln!("miniclaw-tui crashed; the log is at {}", log.display()),
-            None => eprintln!("miniclaw-tui crashed"),
+            Some(log) => say!("miniclaw-tui crashed; the log is at {}", log.display()),
+            None => say!("miniclaw-tui crashed"),
         }
         std::process::exit(101);
     }));
@@ -48,7 +57,7 @@ async fn run(config: Config) -> ExitCode {
     if config.cli.list_tools {
         let (tools, warnings) = startup::registry(&config);
         for w in warnings {
-            eprintln!("warning: {w}");
+            say!("warning: {w}");
         }
         for (name, source, line) in describe_tools(&tools) {
             println!("{name:<24} {line}  [{source}]");
@@ -57,33 +66,33 @@ async fn run(config: Config) -> ExitCode {
     }
     if let Some(prompt) = config.cli.print.clone() {
         if config.api_key().is_none() {
-            eprintln!("miniclaw-tui: {}", config::missing_key_message());
+            say!("miniclaw-tui: {}", config::missing_key_message());
             return ExitCode::from(2);
         }
         let started = match startup::start(&config) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("miniclaw-tui: {e}");
+                say!("miniclaw-tui: {e}");
                 return ExitCode::from(2);
             }
         };
         for notice in &started.notices {
-            eprintln!("[notice] {notice}");
+            say!("[notice] {notice}");
         }
         let outcome = headless::run(started.agent, &prompt).await;
         drop(started.lock);
         return match outcome {
             TurnOutcome::Answered => ExitCode::SUCCESS,
             TurnOutcome::StepLimit => {
-                eprintln!("miniclaw-tui: stopped at the step limit without a final answer");
+                say!("miniclaw-tui: stopped at the step limit without a final answer");
                 ExitCode::from(3)
             }
             TurnOutcome::Interrupted => {
-                eprintln!("miniclaw-tui: interrupted");
+                say!("miniclaw-tui: interrupted");
                 ExitCode::from(130)
             }
             TurnOutcome::Failed => {
-                eprintln!("miniclaw-tui: the turn failed (see the error above)");
+                say!("miniclaw-tui: the turn failed (see the error above)");
                 ExitCode::FAILURE
             }
         };
@@ -95,7 +104,7 @@ async fn run_tui(config: Config) -> ExitCode {
     let started = match startup::start(&config) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("miniclaw-tui: {e}");
+            say!("miniclaw-tui: {e}");
             return ExitCode::from(2);
         }
     };
@@ -117,9 +126,9 @@ async fn run_tui(config: Config) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("miniclaw-tui: {e}");
+            say!("miniclaw-tui: {e}");
             if let Some(log) = miniclaw::logging::log_path() {
-                eprintln!("The log is at {}", log.display());
+                say!("The log is at {}", log.display());
             }
             ExitCode::FAILURE
         }

@@ -432,9 +432,52 @@ fn sigterm_during_a_turn_exits_cleanly() {
     assert!(status.success());
     assert_eq!(s.wait_exit(), 0);
     assert_restored(&s.raw());
-    // What arrived was saved: the history loads and holds the prompt.
+    // What arrived was saved: the history holds the prompt and the partial answer, marked.
     let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
     assert!(history.contains("a slow one"), "{history}");
+    let saved: Value = serde_json::from_str(&history).unwrap();
+    let last = saved["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "streaming-has-begun ", "{history}");
+    assert_eq!(last["incomplete"], "interrupted", "{history}");
+}
+
+#[test]
+fn closing_the_terminal_mid_turn_saves_the_partial_answer_and_exits_quietly() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .content(&["half of it "])
+            .pause(60_000)
+            .finish("stop")
+            .done()
+            .build(),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+    s.submit("before the window closes");
+    s.wait_for("half of it");
+    // SIGHUP is what a terminal sends when its window closes.
+    let pid = s.child.process_id().expect("the child's pid");
+    let status = std::process::Command::new("kill")
+        .args(["-HUP", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(s.wait_exit(), 0);
+    let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
+    let saved: Value = serde_json::from_str(&history).unwrap();
+    let last = saved["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "half of it ", "{history}");
 }
 
 #[test]

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 pub use theme::Theme;
 
-use crate::agent::{Agent, spawn};
+use crate::agent::{Agent, AgentEvent, AgentState, spawn};
 use crate::llm::Preset;
 
 /// What the UI starts with.
@@ -64,7 +64,19 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let (handle, mut events) = spawn(agent);
     let (mut terminal, _guard) = terminal::init(options.mouse)?;
     let result = app::event_loop(&mut terminal, &mut state, &handle, &mut events).await;
-    handle.interrupt();
     drop(_guard);
+    // A turn still running is interrupted and given a moment to save what it has, so quitting,
+    // a signal or a closed terminal never loses the prompt or the partial answer.
+    if state.busy() {
+        handle.interrupt();
+        let settled = async {
+            while let Some(event) = events.recv().await {
+                if matches!(event, AgentEvent::State(AgentState::Idle)) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), settled).await;
+    }
     result
 }
