@@ -19,7 +19,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
     version,
     about = "MiniClaw: a full-screen terminal agent. A DeepSeek model reasons, calls sandboxed local tools and answers, live.",
     after_help = "Environment: DEEPSEEK_API_KEY (required to talk to the model), DEEPSEEK_MODEL, DEEPSEEK_BASE_URL, \
-MINICLAW_WORKSPACE, MINICLAW_THEME, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in ./.env or \
+MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, MINICLAW_LOG, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in ./.env or \
 <config dir>/miniclaw/.env; real environment variables win."
 )]
 pub struct Cli {

@@ -65,6 +65,10 @@ async fn run(config: Config) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(prompt) = config.cli.print.clone() {
+        if prompt.trim().is_empty() {
+            say!("miniclaw-tui: the prompt given to --print is empty");
+            return ExitCode::from(2);
+        }
         if config.api_key().is_none() {
             say!("miniclaw-tui: {}", config::missing_key_message());
             return ExitCode::from(2);

@@ -58,6 +58,12 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     let lock = history::HistoryLock::acquire(&config.history_path())?;
     let loaded = history::load(&config.history_path())?;
     notices.extend(loaded.notice);
+    if let crate::llm::Preset::Custom(name) = &config.preset {
+        notices.push(format!(
+            "Model `{name}` is not one of the presets ({}): it is sent as it is, without thinking settings. F2 switches to a preset.",
+            crate::llm::Preset::NAMES.join(", ")
+        ));
+    }
     if config.api_key().is_none() {
         notices.push(crate::config::missing_key_message());
     }

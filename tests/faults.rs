@@ -134,7 +134,7 @@ async fn connection_refused_is_retried_then_reported() {
     assert_eq!(retrying(&events).len(), 1);
     let errs = errors(&events).join("\n");
     assert!(
-        errs.contains("network error") && errs.contains("Send the prompt again"),
+        errs.contains("network error") && errs.contains("Try the prompt again"),
         "{errs}"
     );
     assert_history_valid(&r.dir.path().join("history.json"));
@@ -201,7 +201,7 @@ async fn short_idle(script: Vec<Reply>) -> Rig {
 #[tokio::test]
 async fn a_server_that_never_answers_times_out() {
     let r = short_idle(vec![Reply::Hang, Reply::Hang]).await;
-    fails_then_recovers(r, &["Send the prompt again"]).await;
+    fails_then_recovers(r, &["Try the prompt again"]).await;
 }
 
 #[tokio::test]

@@ -249,6 +249,23 @@ fn clearing_asks_first() {
 }
 
 #[test]
+fn clearing_is_refused_while_a_turn_runs() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "a long one");
+    assert!(s.busy());
+    assert!(update::apply(&mut s, Action::AskClear, t0).is_empty());
+    assert_eq!(s.overlay, Overlay::None);
+    assert!(
+        s.entries
+            .last()
+            .unwrap()
+            .text
+            .contains("press Esc to interrupt it")
+    );
+}
+
+#[test]
 fn ctrl_c_clears_then_quits_within_two_seconds() {
     let t0 = Instant::now();
     let mut s = state();

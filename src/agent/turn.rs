@@ -150,7 +150,8 @@ impl Agent {
         }
         events.send(AgentEvent::Error {
             message: format!(
-                "Stopped after {max} model calls without a final answer. Send a follow-up to let it continue, or start with a higher --max-steps."
+                "Stopped after {max} model call{} without a final answer. Ask it to continue, or start with a higher --max-steps.",
+                if max == 1 { "" } else { "s" }
             ),
         });
         self.finish(events, &turn, TurnOutcome::StepLimit);
@@ -506,7 +507,7 @@ pub fn error_advice(e: &LlmError) -> String {
         } => {
             "This is likely a bug in MiniClaw or an unsupported model setting; try the other preset (F2) or clear the history."
         }
-        _ => "Send the prompt again to retry.",
+        _ => "Try the prompt again.",
     };
     let text = e.to_string();
     let stop = if text.ends_with(['.', '…', '!', '?']) {

@@ -17,12 +17,13 @@ impl Preset {
     /// The names of the built-in presets, in switching order.
     pub const NAMES: [&'static str; 2] = ["deepseek-v4-flash", "deepseek-v4-pro"];
 
-    /// The preset for a model name; unknown names become `Custom`.
+    /// The preset for a model name (any letter case); unknown names become `Custom`.
     pub fn from_name(name: &str) -> Self {
-        match name.trim() {
+        let name = name.trim();
+        match name.to_ascii_lowercase().as_str() {
             "deepseek-v4-flash" => Self::Flash,
             "deepseek-v4-pro" => Self::Pro,
-            other => Self::Custom(other.to_string()),
+            _ => Self::Custom(name.to_string()),
         }
     }
 
@@ -104,5 +105,6 @@ mod tests {
         assert_eq!(Preset::Pro.toggled(), Preset::Flash);
         assert_eq!(Preset::from_name("deepseek-v4-pro"), Preset::Pro);
         assert_eq!(Preset::from_name("x").model(), "x");
+        assert_eq!(Preset::from_name(" DeepSeek-V4-Pro "), Preset::Pro);
     }
 }

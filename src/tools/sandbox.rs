@@ -67,6 +67,12 @@ pub struct Sandbox {
 impl Sandbox {
     /// A sandbox rooted at `root` (created if missing, then canonicalised).
     pub fn new(root: &Path) -> Result<Self, SandboxError> {
+        if root.exists() && !root.is_dir() {
+            return Err(SandboxError::Workspace(format!(
+                "{} is a file, not a folder",
+                root.display()
+            )));
+        }
         std::fs::create_dir_all(root)
             .map_err(|e| SandboxError::Workspace(format!("{}: {e}", root.display())))?;
         let root = root

@@ -69,7 +69,11 @@ fn first_sentence(description: &str) -> String {
     let mut from = 0;
     while let Some(pos) = line[from..].find(". ") {
         let end = from + pos;
-        let word = line[..end].rsplit(' ').next().unwrap_or("");
+        let word = line[..end]
+            .rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .trim_start_matches(['(', '[', '"', '\'']);
         if !matches!(word, "e.g" | "i.e" | "etc" | "vs") {
             return line[..=end].to_string();
         }

@@ -2,9 +2,9 @@
 //! tui-markdown and cached; the open tail of a half-arrived line is shown plainly, so a partial
 //! line never scrambles a table or code block.
 
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use tui_markdown::{BuiltinCodeTheme, Options};
+use tui_markdown::{BuiltinCodeTheme, Options, StyleSheet};
 
 use super::theme::Theme;
 
@@ -15,7 +15,7 @@ pub fn render(text: &str, theme: &Theme) -> Vec<Line<'static>> {
     } else {
         BuiltinCodeTheme::Base16OceanDark
     };
-    let options = Options::default().code_theme(code);
+    let options = Options::new(ThemeSheet::of(theme)).code_theme(code);
     let rendered = tui_markdown::from_str_with_options(text, &options);
     rendered
         .lines
@@ -39,17 +39,89 @@ pub fn render(text: &str, theme: &Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn clean(style: Style, theme: &Theme) -> Style {
-    if theme.monochrome {
-        Style {
-            fg: None,
-            bg: None,
-            underline_color: None,
-            ..style
+/// Markdown styles drawn from the theme, so headings, code and links follow it (light or dark)
+/// instead of fixed ANSI colours.
+#[derive(Clone, Debug)]
+struct ThemeSheet {
+    accent: Style,
+    code: Style,
+    muted: Style,
+}
+
+impl ThemeSheet {
+    fn of(theme: &Theme) -> Self {
+        Self {
+            accent: theme.accent,
+            code: theme.selection,
+            muted: theme.muted,
         }
-    } else {
-        style
     }
+}
+
+impl StyleSheet for ThemeSheet {
+    /// No `##` marks: the style says it is a heading.
+    fn heading_marker(&self, _level: u8) -> &str {
+        ""
+    }
+    fn heading(&self, level: u8) -> Style {
+        match level {
+            1 => self
+                .accent
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            2 => self.accent.add_modifier(Modifier::BOLD),
+            _ => Style::new().add_modifier(Modifier::BOLD),
+        }
+    }
+    fn code(&self) -> Style {
+        self.code
+    }
+    fn link(&self) -> Style {
+        self.accent.add_modifier(Modifier::UNDERLINED)
+    }
+    fn blockquote(&self) -> Style {
+        self.muted
+    }
+    fn heading_meta(&self) -> Style {
+        self.muted
+    }
+    fn metadata_block(&self) -> Style {
+        self.muted
+    }
+    fn html(&self) -> Style {
+        self.muted
+    }
+    fn math_inline(&self) -> Style {
+        self.accent
+    }
+    fn math_display(&self) -> Style {
+        self.accent
+    }
+    fn footnote_ref(&self) -> Style {
+        self.muted
+    }
+    fn footnote_def(&self) -> Style {
+        self.muted
+    }
+}
+
+/// Without colour (NO_COLOR), emphasis may only come from bold, reverse and underline: colours
+/// go, italic becomes underline, and code keeps its reverse from the theme's selection style.
+fn clean(style: Style, theme: &Theme) -> Style {
+    if !theme.monochrome {
+        return style;
+    }
+    let mut out = Style {
+        fg: None,
+        bg: None,
+        underline_color: None,
+        ..style
+    };
+    if out.add_modifier.contains(Modifier::ITALIC) {
+        out = out
+            .remove_modifier(Modifier::ITALIC)
+            .add_modifier(Modifier::UNDERLINED);
+    }
+    out
 }
 
 /// The rendering of a growing markdown text, re-parsed only when a newline commits more of it.
@@ -252,6 +324,39 @@ impl StreamingMarkdown {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn markdown_styles_follow_the_theme_and_no_color_keeps_to_bold_reverse_underline() {
+        let text = "## Title\n\nSome *emphasis* and `code`.\n";
+        for theme in [Theme::dark(), Theme::light()] {
+            let lines = render(text, &theme);
+            let heading = lines[0]
+                .spans
+                .iter()
+                .find(|s| s.content.contains("Title"))
+                .unwrap();
+            assert_eq!(heading.style.fg, theme.accent.fg, "{}", theme.name);
+            assert!(!lines[0].to_string().contains('#'), "no raw heading marks");
+            let code = lines
+                .iter()
+                .flat_map(|l| l.spans.iter())
+                .find(|s| s.content == "code")
+                .unwrap();
+            assert_eq!(code.style.bg, theme.selection.bg, "{}", theme.name);
+        }
+        let mono = render(text, &Theme::monochrome());
+        for span in mono.iter().flat_map(|l| l.spans.iter()) {
+            assert!(
+                span.style.fg.is_none() && span.style.bg.is_none(),
+                "{span:?}"
+            );
+            assert!(
+                !span.style.add_modifier.contains(Modifier::ITALIC),
+                "{span:?}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]

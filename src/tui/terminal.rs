@@ -96,9 +96,13 @@ fn install_panic_hook() {
 
 /// Copies `text` to the clipboard with OSC 52 (wrapped for tmux so it passes through).
 pub fn copy_osc52(text: &str) -> std::io::Result<()> {
-    let sequence = osc52_sequence(text, std::env::var_os("TMUX").is_some());
     let mut out = stdout();
-    out.write_all(sequence.as_bytes())?;
+    // The plain sequence works in terminals and in tmux with `set-clipboard on`; the wrapped one
+    // reaches the outer terminal through tmux with `allow-passthrough on`.
+    out.write_all(osc52_sequence(text, false).as_bytes())?;
+    if std::env::var_os("TMUX").is_some() {
+        out.write_all(osc52_sequence(text, true).as_bytes())?;
+    }
     out.flush()
 }
 

@@ -67,7 +67,8 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             let preset = state.preset.toggled();
             set_preset(state, preset, &mut effects);
         }
-        Action::AskClear => state.overlay = Overlay::ConfirmClear,
+        // Clearing under a running turn would let its answer land in a history just emptied.
+        Action::AskClear => ask_clear(state),
         Action::ConfirmYes => {
             state.overlay = Overlay::None;
             clear_view(state);
@@ -113,6 +114,10 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             }
         }
         Action::ClearInput => {
+            if state.input_empty() {
+                // Nothing to clear: say what a second press does, so the key is not a mystery.
+                state.push(EntryKind::Notice, "Press Ctrl+C again within 2 s to quit.");
+            }
             state.reset_input();
             state.history_pos = None;
             state.last_ctrl_c = Some(now);
@@ -158,6 +163,19 @@ fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     effects.push(Effect::Command(AgentCommand::Prompt(text)));
 }
 
+/// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
+/// history just emptied.
+fn ask_clear(state: &mut State) {
+    if state.busy() {
+        state.push(
+            EntryKind::Notice,
+            "A turn is running: press Esc to interrupt it, then clear the history.",
+        );
+    } else {
+        state.overlay = Overlay::ConfirmClear;
+    }
+}
+
 fn slash(state: &mut State, command: &str, effects: &mut Vec<Effect>) {
     let mut words = command.split_whitespace();
     let name = words.next().unwrap_or("");
@@ -184,7 +202,7 @@ fn slash(state: &mut State, command: &str, effects: &mut Vec<Effect>) {
                 ),
             );
         }
-        ("clear", _) => state.overlay = Overlay::ConfirmClear,
+        ("clear", _) => ask_clear(state),
         ("quit" | "exit", _) => {
             state.quit = true;
             effects.push(Effect::Quit);
@@ -224,7 +242,11 @@ fn copy(state: &mut State, effects: &mut Vec<Effect>) {
             effects.push(Effect::Copy(answer));
             state.push(
                 EntryKind::Notice,
-                format!("Copied the last answer ({chars} characters) to the clipboard."),
+                format!(
+                    "Sent the last answer ({chars} characters) to the clipboard with OSC 52. \
+                     If nothing was copied, your terminal does not allow it (in tmux: \
+                     set -g set-clipboard on)."
+                ),
             );
         }
         None => {
@@ -240,6 +262,7 @@ fn clear_view(state: &mut State) {
     state.selected = None;
     state.last_usage = None;
     state.context = None;
+    state.step = 0;
     for s in &mut state.scroll {
         *s = Default::default();
     }
