@@ -447,3 +447,41 @@ fn step_labels_name_the_main_argument() {
     assert_eq!(call_label("list_files", "{}"), "list_files()");
     assert_eq!(call_label("calc", "not json"), "calc()");
 }
+
+#[test]
+fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up() {
+    use miniclaw::agent::{Message, Session};
+    let t0 = Instant::now();
+    let mut session = Session::new();
+    for i in 0..1_000 {
+        session.push(Message::user(format!("question number {i}")));
+        session.push(Message::assistant(
+            format!("## Answer {i}\n\nSome **markdown** with `code` and a list:\n\n- one\n- two\n"),
+            None,
+            vec![],
+        ));
+    }
+    let mut s = state();
+    s.load_session(&session);
+    let bottom = render(&mut s, 100, 30, t0);
+    assert!(bottom.contains("Answer 999"), "{bottom}");
+    let rendered = s
+        .entries
+        .iter()
+        .filter(|e| e.cache.estimated.is_none())
+        .count();
+    assert!(
+        rendered < 100,
+        "only the entries near the view are rendered at start ({rendered})"
+    );
+
+    // Scrolled to the top, the first entries are rendered and shown.
+    update::apply(&mut s, Action::ScrollTop, t0);
+    let top = render(&mut s, 100, 30, t0);
+    assert!(top.contains("question number 0"), "{top}");
+    assert!(top.contains("Answer 0"), "{top}");
+    // And back at the bottom, the newest answer is still where it was.
+    update::apply(&mut s, Action::ScrollBottom, t0);
+    let again = render(&mut s, 100, 30, t0);
+    assert!(again.contains("Answer 999"), "{again}");
+}

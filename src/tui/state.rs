@@ -79,6 +79,16 @@ pub struct WrapCache {
     pub stable: usize,
     /// How many of the markdown's frozen lines are wrapped into the stable part.
     pub frozen_raw: usize,
+    /// Not rendered yet: `lines` is empty and this many lines are assumed (an entry far above
+    /// the view at start-up; it is rendered when it scrolls into view).
+    pub estimated: Option<usize>,
+}
+
+impl WrapCache {
+    /// The entry's height in lines (exact, or the estimate while not rendered).
+    pub fn height(&self) -> usize {
+        self.estimated.unwrap_or(self.lines.len())
+    }
 }
 
 /// One conversation entry.
@@ -269,6 +279,13 @@ pub struct ConvIndex {
     pub offsets: Vec<usize>,
     /// The live answer at the last layout (it may have changed since).
     pub live: Option<usize>,
+}
+
+impl ConvIndex {
+    /// All lines of the conversation.
+    pub fn total(&self) -> usize {
+        self.offsets.last().copied().unwrap_or(0)
+    }
 }
 
 /// One step's timeline lines and what they were drawn from.

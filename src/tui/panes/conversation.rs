@@ -87,12 +87,51 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     c.version = entry.version;
 }
 
+/// Screens of lines above the view that are rendered exactly at start-up; entries further up
+/// are only estimated until they scroll into view, so a long history opens at once.
+const EXACT_SCREENS: usize = 3;
+
+/// A cheap guess of an entry's height at `width`: its source lines wrapped by display width,
+/// plus the header and the blank line after it.
+fn estimate_height(entry: &Entry, width: usize) -> usize {
+    let width = width.max(1);
+    let body: usize = entry
+        .text
+        .split('\n')
+        .map(|l| wrap::width(l).div_ceil(width).max(1))
+        .sum();
+    let header = matches!(entry.kind, EntryKind::User | EntryKind::Assistant) as usize;
+    header + body + 1
+}
+
+/// Renders `entry` exactly for `width` unless its cache is already exact and current.
+fn measure(entry: &mut Entry, width: u16, theme: &Theme) {
+    let current = entry.cache.width == width && entry.cache.version == entry.version;
+    if current && entry.cache.estimated.is_none() {
+        return;
+    }
+    if entry.kind == EntryKind::Assistant && (!entry.done || entry.cache.incremental) {
+        incremental_lines(entry, width, theme);
+    } else {
+        let lines = entry_lines(entry, width as usize, theme);
+        entry.cache = WrapCache {
+            width,
+            version: entry.version,
+            lines,
+            ..Default::default()
+        };
+    }
+}
+
 /// Brings the entries' caches up to date for `width` and sets the scroll size. Entries change
 /// only at the end (new entries, the live answer) or all at once (cleared), so only those from
-/// the first that may have changed are looked at.
+/// the first that may have changed are looked at. When many entries need work at once (a long
+/// history at start, a resize), those more than a few screens above the view are estimated, and
+/// rendered only when they come into view.
 pub fn prepare(state: &mut State, area: Rect) {
     let inner = inner(area);
     let width = inner.width;
+    let height = inner.height as usize;
     let len = state.entries.len();
     let idx = &mut state.conv_index;
     let mut start = if idx.width == width {
@@ -110,31 +149,64 @@ pub fn prepare(state: &mut State, area: Rect) {
             start = 0;
         }
     }
+    // From the end back, entries within a few screens are rendered; the rest may be estimated.
+    let mut exact_from = len;
+    let mut lines_below = 0;
+    while exact_from > start && lines_below < EXACT_SCREENS * height.max(1) {
+        exact_from -= 1;
+        lines_below += estimate_height(&state.entries[exact_from], width as usize);
+    }
+    for (i, entry) in state.entries.iter_mut().enumerate().skip(start) {
+        let current = entry.cache.width == width && entry.cache.version == entry.version;
+        if i >= exact_from {
+            measure(entry, width, &state.theme);
+        } else if !current {
+            entry.cache = WrapCache {
+                width,
+                version: entry.version,
+                estimated: Some(estimate_height(entry, width as usize)),
+                ..Default::default()
+            };
+        }
+    }
+    rebuild_offsets(state, start, width);
+    state.conv_index.live = state.live;
+    state.scroll[CONV].resize(state.conv_index.total(), height);
+    // Estimated entries that are now in view are rendered, and the offsets fixed from there;
+    // a few rounds settle it, since each only makes heights exact.
+    for _ in 0..4 {
+        let top = state.scroll[CONV].effective_top();
+        let offsets = &state.conv_index.offsets;
+        let first = offsets.partition_point(|&o| o <= top).saturating_sub(1);
+        let last = offsets
+            .partition_point(|&o| o < top + height.max(1))
+            .min(len);
+        let unrendered: Vec<usize> = (first..last)
+            .filter(|&i| state.entries[i].cache.estimated.is_some())
+            .collect();
+        let Some(&from) = unrendered.first() else {
+            break;
+        };
+        for i in unrendered {
+            measure(&mut state.entries[i], width, &state.theme);
+        }
+        rebuild_offsets(state, from, width);
+        state.scroll[CONV].resize(state.conv_index.total(), height);
+    }
+}
+
+/// Recomputes the line offsets of entries from `from` on.
+fn rebuild_offsets(state: &mut State, from: usize, width: u16) {
+    let idx = &mut state.conv_index;
     idx.width = width;
-    idx.offsets.truncate(start + 1);
+    idx.offsets.truncate(from + 1);
     if idx.offsets.is_empty() {
         idx.offsets.push(0);
     }
-    for entry in &mut state.entries[start..] {
-        if entry.cache.width != width || entry.cache.version != entry.version {
-            if entry.kind == EntryKind::Assistant && (!entry.done || entry.cache.incremental) {
-                incremental_lines(entry, width, &state.theme);
-            } else {
-                let lines = entry_lines(entry, width as usize, &state.theme);
-                entry.cache = WrapCache {
-                    width,
-                    version: entry.version,
-                    lines,
-                    ..Default::default()
-                };
-            }
-        }
+    for entry in &state.entries[from..] {
         let last = idx.offsets.last().copied().unwrap_or(0);
-        idx.offsets.push(last + entry.cache.lines.len());
+        idx.offsets.push(last + entry.cache.height());
     }
-    idx.live = state.live;
-    let total = idx.offsets.last().copied().unwrap_or(0);
-    state.scroll[CONV].resize(total, inner.height as usize);
 }
 
 /// Draws the visible part of the conversation.
@@ -154,12 +226,19 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let mut skip = top - offsets.get(first).copied().unwrap_or(0).min(top);
     let mut visible: Vec<Line<'static>> = Vec::with_capacity(height);
     for entry in state.entries.iter().skip(first) {
-        let n = entry.cache.lines.len();
+        let n = entry.cache.height();
         if skip >= n {
             skip -= n;
             continue;
         }
-        for line in &entry.cache.lines[skip..] {
+        // `prepare` renders what is in view; an estimate left here is drawn blank.
+        let blank = vec![Line::default(); entry.cache.estimated.unwrap_or(0)];
+        let lines = if entry.cache.estimated.is_some() {
+            &blank
+        } else {
+            &entry.cache.lines
+        };
+        for line in &lines[skip.min(lines.len())..] {
             if visible.len() >= height {
                 break;
             }
