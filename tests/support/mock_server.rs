@@ -265,7 +265,16 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
                 return false;
             }
             let began = tokio::time::Instant::now();
+            // Chunks between two pauses go out in one write, as they would arrive from a real
+            // server over a network (each is still its own HTTP chunk).
+            let mut pending: Vec<u8> = Vec::new();
             for piece in pieces {
+                if !matches!(piece, Piece::Bytes(_)) && !pending.is_empty() {
+                    if socket.write_all(&pending).await.is_err() || socket.flush().await.is_err() {
+                        return false;
+                    }
+                    pending.clear();
+                }
                 match piece {
                     Piece::Pause(d) => tokio::time::sleep(d).await,
                     Piece::At(d) => tokio::time::sleep_until(began + d).await,
@@ -277,20 +286,14 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
                     }
                     Piece::Bytes(b) if b.is_empty() => {}
                     Piece::Bytes(b) => {
-                        let frame = [
-                            format!("{:x}\r\n", b.len()).into_bytes(),
-                            b,
-                            b"\r\n".to_vec(),
-                        ]
-                        .concat();
-                        if socket.write_all(&frame).await.is_err() || socket.flush().await.is_err()
-                        {
-                            return false;
-                        }
+                        pending.extend_from_slice(format!("{:x}\r\n", b.len()).as_bytes());
+                        pending.extend_from_slice(&b);
+                        pending.extend_from_slice(b"\r\n");
                     }
                 }
             }
-            socket.write_all(b"0\r\n\r\n").await.is_ok() && socket.flush().await.is_ok()
+            pending.extend_from_slice(b"0\r\n\r\n");
+            socket.write_all(&pending).await.is_ok() && socket.flush().await.is_ok()
         }
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
