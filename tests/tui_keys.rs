@@ -485,3 +485,50 @@ fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up
     let again = render(&mut s, 100, 30, t0);
     assert!(again.contains("Answer 999"), "{again}");
 }
+
+#[test]
+fn earlier_history_comes_back_as_a_live_turn_left_it() {
+    use miniclaw::agent::{Message, Session};
+    use miniclaw::llm::{FunctionCall, ToolCall};
+    let mut session = Session::new();
+    session.push(Message::user("write hello.txt"));
+    session.push(Message::assistant(
+        "Let me write it.",
+        Some("thinking about it".into()),
+        vec![ToolCall {
+            id: "c1".into(),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "write_text_file".into(),
+                arguments: r#"{"relative_path":"hello.txt","content":"hi"}"#.into(),
+            },
+        }],
+    ));
+    session.push(Message::tool(
+        "c1",
+        r#"{"ok":true,"tool":"write_text_file"}"#,
+    ));
+    session.push(Message::assistant(
+        "Done: **hello.txt** written.",
+        None,
+        vec![],
+    ));
+    let mut s = state();
+    s.load_session(&session);
+    let texts: Vec<&str> = s.entries.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["write hello.txt", "Done: **hello.txt** written."],
+        "the thought is not an answer"
+    );
+    assert_eq!(s.steps.len(), 2);
+    assert_eq!(s.steps[0].content, "Let me write it.");
+    assert_eq!(s.steps[0].reasoning, "thinking about it");
+    assert_eq!(s.steps[0].calls[0].result.as_ref().unwrap()["ok"], true);
+    assert_eq!((s.steps[1].turn, s.steps[1].number), (0, 2));
+    let screen = render(&mut s, 110, 24, Instant::now());
+    assert!(
+        screen.contains("▸ Step 1  write_text_file(hello.txt)  ✓"),
+        "{screen}"
+    );
+}

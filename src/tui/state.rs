@@ -441,20 +441,60 @@ impl State {
 
     /// Shows an earlier session's prompts and answers (tool traffic is left out).
     pub fn load_session(&mut self, session: &Session) {
+        // Rebuilt as a live turn would have left it: text beside tool calls is a thought in the
+        // timeline, answers are in the conversation, observations are under their calls.
         for m in &session.messages {
             match m.role {
                 Role::User => {
                     self.prompt_history.push(m.content.clone());
                     self.push(EntryKind::User, m.content.clone());
+                    self.turns += 1;
                 }
-                Role::Assistant if !m.content.trim().is_empty() => {
-                    let i = self.push(EntryKind::Assistant, m.content.clone());
-                    self.entries[i].done = true;
-                    self.entries[i].interrupted = m.incomplete.is_some();
+                Role::Assistant => {
+                    let turn = self.turns.saturating_sub(1);
+                    let number = self
+                        .steps
+                        .last()
+                        .filter(|s| s.turn == turn)
+                        .map_or(1, |s| s.number + 1);
+                    let calls = m
+                        .tool_calls
+                        .iter()
+                        .map(|c| CallView {
+                            id: c.id.clone(),
+                            name: c.function.name.clone(),
+                            arguments: c.function.arguments.clone(),
+                            ..Default::default()
+                        })
+                        .collect::<Vec<_>>();
+                    let answer = calls.is_empty() && !m.content.trim().is_empty();
+                    self.steps.push(StepView {
+                        turn,
+                        number,
+                        reasoning: m.reasoning.clone().unwrap_or_default(),
+                        content: m.content.clone(),
+                        calls,
+                        expanded: false,
+                    });
+                    if answer {
+                        let i = self.push(EntryKind::Assistant, m.content.clone());
+                        self.entries[i].done = true;
+                        self.entries[i].interrupted = m.incomplete.is_some();
+                    }
                 }
-                _ => {}
+                Role::Tool => {
+                    let id = m.tool_call_id.clone().unwrap_or_default();
+                    if let Some(call) = self.call_mut(&id) {
+                        call.result = Some(
+                            serde_json::from_str(&m.content)
+                                .unwrap_or_else(|_| Value::String(m.content.clone())),
+                        );
+                    }
+                }
+                Role::System => {}
             }
         }
+        self.step = 0;
     }
 
     /// Appends an entry and returns its index.

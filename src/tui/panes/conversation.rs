@@ -28,10 +28,7 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
             raw.push(Line::styled("◆ MiniClaw", theme.assistant));
             raw.extend(entry.markdown.lines(&entry.text, entry.done, theme));
             if entry.interrupted {
-                raw.push(Line::styled(
-                    "⏸ interrupted — the answer above is partial",
-                    theme.warning,
-                ));
+                raw.push(Line::styled(interrupted_note(entry), theme.warning));
             }
         }
         EntryKind::Error => {
@@ -55,10 +52,20 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
     lines
 }
 
+/// The mark under an interrupted answer.
+fn interrupted_note(entry: &Entry) -> &'static str {
+    if entry.text.trim().is_empty() {
+        "⏸ interrupted before the answer began"
+    } else {
+        "⏸ interrupted — the answer above is partial"
+    }
+}
+
 /// Re-wraps a streamed answer: the frozen blocks are wrapped once, only the open block again.
 fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     let kept = entry.markdown.update(&entry.text, entry.done, theme);
     let frozen = entry.markdown.frozen();
+    let note = entry.interrupted.then(|| interrupted_note(entry));
     let c = &mut entry.cache;
     let w = width as usize;
     if c.width != width || !kept || !c.incremental || c.frozen_raw > frozen.len() {
@@ -77,11 +84,9 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     for line in entry.markdown.open() {
         c.lines.extend(wrap::wrap_line(line, w));
     }
-    if entry.interrupted {
-        c.lines.extend(wrap::wrap_line(
-            &Line::styled("⏸ interrupted — the answer above is partial", theme.warning),
-            w,
-        ));
+    if let Some(note) = note {
+        c.lines
+            .extend(wrap::wrap_line(&Line::styled(note, theme.warning), w));
     }
     c.lines.push(Line::default());
     c.version = entry.version;

@@ -56,25 +56,26 @@ fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
             Span::styled("answer", theme.muted)
         };
     }
-    if step.calls.iter().any(CallView::failed) {
-        let ms: u128 = step
-            .calls
-            .iter()
-            .filter_map(|c| c.duration)
-            .map(|d| d.as_millis())
-            .sum();
-        return Span::styled(format!("✗ {ms} ms"), theme.error);
+    let done = step.calls.iter().all(|c| c.result.is_some());
+    let failed = step.calls.iter().any(CallView::failed);
+    if !done && !failed {
+        return Span::styled("⋯ running", theme.warning);
     }
-    if step.calls.iter().all(|c| c.result.is_some()) {
-        let ms: u128 = step
-            .calls
-            .iter()
-            .filter_map(|c| c.duration)
-            .map(|d| d.as_millis())
-            .sum();
-        Span::styled(format!("✓ {ms} ms"), theme.success)
+    let (mark, style) = if failed {
+        ("✗", theme.error)
     } else {
-        Span::styled("⋯ running", theme.warning)
+        ("✓", theme.success)
+    };
+    // Steps loaded from an earlier session have no timings.
+    let timed: Vec<u128> = step
+        .calls
+        .iter()
+        .filter_map(|c| c.duration.map(|d| d.as_millis()))
+        .collect();
+    if timed.is_empty() {
+        Span::styled(mark, style)
+    } else {
+        Span::styled(format!("{mark} {} ms", timed.iter().sum::<u128>()), style)
     }
 }
 
