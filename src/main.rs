@@ -35,7 +35,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(config))
+    let code = runtime.block_on(run(config));
+    // Work still running on a blocking thread (a stuck read) must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    code
 }
 
 /// On a panic in any thread or task: log it, print where the log is, and exit non-zero. The UI's

@@ -447,3 +447,54 @@ async fn without_a_key_the_turn_says_what_to_set_and_sends_nothing() {
     );
     assert!(!dir.path().join("history.json").exists());
 }
+
+#[tokio::test]
+async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_interrupt_lands() {
+    use miniclaw::agent::{AgentCommand, spawn};
+    let mut slow = Probe::new("slow", false);
+    slow.sleep = Duration::from_millis(300);
+    let script = vec![
+        SseBuilder::calls("c1", "slow", json!({"x": "1"})),
+        SseBuilder::answer("done"),
+        SseBuilder::new()
+            .role()
+            .content(&["never"])
+            .pause(5_000)
+            .finish("stop")
+            .done()
+            .build(),
+    ];
+    let r = rig(script, vec![slow], Preset::Flash, 6).await;
+    let (handle, mut events) = spawn(r.agent);
+    handle.send(AgentCommand::Prompt("go".into()));
+    while let Some(e) = events.recv().await {
+        if matches!(e, AgentEvent::ToolCallStarted { .. }) {
+            handle.send(AgentCommand::SetPreset(Preset::Pro));
+        }
+        if matches!(e, AgentEvent::TurnFinished { .. }) {
+            break;
+        }
+    }
+    let reqs = r.server.requests();
+    assert_eq!(reqs[0].json()["model"], "deepseek-v4-flash");
+    assert_eq!(
+        reqs[1].json()["model"],
+        "deepseek-v4-pro",
+        "the next request of the same turn"
+    );
+
+    // An interrupt right after sending reaches the new turn, whatever the task is doing.
+    handle.send(AgentCommand::Prompt("again".into()));
+    handle.interrupt();
+    let outcome = tokio::time::timeout(Duration::from_secs(3), async {
+        while let Some(e) = events.recv().await {
+            if let AgentEvent::TurnFinished { outcome, .. } = e {
+                return outcome;
+            }
+        }
+        TurnOutcome::Failed
+    })
+    .await
+    .expect("the interrupted turn ends at once");
+    assert_eq!(outcome, TurnOutcome::Interrupted);
+}

@@ -338,3 +338,22 @@ async fn bad_argument_types_are_reported() {
         .await;
     assert_eq!(raw["ok"], json!(false));
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_named_pipe_is_refused_instead_of_blocking_the_read() {
+    let e = env();
+    let fifo = e.dir.path().join("pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let error = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        e.err("read_text_file", json!({"relative_path": "pipe"})),
+    )
+    .await
+    .expect("reading a pipe must not block");
+    assert!(error.contains("not a regular file"), "{error}");
+}

@@ -25,11 +25,27 @@ pub enum AgentCommand {
 pub struct AgentHandle {
     tx: mpsc::UnboundedSender<AgentCommand>,
     cancel: Arc<Mutex<CancellationToken>>,
+    preset: Arc<Mutex<Preset>>,
 }
 
 impl AgentHandle {
-    /// Queues a command (ignored once the task has ended).
+    /// Queues a command (ignored once the task has ended). A prompt gets its cancel token here,
+    /// so an interrupt pressed right after sending reaches the turn it meant; a preset applies
+    /// from the next request, even within a running turn.
     pub fn send(&self, command: AgentCommand) {
+        match &command {
+            AgentCommand::Prompt(_) => {
+                if let Ok(mut slot) = self.cancel.lock() {
+                    *slot = CancellationToken::new();
+                }
+            }
+            AgentCommand::SetPreset(preset) => {
+                if let Ok(mut current) = self.preset.lock() {
+                    *current = preset.clone();
+                }
+            }
+            AgentCommand::ClearHistory => {}
+        }
         let _ = self.tx.send(command);
     }
 
@@ -42,12 +58,18 @@ impl AgentHandle {
 }
 
 /// Starts `agent` on its own task; returns its handle and the receiver of its events.
-pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let cancel = Arc::new(Mutex::new(CancellationToken::new()));
+    let preset = agent.share_preset();
     tokio::spawn(run(agent, cmd_rx, EventSink::new(ev_tx), cancel.clone()));
-    (AgentHandle { tx: cmd_tx, cancel }, ev_rx)
+    let handle = AgentHandle {
+        tx: cmd_tx,
+        cancel,
+        preset,
+    };
+    (handle, ev_rx)
 }
 
 async fn run(
@@ -64,10 +86,11 @@ async fn run(
                 if std::env::var_os("MINICLAW_TEST_PANIC_IN_AGENT").is_some() {
                     panic!("test panic in the agent task (MINICLAW_TEST_PANIC_IN_AGENT)");
                 }
-                let token = CancellationToken::new();
-                if let Ok(mut slot) = cancel.lock() {
-                    *slot = token.clone();
-                }
+                // The token `AgentHandle::send` made for this prompt.
+                let token = match cancel.lock() {
+                    Ok(slot) => slot.clone(),
+                    Err(_) => CancellationToken::new(),
+                };
                 agent.run_turn(&prompt, &events, &token).await;
                 events.send(AgentEvent::State(AgentState::Idle));
             }

@@ -44,6 +44,8 @@ pub struct Agent {
     session: Session,
     settings: AgentSettings,
     budget: ContextBudget,
+    /// When shared with a handle: the preset to use, read at every request.
+    shared_preset: Option<Arc<std::sync::Mutex<Preset>>>,
 }
 
 /// The default context budget in prompt tokens.
@@ -73,6 +75,7 @@ impl Agent {
             session,
             settings,
             budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
+            shared_preset: None,
         }
     }
 
@@ -99,7 +102,28 @@ impl Agent {
 
     /// Uses `preset` from the next request on.
     pub fn set_preset(&mut self, preset: Preset) {
+        if let Some(shared) = &self.shared_preset
+            && let Ok(mut p) = shared.lock()
+        {
+            *p = preset.clone();
+        }
         self.settings.preset = preset;
+    }
+
+    /// A cell holding the preset that anyone may change while a turn runs; the agent reads it
+    /// before every request.
+    pub fn share_preset(&mut self) -> Arc<std::sync::Mutex<Preset>> {
+        let cell = Arc::new(std::sync::Mutex::new(self.settings.preset.clone()));
+        self.shared_preset = Some(cell.clone());
+        cell
+    }
+
+    /// The preset of the next request.
+    fn current_preset(&mut self) -> Preset {
+        if let Some(p) = self.shared_preset.as_ref().and_then(|c| c.lock().ok()) {
+            self.settings.preset = p.clone();
+        }
+        self.settings.preset.clone()
     }
 
     /// Empties the conversation and deletes the history file.
@@ -167,7 +191,7 @@ impl Agent {
         previous_calls: &mut Vec<(String, String)>,
     ) -> StepEnd {
         let schemas = self.registry.schemas();
-        let preset = self.settings.preset.clone();
+        let preset = self.current_preset();
         let reasoning_back = !schemas.is_empty() && preset.returns_reasoning();
         let (messages, fit, raw_estimate) = self.budget.fit(
             self.session.to_chat(reasoning_back),

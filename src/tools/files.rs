@@ -192,6 +192,12 @@ pub(crate) fn read_text(
             "`{shown}` is a folder, not a file; use list_files to see what it holds"
         )));
     }
+    // A pipe or device would block the read (and the thread) for as long as nobody writes.
+    if !meta.is_file() {
+        return Err(ToolError::failed(format!(
+            "`{shown}` is not a regular file (a pipe, socket or device); it cannot be read"
+        )));
+    }
     let file = fs::File::open(path).map_err(|e| io_failed("read", shown, &e))?;
     let mut bytes = Vec::with_capacity((meta.len() as usize).min(cap));
     // One byte past the cap tells whether the file goes on, even if its size changed.
