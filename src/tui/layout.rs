@@ -35,7 +35,10 @@ pub fn areas(state: &State, screen: Rect) -> Areas {
     let show_reasoning = state.show_reasoning && reasoning::has_content(state);
     let show_tool = tool_output::has_content(state);
     let wide = screen.width >= WIDE;
-    if state.side_collapsed || (!wide && state.steps.is_empty()) {
+    // Stacked in a short terminal, the side panes would leave the conversation a line or two:
+    // they hide (F3 still toggles them once there is room).
+    let cramped = !wide && main.height < 16;
+    if state.side_collapsed || cramped || (!wide && state.steps.is_empty()) {
         a.conversation = main;
         return a;
     }

@@ -104,6 +104,15 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             for s in &mut state.steps {
                 s.expanded = expand;
             }
+            // Expanded, the view opens at the selected step (else the latest turn's first), not
+            // at the bottom of the last one.
+            if expand && let Some(last) = state.steps.last().map(|s| s.turn) {
+                if state.selected.is_none() {
+                    state.selected = state.steps.iter().position(|s| s.turn == last);
+                }
+                state.reveal_selection = true;
+                state.scroll[TIMELINE].follow = false;
+            }
         }
         Action::ToggleReasoning => state.show_reasoning = !state.show_reasoning,
         Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,

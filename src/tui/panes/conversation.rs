@@ -222,6 +222,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         "Conversation".into(),
         Focus::Conversation,
         Some(scroll),
+        area.width,
     );
     let height = inner(area).height as usize;
     let top = scroll.effective_top();

@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     } else {
         "Message · Enter sends · Alt+Enter newline".to_string()
     };
-    let block = pane_block(state, title, Focus::Input, None);
+    let block = pane_block(state, title, Focus::Input, None, area.width);
     frame.render_widget(block, area);
     frame.render_widget(&state.input, inner(area));
 }

@@ -16,13 +16,17 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::state::{Focus, Scroll, State};
 
-/// A pane's bordered block: accent border when focused, a marker when more is below.
+/// A pane's bordered block: accent border when focused, a marker when more is below. Titles are
+/// cut to fit inside the corners of a pane `width` columns wide.
 pub fn pane_block<'a>(
     state: &State,
     title: String,
     focus: Focus,
     scroll: Option<&Scroll>,
+    width: u16,
 ) -> Block<'a> {
+    let room = usize::from(width).saturating_sub(4);
+    let title = crate::tui::wrap::truncate(&title, room);
     let focused = state.focus == focus;
     let theme = &state.theme;
     let mut block = Block::default()
@@ -43,9 +47,9 @@ pub fn pane_block<'a>(
         ));
     if let Some(s) = scroll.filter(|s| s.more_below()) {
         let hidden = s.max_top() - s.effective_top();
-        block = block.title_bottom(
-            Line::styled(format!(" ▼ {hidden} more below (End) "), theme.warning).right_aligned(),
-        );
+        let marker = crate::tui::wrap::truncate(&format!("▼ {hidden} more below (End)"), room);
+        block =
+            block.title_bottom(Line::styled(format!(" {marker} "), theme.warning).right_aligned());
     }
     block
 }

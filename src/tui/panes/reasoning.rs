@@ -29,6 +29,6 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[REASONING];
     let step = state.detail_step().map_or(0, |s| s.number);
     let title = format!("Reasoning · step {step} (Ctrl+T hides)");
-    let block = pane_block(state, title, Focus::Reasoning, Some(scroll));
+    let block = pane_block(state, title, Focus::Reasoning, Some(scroll), area.width);
     draw_lines(frame, area, block, &state.side.reasoning, scroll);
 }

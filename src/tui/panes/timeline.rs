@@ -285,7 +285,7 @@ pub fn prepare(state: &mut State, area: Rect) {
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[TIMELINE];
     let title = format!("Timeline ({})", state.steps.len());
-    let block = pane_block(state, title, Focus::Timeline, Some(scroll));
+    let block = pane_block(state, title, Focus::Timeline, Some(scroll), area.width);
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
     let cache = &state.side.timeline;

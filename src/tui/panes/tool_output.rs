@@ -55,6 +55,12 @@ pub fn prepare(state: &mut State, area: Rect) {
 /// Draws the tool output pane.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[TOOL];
-    let block = pane_block(state, "Tool output".into(), Focus::ToolOutput, Some(scroll));
+    let block = pane_block(
+        state,
+        "Tool output".into(),
+        Focus::ToolOutput,
+        Some(scroll),
+        area.width,
+    );
     draw_lines(frame, area, block, &state.side.tool_output, scroll);
 }
