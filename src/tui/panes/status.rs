@@ -49,6 +49,8 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
             let what = if state.agent_state == AgentState::Acting {
                 "acting"
+            } else if state.live.is_some() {
+                "answering"
             } else {
                 "thinking"
             };

@@ -251,7 +251,13 @@ pub fn prepare(state: &mut State, area: Rect) {
         if entry.key != key || entry.lines.is_empty() {
             let mut lines = Vec::new();
             if separator {
-                lines.push(Line::styled("─".repeat(width.min(40)), state.theme.border));
+                // Which turn begins here, so steps numbered from 1 again are not confused.
+                let label = format!("── turn {} ", step.turn + 1);
+                let rule = "─".repeat(width.min(40).saturating_sub(wrap::width(&label)));
+                lines.push(Line::styled(
+                    wrap::truncate(&format!("{label}{rule}"), width),
+                    state.theme.border,
+                ));
             }
             lines.extend(step_lines(step, key.1, running, width, &state.theme));
             *entry = StepLines { key, lines };
