@@ -203,17 +203,24 @@ mod tests {
     use crate::agent::session::{Message, Session};
     use crate::llm::{FunctionCall, ToolCall};
 
-    fn turn(s: &mut Session, n: usize, output_len: usize) {
-        s.push(Message::user(format!("question {n}")));
-        let call = ToolCall {
-            id: format!("c{n}"),
+    fn read_call(id: String) -> ToolCall {
+        ToolCall {
+            id,
             kind: "function".into(),
             function: FunctionCall {
                 name: "read_text_file".into(),
                 arguments: "{}".into(),
             },
-        };
-        s.push(Message::assistant("", None, vec![call]));
+        }
+    }
+
+    fn turn(s: &mut Session, n: usize, output_len: usize) {
+        s.push(Message::user(format!("question {n}")));
+        s.push(Message::assistant(
+            "",
+            None,
+            vec![read_call(format!("c{n}"))],
+        ));
         s.push(Message::tool(format!("c{n}"), "x".repeat(output_len)));
         s.push(Message::assistant(format!("answer {n}"), None, vec![]));
     }
@@ -280,15 +287,11 @@ mod tests {
         let mut s = Session::new();
         s.push(Message::user("read three big files"));
         for n in 0..3 {
-            let call = ToolCall {
-                id: format!("c{n}"),
-                kind: "function".into(),
-                function: FunctionCall {
-                    name: "read_text_file".into(),
-                    arguments: "{}".into(),
-                },
-            };
-            s.push(Message::assistant("", None, vec![call]));
+            s.push(Message::assistant(
+                "",
+                None,
+                vec![read_call(format!("c{n}"))],
+            ));
             s.push(Message::tool(format!("c{n}"), "z".repeat(40_000)));
         }
         let (fitted, report, _) = ContextBudget::new(15_000).fit(s.to_chat(true), 500);
