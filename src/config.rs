@@ -93,6 +93,23 @@ pub fn data_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.data_dir().to_path_buf())
 }
 
+/// Where MiniClaw reads its own configuration: `./.env`, `./tools_plugins/` and the config
+/// folder. Tools may not write there (see `Sandbox::with_protected_config`).
+pub fn configuration_paths() -> Vec<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut paths = vec![cwd.join(".env"), cwd.join("tools_plugins")];
+    paths.extend(config_dir());
+    paths
+}
+
+/// The `.env` files keys may be read from.
+pub fn key_files() -> Vec<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut files = vec![cwd.join(".env")];
+    files.extend(config_dir().map(|d| d.join(".env")));
+    files
+}
+
 /// Loads `./.env` then `<config dir>/miniclaw/.env` into the environment without overriding
 /// variables already set. Call before any thread starts (it sets process environment).
 pub fn load_dotenv() {

@@ -48,10 +48,27 @@ pub fn registry(_config: &Config) -> (ToolRegistry, Vec<String>) {
 /// Builds the agent for `config`.
 pub fn start(config: &Config) -> Result<Started, StartupError> {
     let workspace = &config.cli.workspace;
-    let sandbox = Sandbox::new(workspace).map_err(|e| StartupError::Workspace {
-        path: workspace.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    let sandbox = Sandbox::new(workspace)
+        .map_err(|e| StartupError::Workspace {
+            path: workspace.display().to_string(),
+            reason: e.to_string(),
+        })?
+        .with_protected_config(crate::config::configuration_paths());
+    // A key file inside the workspace could be read by the tools (and so reach the model and the
+    // history): refuse such a workspace rather than guard every way of reading.
+    for secret in crate::config::key_files() {
+        if let Ok(real) = secret.canonicalize()
+            && real.starts_with(sandbox.root())
+        {
+            return Err(StartupError::Workspace {
+                path: workspace.display().to_string(),
+                reason: format!(
+                    "it contains {}, where keys are kept, and the tools can read anything in the workspace; point --workspace at a folder without it (the default is ./workspace)",
+                    secret.display()
+                ),
+            });
+        }
+    }
     let mut notices = Vec::new();
     let (tools, warnings) = registry(config);
     notices.extend(warnings);

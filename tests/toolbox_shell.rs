@@ -76,6 +76,21 @@ async fn hostile_commands_are_refused_with_their_reason() {
     let cases: Vec<(&str, Vec<&str>, Option<&str>, &str)> = vec![
         ("rg", vec!["--pre", "cat", "x", "."], None, "runs a program"),
         ("rg", vec!["--pre=cat", "x"], None, "runs a program"),
+        (
+            "rg",
+            vec!["-e", "(", "-f=/etc/passwd", "a.txt"],
+            None,
+            "not `-f=/etc/passwd`",
+        ),
+        (
+            "rg",
+            vec!["-f=../secret", "a.txt"],
+            None,
+            "not `-f=../secret`",
+        ),
+        ("head", vec!["-n=5", "a.txt"], None, "not `-n=5`"),
+        ("rg", vec!["-j", "1000000", "x"], None, "at most 16 threads"),
+        ("rg", vec!["--threads=999", "x"], None, "at most 16 threads"),
         ("rg", vec!["--pre-glob", "*.gz", "x"], None, "--pre"),
         ("rg", vec!["-z", "x"], None, "decompression"),
         ("rg", vec!["--search-zip", "x"], None, "decompression"),

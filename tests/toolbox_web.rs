@@ -493,6 +493,25 @@ async fn search_errors_are_plain_and_never_show_the_key() {
     assert!(error(&boom).contains("HTTP 500"), "{boom}");
     assert!(!boom.to_string().contains(KEY), "{boom}");
 
+    // A query whose length puts the 300-character cut inside the echoed key: no piece of the
+    // key may survive (it is scrubbed before the cut).
+    for n in 60..200 {
+        let q = format!("boom{}", "a".repeat(n));
+        let cut = search(s(), json!({"query": q})).await;
+        let text = cut.to_string();
+        for piece in KEY.as_bytes().windows(8) {
+            let piece = std::str::from_utf8(piece).unwrap();
+            assert!(
+                !text.contains(piece),
+                "a piece of the key leaked at n={n}: {text}"
+            );
+        }
+    }
+    assert!(
+        !format!("{:?}", s()).contains(KEY),
+        "Debug never shows the key"
+    );
+
     // A port nothing listens on: a connection error.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

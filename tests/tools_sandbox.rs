@@ -335,3 +335,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn miniclaws_own_configuration_inside_the_workspace_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools_plugins")).unwrap();
+    let sandbox = miniclaw::tools::Sandbox::new(root)
+        .unwrap()
+        .with_protected_config([
+            root.join(".env"),
+            root.join("tools_plugins"),
+            root.join("cfg").join("miniclaw"),
+        ]);
+    for path in [
+        ".env",
+        ".ENV",
+        "./.env",
+        "tools_plugins/x.toml",
+        "tools_plugins",
+        "cfg/miniclaw/.env",
+    ] {
+        let err = sandbox.resolve_write(path).unwrap_err().to_string();
+        assert!(err.contains("configuration"), "{path}: {err}");
+    }
+    assert!(sandbox.resolve_write("notes.md").is_ok());
+    assert!(sandbox.resolve_write("env/.envrc").is_ok());
+    assert!(
+        sandbox.resolve_read(".env").is_ok(),
+        "reading stays allowed"
+    );
+}

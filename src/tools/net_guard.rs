@@ -15,6 +15,8 @@ fn v4_reason(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, c, _] = ip.octets();
     Some(match (a, b, c) {
         _ if ip == Ipv4Addr::new(169, 254, 169, 254) => "a cloud metadata address",
+        // Azure's WireServer, reachable from every Azure VM.
+        _ if ip == Ipv4Addr::new(168, 63, 129, 16) => "a cloud metadata address",
         (0, _, _) => "an unspecified address",
         (127, _, _) => "a loopback address",
         (10, _, _) => "a private address",
@@ -45,6 +47,10 @@ fn v6_reason(ip: Ipv6Addr) -> Option<&'static str> {
         return v4_reason(v4);
     }
     let first = ip.segments()[0];
+    // Teredo tunnels hide an IPv4 address (obfuscated) behind a relay: not worth telling apart.
+    if first == 0x2001 && ip.segments()[1] == 0 {
+        return Some("a Teredo tunnel address");
+    }
     Some(match first {
         0xfc00..=0xfdff => "a unique-local address",
         0xfe80..=0xfebf => "a link-local address",
@@ -67,6 +73,10 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return Some(tail);
     }
+    // IPv4-translated (`::ffff:0:a.b.c.d`) and local-use NAT64 (`64:ff9b:1::/48`).
+    if s[..6] == [0, 0, 0, 0, 0xffff, 0] || s[..3] == [0x64, 0xff9b, 1] {
+        return Some(tail);
+    }
     if s[0] == 0x2002 {
         return Some(Ipv4Addr::new(
             (s[1] >> 8) as u8,
@@ -84,6 +94,18 @@ mod tests {
 
     fn reason(s: &str) -> Option<&'static str> {
         non_public_reason(s.parse().unwrap())
+    }
+
+    #[test]
+    fn refuses_translated_tunnelled_and_azure_forms() {
+        for s in [
+            "64:ff9b:1::a9fe:a9fe",
+            "::ffff:0:7f00:1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "168.63.129.16",
+        ] {
+            assert!(reason(s).is_some(), "{s} must be refused");
+        }
     }
 
     #[test]

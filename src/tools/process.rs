@@ -65,8 +65,17 @@ pub enum ProcessError {
 /// model wrote can never be run in place of a system command), or a fixed default.
 pub fn safe_path(workspace: &std::path::Path) -> String {
     let parent = std::env::var_os("PATH").unwrap_or_else(|| DEFAULT_PATH.into());
+    // Judged by real location, so a PATH entry that reaches the workspace through a link (or
+    // another spelling) is dropped too.
+    let real_workspace = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
     let dirs: Vec<std::path::PathBuf> = std::env::split_paths(&parent)
         .filter(|d| d.is_absolute() && !d.starts_with(workspace))
+        .filter(|d| {
+            d.canonicalize()
+                .map_or(true, |real| !real.starts_with(&real_workspace))
+        })
         .collect();
     std::env::join_paths(dirs)
         .ok()
@@ -79,7 +88,21 @@ pub fn safe_path(workspace: &std::path::Path) -> String {
 pub fn find_program(name: &str, path: &str) -> Option<std::path::PathBuf> {
     std::env::split_paths(path)
         .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
+        .find(|candidate| is_executable(candidate))
+}
+
+/// Whether `path` is a file the user may run.
+fn is_executable(path: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 /// Runs `cmd` (stdin fed `input`, then closed), streaming each output line to `on_line`.

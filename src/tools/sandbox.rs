@@ -22,6 +22,9 @@ pub const MAX_PATH_BYTES: usize = 4096;
 /// The file name of the conversation history that tools may not write.
 const HISTORY_NAME: &str = "history.json";
 
+/// Rule: MiniClaw's configuration.
+const RULE_CONFIG: &str = "MiniClaw's own configuration (.env, tools_plugins, the config folder) cannot be written by tools";
+
 /// Rule: over-long paths.
 const RULE_TOO_LONG: &str = "paths longer than 4096 bytes are not allowed";
 /// Rule: NUL bytes.
@@ -62,6 +65,9 @@ pub enum SandboxError {
 pub struct Sandbox {
     root: PathBuf,
     protected: Vec<PathBuf>,
+    /// MiniClaw's own configuration (a `.env`, the plugin folder, the config folder): never
+    /// written by tools, so a model cannot redirect the key or install a plugin for next time.
+    config: Vec<PathBuf>,
 }
 
 impl Sandbox {
@@ -80,8 +86,17 @@ impl Sandbox {
             .map_err(|e| SandboxError::Workspace(format!("{}: {e}", root.display())))?;
         Ok(Self {
             protected: vec![root.join(HISTORY_NAME)],
+            config: Vec::new(),
             root,
         })
+    }
+
+    /// Also refuses writing these files and folders (and anything inside the folders), wherever
+    /// they are; they matter only when they lie inside the workspace (`--workspace .`).
+    pub fn with_protected_config(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.config
+            .extend(paths.into_iter().map(|p| real_or_lexical(&p)));
+        self
     }
 
     /// The workspace's real path.
@@ -109,7 +124,19 @@ impl Sandbox {
         if self.is_protected(&real) {
             return Err(refused(relative, RULE_HISTORY));
         }
+        if self.is_config(&real) {
+            return Err(refused(relative, RULE_CONFIG));
+        }
         Ok(real)
+    }
+
+    /// Whether a real path is, or is inside, one of MiniClaw's configuration paths.
+    fn is_config(&self, real: &Path) -> bool {
+        let lower = |p: &Path| PathBuf::from(p.to_string_lossy().to_ascii_lowercase());
+        let real_lower = lower(real);
+        self.config
+            .iter()
+            .any(|c| real.starts_with(c) || real_lower.starts_with(lower(c)))
     }
 
     /// The path relative to the workspace, with `/` separators, for showing.
@@ -189,6 +216,27 @@ impl Sandbox {
             }
         }
         !out.starts_with(&self.root)
+    }
+}
+
+/// The real path of `p`: its deepest existing ancestor resolved, the rest appended as written.
+fn real_or_lexical(p: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut base = p.to_path_buf();
+    loop {
+        if let Ok(real) = base.canonicalize() {
+            return rest
+                .iter()
+                .rev()
+                .fold(real, |acc: PathBuf, name| acc.join(name));
+        }
+        match (base.file_name().map(|n| n.to_os_string()), base.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                base = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
     }
 }
 

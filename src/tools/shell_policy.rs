@@ -466,6 +466,13 @@ fn check_short_cluster(
         };
         if let Some(kind) = flag.value {
             let rest = &cluster[pos + c.len_utf8()..];
+            // `-f=/etc/passwd`: the programs drop the `=` and take the rest, while a check of
+            // `=/etc/passwd` would see a harmless relative name. Refused, never reinterpreted.
+            if let Some(glued) = rest.strip_prefix('=') {
+                return Err(format!(
+                    "refused: write `-{c} VALUE` or `-{c}VALUE`, not `-{c}={glued}`"
+                ));
+            }
             let (value, used_next) = if !rest.is_empty() {
                 (rest, false)
             } else if let Some(v) = next {
@@ -504,6 +511,12 @@ fn check_value(
                 return Err(format!(
                     "flag `{flag}` of `{command}` needs a whole number, not `{value}`"
                 ));
+            }
+            // Thousands of search threads would only load the machine.
+            if (flag == "-j" || flag == "--threads")
+                && digits.parse::<u32>().map_or(true, |n| n > 16)
+            {
+                return Err(format!("refused: `{flag}` takes at most 16 threads"));
             }
         }
         Value::Text => {}

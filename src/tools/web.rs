@@ -11,7 +11,7 @@ use super::registry::{
 use crate::llm::ToolSchema;
 
 /// Settings of the web tools, read once at start.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct WebSettings {
     /// `SERPAPI_KEY`; search is unavailable without it.
     pub serpapi_key: Option<String>,
@@ -183,6 +183,9 @@ impl SearchWebTool {
             .text()
             .await
             .map_err(|e| format!("reading the search response failed: {}", e.without_url()))?;
+        // Scrubbed before anything is cut from it: a cut through an echoed key would leave a
+        // piece that no longer matches the whole key.
+        let text = scrub(&text, key);
         let body: Option<Value> = serde_json::from_str(&text).ok();
         // SerpAPI explains failures as `{"error": "..."}`, with or without an error status.
         if let Some(err) = body
@@ -235,6 +238,22 @@ fn results(body: &Value, q: &str, max: usize) -> Map<String, Value> {
         out.insert("answer_box".into(), Value::Object(boxed));
     }
     out
+}
+
+impl std::fmt::Debug for WebSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSettings")
+            .field(
+                "serpapi_key",
+                &self.serpapi_key.as_ref().map(|_| "<redacted>"),
+            )
+            .field("location", &self.location)
+            .field("hl", &self.hl)
+            .field("gl", &self.gl)
+            .field("google_domain", &self.google_domain)
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Removes the key (plain and URL-encoded) from text that may quote it.

@@ -31,6 +31,8 @@ pub async fn event_loop(
     let mut input = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    let mut hangup = terminal::hangup();
+    let mut watching_hangup = true;
     frames.schedule_frame();
     loop {
         let deadline = schedule.deadline();
@@ -79,6 +81,11 @@ pub async fn event_loop(
             },
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),
+            gone = &mut hangup, if watching_hangup => match gone {
+                Ok(()) => return Ok(()),
+                // No watcher (it could not start): SIGHUP still ends the program.
+                Err(_) => watching_hangup = false,
+            },
         }
         if state.quit {
             return Ok(());

@@ -64,6 +64,14 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let (handle, mut events) = spawn(agent);
     let (mut terminal, _guard) = terminal::init(options.mouse)?;
     let result = app::event_loop(&mut terminal, &mut state, &handle, &mut events).await;
+    // ratatui's terminal shows the cursor when dropped and prints to stderr if it cannot, which
+    // panics when the terminal is gone (a closed window). Shown here instead; if that fails the
+    // terminal is gone, and it is simply not dropped (the process is about to end).
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
+    } else {
+        drop(terminal);
+    }
     drop(_guard);
     // A turn still running is interrupted and given a moment to save what it has, so quitting,
     // a signal or a closed terminal never loses the prompt or the partial answer.

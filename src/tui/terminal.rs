@@ -77,6 +77,46 @@ pub fn restore() {
     let _ = out.flush();
 }
 
+/// Resolves when the terminal hangs up (its window closed), even if no SIGHUP reaches the
+/// process: a thread sleeps in `poll` on standard input, which reports the hang-up. Nothing
+/// wakes while the terminal lives. (crossterm's reader would otherwise spin on a dead terminal.)
+pub fn hangup() -> tokio::sync::oneshot::Receiver<()> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    #[cfg(unix)]
+    {
+        let spawned = std::thread::Builder::new()
+            .name("tty-hangup".into())
+            .spawn(move || {
+                loop {
+                    let mut fd = libc::pollfd {
+                        fd: libc::STDIN_FILENO,
+                        events: 0,
+                        revents: 0,
+                    };
+                    // SAFETY: one valid pollfd, and a count of one.
+                    let n = unsafe { libc::poll(&mut fd, 1, -1) };
+                    if n < 0 {
+                        if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                        {
+                            continue;
+                        }
+                        return;
+                    }
+                    if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                        let _ = tx.send(());
+                        return;
+                    }
+                }
+            });
+        if spawned.is_err() {
+            // Without the watcher, SIGHUP still ends the program.
+        }
+    }
+    #[cfg(not(unix))]
+    drop(tx);
+    rx
+}
+
 /// Whether any thread panicked since start (the event loop then stops).
 pub fn panicked() -> bool {
     PANICKED.load(Ordering::SeqCst)
