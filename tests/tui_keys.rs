@@ -181,11 +181,17 @@ fn enter_sends_the_prompt_and_empties_the_input() {
     assert!(s.input_empty());
     assert_eq!(s.entries[0].kind, EntryKind::User);
     assert!(s.busy());
-    // A second prompt while busy is refused with a notice, not lost silently.
+    // A second prompt while busy is refused with a hint in the status line, not lost silently.
     let fx = send(&mut s, t0, "again");
     assert!(fx.is_empty());
-    assert_eq!(s.entries.last().unwrap().kind, EntryKind::Notice);
+    assert_eq!(s.entries.last().unwrap().kind, EntryKind::User);
+    assert!(s.flash.as_ref().unwrap().0.contains("A turn is running"));
     assert_eq!(s.input_text(), "again");
+    let screen = render(&mut s, 120, 20, t0);
+    assert!(screen.contains("A turn is running"), "{screen}");
+    // The hint goes away by itself.
+    let later = render(&mut s, 120, 20, t0 + Duration::from_secs(3));
+    assert!(!later.contains("A turn is running"), "{later}");
 }
 
 #[test]
@@ -257,10 +263,10 @@ fn clearing_is_refused_while_a_turn_runs() {
     assert!(update::apply(&mut s, Action::AskClear, t0).is_empty());
     assert_eq!(s.overlay, Overlay::None);
     assert!(
-        s.entries
-            .last()
+        s.flash
+            .as_ref()
             .unwrap()
-            .text
+            .0
             .contains("press Esc to interrupt it")
     );
 }
@@ -531,4 +537,73 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
         screen.contains("▸ Step 1  write_text_file(hello.txt)  ✓"),
         "{screen}"
     );
+}
+
+#[test]
+fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
+    use miniclaw::agent::{Message, Session};
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "q1");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::StepStarted { step: 1, max: 10 },
+            AgentEvent::ReasoningDelta("hmm".into()),
+            AgentEvent::TurnFinished {
+                answer: String::new(),
+                outcome: TurnOutcome::Interrupted,
+                usage: None,
+                last_usage: None,
+            },
+            AgentEvent::State(AgentState::Idle),
+        ],
+    );
+    let live = render(&mut s, 110, 20, t0);
+    assert!(live.contains("Step 1  ⏸ interrupted"), "{live}");
+    assert!(
+        live.contains("interrupted before the answer began"),
+        "{live}"
+    );
+
+    let mut session = Session::new();
+    session.push(Message::user("q1"));
+    let mut cut = Message::assistant("", Some("hmm".into()), vec![]);
+    cut.incomplete = Some("interrupted".into());
+    session.push(cut);
+    session.push(Message::user("q2"));
+    let mut failed = Message::assistant("half", None, vec![]);
+    failed.incomplete = Some("failed: the stream closed".into());
+    session.push(failed);
+    let mut restarted = state();
+    restarted.load_session(&session);
+    let screen = render(&mut restarted, 110, 24, t0);
+    assert!(
+        screen.contains("interrupted before the answer began"),
+        "{screen}"
+    );
+    assert!(screen.contains("Step 1  ⏸ interrupted"), "{screen}");
+    assert!(screen.contains("Step 1  ✗ failed"), "{screen}");
+}
+
+#[test]
+fn the_help_scrolls_in_a_short_terminal() {
+    let t0 = Instant::now();
+    let mut s = state();
+    update::apply(&mut s, Action::ShowHelp, t0);
+    let first = render(&mut s, 80, 24, t0);
+    assert!(first.contains("↓ more"), "{first}");
+    assert!(!first.contains("closes this help"), "{first}");
+    let help = KeyContext {
+        overlay: Overlay::Help,
+        ..ctx()
+    };
+    let down = map_key(&help, k(KeyCode::PageDown, NONE));
+    assert_eq!(down, Action::ScrollHelp(10));
+    update::apply(&mut s, down.clone(), t0);
+    update::apply(&mut s, down, t0);
+    let end = render(&mut s, 80, 24, t0);
+    assert!(end.contains("Esc, F1 or q closes this help"), "{end}");
+    assert!(end.contains("/help /quit"), "{end}");
 }

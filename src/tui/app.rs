@@ -64,6 +64,10 @@ pub async fn event_loop(
                     let effects = update::apply(state, action, now);
                     perform(effects, agent);
                     frames.schedule_frame();
+                    // A flash hint goes away by itself: one frame when it expires.
+                    if let Some((_, until)) = &state.flash {
+                        frames.schedule_frame_in(until.saturating_duration_since(now));
+                    }
                 }
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),

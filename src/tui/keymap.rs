@@ -76,6 +76,8 @@ pub enum Action {
     Quit,
     /// Copy the last answer.
     Copy,
+    /// Scroll the help overlay by this many lines.
+    ScrollHelp(isize),
 }
 
 /// What the keymap needs to know about the state.
@@ -127,6 +129,10 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
                 KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter | KeyCode::Char('q') => {
                     Action::CloseOverlay
                 }
+                KeyCode::Up => Action::ScrollHelp(-1),
+                KeyCode::Down => Action::ScrollHelp(1),
+                KeyCode::PageUp => Action::ScrollHelp(-10),
+                KeyCode::PageDown => Action::ScrollHelp(10),
                 _ => Action::None,
             };
         }

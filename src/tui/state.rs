@@ -173,6 +173,8 @@ pub struct StepView {
     pub calls: Vec<CallView>,
     /// Whether it is shown expanded.
     pub expanded: bool,
+    /// How its turn ended when it did not end with an answer: `interrupted` or `failed`.
+    pub stopped: Option<&'static str>,
 }
 
 /// A scrollable pane's position.
@@ -357,6 +359,11 @@ pub struct State {
     pub focus: Focus,
     /// The open overlay.
     pub overlay: Overlay,
+    /// How far the help overlay is scrolled.
+    pub help_scroll: usize,
+    /// A short-lived hint shown in the status line until the given time (it is about a key just
+    /// pressed, so it should not stay in the conversation).
+    pub flash: Option<(String, std::time::Instant)>,
     /// Whether the reasoning pane is shown.
     pub show_reasoning: bool,
     /// Whether the side panes are collapsed (narrow terminals).
@@ -417,6 +424,8 @@ impl State {
             reveal_selection: false,
             focus: Focus::Input,
             overlay: Overlay::None,
+            help_scroll: 0,
+            flash: None,
             show_reasoning: true,
             side_collapsed: false,
             input: TextArea::default(),
@@ -468,6 +477,13 @@ impl State {
                         })
                         .collect::<Vec<_>>();
                     let answer = calls.is_empty() && !m.content.trim().is_empty();
+                    let stopped = m.incomplete.as_deref().map(|why| {
+                        if why == "interrupted" {
+                            "interrupted"
+                        } else {
+                            "failed"
+                        }
+                    });
                     self.steps.push(StepView {
                         turn,
                         number,
@@ -475,8 +491,10 @@ impl State {
                         content: m.content.clone(),
                         calls,
                         expanded: false,
+                        stopped,
                     });
-                    if answer {
+                    // An answer, or the mark of one interrupted before it began.
+                    if answer || stopped == Some("interrupted") {
                         let i = self.push(EntryKind::Assistant, m.content.clone());
                         self.entries[i].done = true;
                         self.entries[i].interrupted = m.incomplete.is_some();

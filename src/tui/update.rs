@@ -68,7 +68,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             set_preset(state, preset, &mut effects);
         }
         // Clearing under a running turn would let its answer land in a history just emptied.
-        Action::AskClear => ask_clear(state),
+        Action::AskClear => ask_clear(state, now),
         Action::ConfirmYes => {
             state.overlay = Overlay::None;
             clear_view(state);
@@ -116,7 +116,16 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         }
         Action::ToggleReasoning => state.show_reasoning = !state.show_reasoning,
         Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,
-        Action::ShowHelp => state.overlay = Overlay::Help,
+        Action::ShowHelp => {
+            state.overlay = Overlay::Help;
+            state.help_scroll = 0;
+        }
+        Action::ScrollHelp(lines) => {
+            state.help_scroll = state
+                .help_scroll
+                .saturating_add_signed(lines)
+                .min(super::panes::help::line_count());
+        }
         Action::Interrupt => {
             if state.busy() {
                 effects.push(Effect::Interrupt);
@@ -124,8 +133,16 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         }
         Action::ClearInput => {
             if state.input_empty() {
-                // Nothing to clear: say what a second press does, so the key is not a mystery.
-                state.push(EntryKind::Notice, "Press Ctrl+C again within 2 s to quit.");
+                flash(state, now, "Press Ctrl+C again within 2 s to quit");
+            } else {
+                // The cleared text can be recalled with Up, like a sent prompt.
+                let text = state.input_text();
+                state.prompt_history.push(text);
+                flash(
+                    state,
+                    now,
+                    "Input cleared (Up brings it back) · Ctrl+C again quits",
+                );
             }
             state.reset_input();
             state.history_pos = None;
@@ -149,13 +166,14 @@ fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     if let Some(command) = trimmed.strip_prefix('/') {
         let command = command.to_string();
         state.reset_input();
-        slash(state, &command, effects);
+        slash(state, &command, now, effects);
         return;
     }
     if state.busy() {
-        state.push(
-            EntryKind::Notice,
-            "A turn is still running: wait for it, or press Esc to interrupt it.",
+        flash(
+            state,
+            now,
+            "A turn is running: wait for it, or press Esc to interrupt it",
         );
         return;
     }
@@ -172,20 +190,29 @@ fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     effects.push(Effect::Command(AgentCommand::Prompt(text)));
 }
 
+/// How long a flash hint stays in the status line.
+pub const FLASH_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Shows `text` in the status line for a moment.
+fn flash(state: &mut State, now: Instant, text: &str) {
+    state.flash = Some((text.to_string(), now + FLASH_FOR));
+}
+
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
 /// history just emptied.
-fn ask_clear(state: &mut State) {
+fn ask_clear(state: &mut State, now: Instant) {
     if state.busy() {
-        state.push(
-            EntryKind::Notice,
-            "A turn is running: press Esc to interrupt it, then clear the history.",
+        flash(
+            state,
+            now,
+            "A turn is running: press Esc to interrupt it, then clear the history",
         );
     } else {
         state.overlay = Overlay::ConfirmClear;
     }
 }
 
-fn slash(state: &mut State, command: &str, effects: &mut Vec<Effect>) {
+fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effect>) {
     let mut words = command.split_whitespace();
     let name = words.next().unwrap_or("");
     let arg = words.next();
@@ -211,7 +238,7 @@ fn slash(state: &mut State, command: &str, effects: &mut Vec<Effect>) {
                 ),
             );
         }
-        ("clear", _) => ask_clear(state),
+        ("clear", _) => ask_clear(state, now),
         ("quit" | "exit", _) => {
             state.quit = true;
             effects.push(Effect::Quit);
@@ -477,6 +504,15 @@ fn finish_live(state: &mut State) {
 }
 
 fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
+    let stopped = match outcome {
+        TurnOutcome::Interrupted => Some("interrupted"),
+        TurnOutcome::Failed => Some("failed"),
+        _ => None,
+    };
+    let turn = state.turns.saturating_sub(1);
+    if let Some(step) = state.steps.last_mut().filter(|s| s.turn == turn) {
+        step.stopped = stopped;
+    }
     if !answer.is_empty() {
         let i = live_entry(state);
         let e = &mut state.entries[i];

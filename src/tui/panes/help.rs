@@ -37,10 +37,15 @@ pub const KEYS: [(&str, &str); 25] = [
     ("/help /quit", "this help · quit"),
 ];
 
-/// Draws the help overlay.
+/// How many lines the help holds.
+pub fn line_count() -> usize {
+    KEYS.len() + 2
+}
+
+/// Draws the help overlay; in a short terminal it scrolls (Up / Down / PageUp / PageDown).
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let theme = &state.theme;
-    let rect = centered(area, 74, KEYS.len() as u16 + 4);
+    let rect = centered(area, 74, line_count() as u16 + 2);
     let lines: Vec<Line<'static>> = KEYS
         .iter()
         .map(|(k, what)| {
@@ -54,11 +59,22 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
             Line::styled("Esc, F1 or q closes this help", theme.muted).centered(),
         ])
         .collect();
-    let block = Block::default()
+    let visible = usize::from(rect.height.saturating_sub(2));
+    let top = state.help_scroll.min(lines.len().saturating_sub(visible));
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Double)
         .border_style(theme.border_focused)
         .title(Span::styled(" MiniClaw keys ", theme.accent));
+    if top + visible < lines.len() {
+        block = block
+            .title_bottom(Line::styled(" ↓ more: Down / PageDown ", theme.warning).right_aligned());
+    } else if top > 0 {
+        block = block.title_bottom(Line::styled(" ↑ Up / PageUp ", theme.muted).right_aligned());
+    }
     frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block), rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(block).scroll((top as u16, 0)),
+        rect,
+    );
 }

@@ -12,6 +12,13 @@ use crate::agent::AgentState;
 use crate::tui::state::State;
 use crate::tui::wrap;
 
+/// The key hints while a turn runs (Esc and Ctrl+C interrupt it).
+const BUSY_HINTS: [&str; 3] = [
+    "F1 help · F2 model · Esc interrupt",
+    "F1 help · Esc interrupt",
+    "F1 help",
+];
+
 /// The key hints, from the fullest to the shortest.
 const HINTS: [&str; 3] = [
     "F1 help · F2 model · Ctrl+C quit",
@@ -75,6 +82,14 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
             ),
         });
     }
+    if let Some((text, until)) = &state.flash
+        && now < *until
+    {
+        segments.push(Segment {
+            rank: 0,
+            span: Span::styled(text.clone(), theme.warning),
+        });
+    }
     segments.push(Segment {
         rank: 1,
         span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
@@ -110,7 +125,14 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
     });
     segments.push(Segment {
         rank: 2,
-        span: Span::styled(HINTS[0], theme.muted),
+        span: Span::styled(
+            if state.busy() {
+                BUSY_HINTS[0]
+            } else {
+                HINTS[0]
+            },
+            theme.muted,
+        ),
     });
 
     let sep_width = 3;
@@ -125,15 +147,16 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
         // After the workspace goes, the key hints shrink step by step to the one that opens all
         // the others, before anything else is dropped.
         let workspace_gone = segments.iter().all(|s| s.rank < 5);
+        let list = if state.busy() { &BUSY_HINTS } else { &HINTS };
         if let Some(hints) = segments
             .iter_mut()
-            .find(|s| workspace_gone && s.rank == 2 && s.span.content != HINTS[HINTS.len() - 1])
+            .find(|s| workspace_gone && s.rank == 2 && s.span.content != list[list.len() - 1])
         {
-            let next = HINTS
+            let next = list
                 .iter()
                 .position(|h| *h == hints.span.content)
-                .map_or(HINTS.len() - 1, |i| i + 1);
-            hints.span.content = HINTS[next].into();
+                .map_or(list.len() - 1, |i| i + 1);
+            hints.span.content = list[next].into();
             continue;
         }
         let Some(drop) = segments

@@ -49,12 +49,14 @@ pub fn pretty(raw: &str) -> String {
 }
 
 fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
-    if step.calls.is_empty() {
-        return if running {
-            Span::styled("…", theme.muted)
-        } else {
-            Span::styled("answer", theme.muted)
-        };
+    match (step.stopped, running) {
+        (_, true) if step.calls.is_empty() => return Span::styled("…", theme.muted),
+        (Some("interrupted"), false) => return Span::styled("⏸ interrupted", theme.warning),
+        (Some(_), false) if step.calls.is_empty() => {
+            return Span::styled("✗ failed", theme.error);
+        }
+        (None, false) if step.calls.is_empty() => return Span::styled("answer", theme.muted),
+        _ => {}
     }
     let done = step.calls.iter().all(|c| c.result.is_some());
     let failed = step.calls.iter().any(CallView::failed);
@@ -206,7 +208,7 @@ fn fingerprint(step: &StepView) -> [usize; 8] {
         step.reasoning.len(),
         step.content.len(),
         step.calls.len(),
-        0,
+        step.stopped.map_or(0, str::len),
         0,
     ];
     for c in &step.calls {
