@@ -77,7 +77,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     notices.extend(loaded.notice);
     if let crate::llm::Preset::Custom(name) = &config.preset {
         notices.push(format!(
-            "Model `{name}` is not one of the presets ({}): it is sent as it is, without thinking settings. F2 switches to a preset.",
+            "Model \"{name}\" is not one of the presets ({}): it is sent as it is, without thinking settings.",
             crate::llm::Preset::NAMES.join(", ")
         ));
     }

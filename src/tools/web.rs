@@ -104,10 +104,16 @@ impl Tool for SearchWebTool {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: "search_web".into(),
-            description: "Search the web (Google, through SerpAPI). Returns the position, title, \
-                link and snippet of each result, and Google's answer box when there is one. Use \
-                fetch_web_page to read a result."
-                .into(),
+            description: format!(
+                "Search the web (Google, through SerpAPI){}. Returns the position, title, link \
+                 and snippet of each result, and Google's answer box when there is one. Use \
+                 fetch_web_page to read a result.",
+                if self.settings.serpapi_key.is_some() {
+                    ""
+                } else {
+                    " — unavailable until SERPAPI_KEY is set"
+                }
+            ),
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -219,25 +219,30 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
     match (name, arg) {
         ("model", None) => {
             let text = format!(
-                "Model: {} (F2 switches; `/model NAME` picks one of: {}).",
+                "Model: {} (F2 switches; /model NAME picks one of: {}).",
                 state.preset.model(),
                 Preset::NAMES.join(", ")
             );
             state.push(EntryKind::Notice, text);
         }
-        ("model", Some(model)) if Preset::NAMES.contains(&model) => {
-            set_preset(state, Preset::from_name(model), effects);
-            state.push(EntryKind::Notice, format!("Model: {model}."));
-        }
-        ("model", Some(other)) => {
-            state.push(
-                EntryKind::Error,
-                format!(
-                    "Unknown model `{other}`: choose one of {}.",
-                    Preset::NAMES.join(", ")
-                ),
-            );
-        }
+        // Only the presets here: another model name is a start-up choice (--model), for
+        // another server.
+        ("model", Some(name)) => match Preset::from_name(name) {
+            Preset::Custom(other) => {
+                state.push(
+                    EntryKind::Error,
+                    format!(
+                        "Unknown model \"{other}\": choose one of {}.",
+                        Preset::NAMES.join(", ")
+                    ),
+                );
+            }
+            preset => {
+                let text = format!("Model: {preset}.");
+                set_preset(state, preset, effects);
+                state.push(EntryKind::Notice, text);
+            }
+        },
         ("clear", _) => ask_clear(state, now),
         ("quit" | "exit", _) => {
             state.quit = true;
