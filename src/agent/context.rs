@@ -70,21 +70,7 @@ impl ContextBudget {
             .rposition(|m| m.role == Role::User)
             .unwrap_or(messages.len());
         // Shorten old tool outputs, oldest first.
-        for m in messages[..current].iter_mut() {
-            if self.corrected(raw) <= self.max_tokens {
-                break;
-            }
-            if m.role != Role::Tool {
-                continue;
-            }
-            if let Some(text) = &m.content
-                && let Some(short) = shorten(text)
-            {
-                raw = raw - estimate_tokens(text) + estimate_tokens(&short);
-                m.content = Some(short);
-                report.shortened += 1;
-            }
-        }
+        self.shorten_outputs(&mut messages, 0..current, None, &mut raw, &mut report);
         // Then drop the oldest whole turns (a user message and all that follows until the next).
         let mut first_kept = messages
             .iter()
@@ -122,23 +108,44 @@ impl ContextBudget {
             .rposition(|m| m.role == Role::User)
             .unwrap_or(messages.len());
         let newest_tool = messages.iter().rposition(|m| m.role == Role::Tool);
-        for (i, m) in messages.iter_mut().enumerate().skip(current) {
-            if self.corrected(raw) <= self.max_tokens {
+        let end = messages.len();
+        self.shorten_outputs(
+            &mut messages,
+            current..end,
+            newest_tool,
+            &mut raw,
+            &mut report,
+        );
+        report.estimated_tokens = self.corrected(raw);
+        (messages, report, raw)
+    }
+
+    /// Shortens the tool outputs among `messages[range]` (but `keep`), oldest first, until the
+    /// estimate fits.
+    fn shorten_outputs(
+        &self,
+        messages: &mut [ChatMessage],
+        range: std::ops::Range<usize>,
+        keep: Option<usize>,
+        raw: &mut usize,
+        report: &mut FitReport,
+    ) {
+        for i in range {
+            if self.corrected(*raw) <= self.max_tokens {
                 break;
             }
-            if m.role != Role::Tool || Some(i) == newest_tool {
+            let m = &mut messages[i];
+            if m.role != Role::Tool || Some(i) == keep {
                 continue;
             }
             if let Some(text) = &m.content
                 && let Some(short) = shorten(text)
             {
-                raw = raw - estimate_tokens(text) + estimate_tokens(&short);
+                *raw = *raw - estimate_tokens(text) + estimate_tokens(&short);
                 m.content = Some(short);
                 report.shortened += 1;
             }
         }
-        report.estimated_tokens = self.corrected(raw);
-        (messages, report, raw)
     }
 }
 
