@@ -4,14 +4,16 @@
 #[path = "support/mod.rs"]
 mod support;
 
+#[path = "../tests/tui_common/mod.rs"]
+mod tui_common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use miniclaw::agent::{AgentEvent, AgentState};
-use miniclaw::llm::Preset;
 use miniclaw::tui::state::State;
-use miniclaw::tui::{Theme, TuiOptions, layout, markdown, panes, update, view, wrap};
+use miniclaw::tui::{Theme, layout, markdown, panes, update, view, wrap};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -20,17 +22,8 @@ use serde_json::json;
 const W: u16 = 160;
 const H: u16 = 45;
 
-fn options() -> TuiOptions {
-    TuiOptions {
-        workspace: "/home/me/project".into(),
-        preset: Preset::Flash,
-        max_steps: 10,
-        mouse: true,
-        theme: Theme::dark(),
-        notices: vec![],
-        tools: vec![],
-    }
-}
+/// The tests' fixed options (workspace, preset, theme), so benches draw what the snapshots show.
+use tui_common::options;
 
 fn screen() -> Rect {
     Rect::new(0, 0, W, H)

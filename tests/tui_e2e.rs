@@ -407,13 +407,13 @@ fn quitting_restores_the_terminal() {
     assert!(server.requests().is_empty());
 }
 
-#[test]
-fn sigterm_during_a_turn_exits_cleanly() {
-    // A stream that starts, then stalls far longer than the test: the program must not wait for it.
+/// Starts a turn whose stream shows `partial` then stalls far longer than the test, sends
+/// `signal` mid-stream, and returns the exited session and the last saved message.
+fn signal_mid_turn(signal: &str, prompt: &str, partial: &str) -> (Session, Value) {
     let (server, _rt) = MockServer::start_blocking(vec![
         SseBuilder::new()
             .role()
-            .content(&["streaming-has-begun "])
+            .content(&[partial])
             .pause(60_000)
             .content(&["never shown"])
             .finish("stop")
@@ -422,19 +422,17 @@ fn sigterm_during_a_turn_exits_cleanly() {
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
     s.wait_for("deepseek-v4-flash");
-    s.submit("a slow one");
-    s.wait_for("streaming-has-begun");
+    s.submit(prompt);
+    s.wait_for(partial.trim());
     let pid = s.child.process_id().expect("the child's pid");
     let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args([signal, &pid.to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(s.wait_exit(), 0);
-    assert_restored(&s.raw());
-    // What arrived was saved: the history holds the prompt and the partial answer, marked.
+    assert_eq!(s.wait_exit(), 0, "the program must not wait for the stream");
     let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
-    assert!(history.contains("a slow one"), "{history}");
+    assert!(history.contains(prompt), "{history}");
     let saved: Value = serde_json::from_str(&history).unwrap();
     let last = saved["messages"]
         .as_array()
@@ -442,42 +440,23 @@ fn sigterm_during_a_turn_exits_cleanly() {
         .last()
         .unwrap()
         .clone();
-    assert_eq!(last["content"], "streaming-has-begun ", "{history}");
-    assert_eq!(last["incomplete"], "interrupted", "{history}");
+    (s, last)
+}
+
+#[test]
+fn sigterm_during_a_turn_exits_cleanly() {
+    let (s, last) = signal_mid_turn("-TERM", "a slow one", "streaming-has-begun ");
+    assert_restored(&s.raw());
+    // What arrived was saved: the partial answer, marked.
+    assert_eq!(last["content"], "streaming-has-begun ", "{last}");
+    assert_eq!(last["incomplete"], "interrupted", "{last}");
 }
 
 #[test]
 fn closing_the_terminal_mid_turn_saves_the_partial_answer_and_exits_quietly() {
-    let (server, _rt) = MockServer::start_blocking(vec![
-        SseBuilder::new()
-            .role()
-            .content(&["half of it "])
-            .pause(60_000)
-            .finish("stop")
-            .done()
-            .build(),
-    ]);
-    let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
-    s.submit("before the window closes");
-    s.wait_for("half of it");
     // SIGHUP is what a terminal sends when its window closes.
-    let pid = s.child.process_id().expect("the child's pid");
-    let status = std::process::Command::new("kill")
-        .args(["-HUP", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(s.wait_exit(), 0);
-    let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
-    let saved: Value = serde_json::from_str(&history).unwrap();
-    let last = saved["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
-    assert_eq!(last["content"], "half of it ", "{history}");
+    let (_s, last) = signal_mid_turn("-HUP", "before the window closes", "half of it ");
+    assert_eq!(last["content"], "half of it ", "{last}");
 }
 
 #[test]

@@ -7,10 +7,7 @@ use std::time::Instant;
 
 use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
 use miniclaw::tui::keymap::Action;
-use miniclaw::tui::{layout, update, view};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::layout::Rect;
+use miniclaw::tui::update;
 use serde_json::json;
 use tui_common::*;
 
@@ -18,18 +15,15 @@ const NASTY: &str = "A\x1b]52;c;aGk=\x07B\x1b[2J\x1b[31mC\u{9b}31mD\x08E\rF\x00G
 
 /// Every cell of the drawn screen, checked for control characters.
 fn assert_no_control_cells(state: &mut miniclaw::tui::state::State, w: u16, h: u16) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    layout::prepare(state, Rect::new(0, 0, w, h));
-    term.draw(|f| view::draw(f, state, Instant::now())).unwrap();
-    let buffer = term.backend().buffer().clone();
-    for cell in buffer.content() {
+    let backend = render_backend(state, w, h, Instant::now());
+    for cell in backend.buffer().content() {
         assert!(
             !cell.symbol().chars().any(char::is_control),
             "a control character reached the screen: {:?}",
             cell.symbol()
         );
     }
-    term.backend().to_string()
+    backend.to_string()
 }
 
 #[test]

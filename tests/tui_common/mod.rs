@@ -52,10 +52,15 @@ pub fn send(state: &mut State, now: Instant, text: &str) -> Vec<Effect> {
 
 /// Renders the state at `now` into a `width` × `height` test terminal.
 pub fn render(state: &mut State, width: u16, height: u16, now: Instant) -> String {
+    render_backend(state, width, height, now).to_string()
+}
+
+/// Renders the state at `now` and returns the test backend, cells and all.
+pub fn render_backend(state: &mut State, width: u16, height: u16, now: Instant) -> TestBackend {
     let mut term = Terminal::new(TestBackend::new(width, height)).unwrap();
     layout::prepare(state, Rect::new(0, 0, width, height));
     term.draw(|f| view::draw(f, state, now)).unwrap();
-    term.backend().to_string()
+    term.backend().clone()
 }
 
 /// A tool call step: started, finished with `result` after `ms`.
