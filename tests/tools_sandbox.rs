@@ -243,8 +243,15 @@ fn links_inside_the_workspace_resolve_to_their_real_paths() {
         sandbox.resolve_read("to_a/inside.txt").unwrap(),
         root.join("a/inside.txt")
     );
+    // Writes follow no link, even one that stays inside: what is checked is what is written.
+    let through_link = sandbox.resolve_write("to_a/new/deep.txt").unwrap_err();
+    assert!(
+        through_link
+            .to_string()
+            .contains("writes take the real path")
+    );
     assert_eq!(
-        sandbox.resolve_write("to_a/new/deep.txt").unwrap(),
+        sandbox.resolve_write("a/new/deep.txt").unwrap(),
         root.join("a/new/deep.txt")
     );
     // A link to the history file is still the history file.
@@ -360,7 +367,8 @@ fn miniclaws_own_configuration_inside_the_workspace_cannot_be_written() {
         assert!(err.contains("configuration"), "{path}: {err}");
     }
     assert!(sandbox.resolve_write("notes.md").is_ok());
-    assert!(sandbox.resolve_write("env/.envrc").is_ok());
+    assert!(sandbox.resolve_write("env/notes.md").is_ok());
+    assert!(sandbox.resolve_write(".environment-notes.md").is_err());
     assert!(
         sandbox.resolve_read(".env").is_ok(),
         "reading stays allowed"

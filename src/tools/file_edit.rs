@@ -1,20 +1,21 @@
 //! Workspace tools that change files: `write_text_file`, `append_text_file`,
-//! `replace_text_in_file`. Every path goes through `Sandbox::resolve_write`.
-
-use std::fs;
-use std::io::Write;
-use std::path::Path;
+//! `replace_text_in_file`. Every path goes through `WriteTarget` (the sandbox's write rules,
+//! no link followed, a new file renamed over the old), and no result may exceed
+//! `MAX_WRITE_BYTES`: sizes are computed before anything is built.
 
 use serde_json::{Map, Value, json};
 
-use super::files::{blocking, fields, io_failed, read_text};
+use super::files::{blocking, decode_text, fields};
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_u64, arg_str,
 };
+use super::workspace_io::WriteTarget;
 use crate::llm::ToolSchema;
 
-/// The largest file `replace_text_in_file` edits.
-pub const MAX_EDIT_BYTES: usize = 10 * 1024 * 1024;
+/// The largest file the editing tools read, build or write.
+pub const MAX_WRITE_BYTES: usize = 10 * 1024 * 1024;
+/// The largest file `replace_text_in_file` edits (the same cap).
+pub const MAX_EDIT_BYTES: usize = MAX_WRITE_BYTES;
 
 /// Adds the editing tools.
 pub fn register(registry: &mut ToolRegistry) {
@@ -23,22 +24,29 @@ pub fn register(registry: &mut ToolRegistry) {
     registry.register(ReplaceTextInFile);
 }
 
-/// Creates the missing folders above `path`, refusing to write over a folder.
-/// Returns whether the file already existed.
-fn prepare(path: &Path, shown: &str) -> Result<bool, ToolError> {
-    match fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Err(ToolError::failed(format!(
-            "`{shown}` is a folder; give a file path"
-        ))),
-        Ok(_) => Ok(true),
-        Err(_) => {
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)
-                    .map_err(|e| io_failed("create the folders of", shown, &e))?;
-            }
-            Ok(false)
-        }
+/// Refuses a result larger than the cap, before it is built.
+fn check_size(shown: &str, size: usize, what: &str) -> Result<(), ToolError> {
+    if size > MAX_WRITE_BYTES {
+        return Err(ToolError::failed(format!(
+            "{what} `{shown}` would make it {size} bytes; the limit is {MAX_WRITE_BYTES} bytes, \
+             so nothing was changed"
+        )));
     }
+    Ok(())
+}
+
+/// The current text of the target (`None` when it does not exist), refusing files over the cap.
+fn current_text(target: &WriteTarget) -> Result<Option<String>, ToolError> {
+    let Some(bytes) = target.read_existing(MAX_WRITE_BYTES as u64)? else {
+        return Ok(None);
+    };
+    if bytes.len() > MAX_WRITE_BYTES {
+        return Err(ToolError::failed(format!(
+            "`{}` is too large to edit (over {MAX_WRITE_BYTES} bytes)",
+            target.shown()
+        )));
+    }
+    decode_text(bytes, MAX_WRITE_BYTES, target.shown()).map(|(text, _)| Some(text))
 }
 
 /// The `relative_path` + `content` schema shared by write and append.
@@ -78,13 +86,15 @@ impl Tool for WriteTextFile {
         Box::pin(async move {
             let relative = arg_str(&args, "relative_path")?;
             let content = arg_str(&args, "content")?.to_string();
-            let path = ctx.sandbox.resolve_write(relative)?;
-            let shown = ctx.sandbox.display_relative(&path);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
-                let existed = prepare(&path, &shown)?;
-                fs::write(&path, content.as_bytes()).map_err(|e| io_failed("write", &shown, &e))?;
+                let target = WriteTarget::open(&sandbox, &relative, true)?;
+                check_size(target.shown(), content.len(), "writing")?;
+                let existed = target.exists();
+                target.replace_with(content.as_bytes())?;
                 Ok(fields(json!({
-                    "path": shown,
+                    "path": target.shown(),
                     "bytes_written": content.len(),
                     "created": !existed,
                 })))
@@ -116,20 +126,17 @@ impl Tool for AppendTextFile {
         Box::pin(async move {
             let relative = arg_str(&args, "relative_path")?;
             let content = arg_str(&args, "content")?.to_string();
-            let path = ctx.sandbox.resolve_write(relative)?;
-            let shown = ctx.sandbox.display_relative(&path);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
-                let existed = prepare(&path, &shown)?;
-                let mut file = fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&path)
-                    .map_err(|e| io_failed("open", &shown, &e))?;
-                file.write_all(content.as_bytes())
-                    .map_err(|e| io_failed("append to", &shown, &e))?;
-                let size = file.metadata().map(|m| m.len()).unwrap_or_default();
+                let target = WriteTarget::open(&sandbox, &relative, true)?;
+                let old = current_text(&target)?.unwrap_or_default();
+                check_size(target.shown(), old.len() + content.len(), "appending to")?;
+                let existed = target.exists();
+                let size = old.len() + content.len();
+                target.replace_with(format!("{old}{content}").as_bytes())?;
                 Ok(fields(json!({
-                    "path": shown,
+                    "path": target.shown(),
                     "bytes_appended": content.len(),
                     "size": size,
                     "created": !existed,
@@ -190,15 +197,14 @@ impl Tool for ReplaceTextInFile {
                     "`old_text` must not be empty".into(),
                 ));
             }
-            let path = ctx.sandbox.resolve_write(relative)?;
-            let shown = ctx.sandbox.display_relative(&path);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
-                let (text, total, truncated) = read_text(&path, &shown, MAX_EDIT_BYTES)?;
-                if truncated {
-                    return Err(ToolError::failed(format!(
-                        "`{shown}` is too large to edit ({total} bytes; the limit is {MAX_EDIT_BYTES})"
-                    )));
-                }
+                let target = WriteTarget::open(&sandbox, &relative, false)?;
+                let shown = target.shown().to_string();
+                let Some(text) = current_text(&target)? else {
+                    return Err(ToolError::failed(format!("`{shown}` does not exist")));
+                };
                 let occurrences = text.matches(old_text.as_str()).count();
                 if occurrences == 0 {
                     return Err(ToolError::failed(format!(
@@ -206,9 +212,18 @@ impl Tool for ReplaceTextInFile {
                          exact, including whitespace and case)"
                     )));
                 }
-                let replaced = if limit == 0 { occurrences } else { limit.min(occurrences) };
+                let replaced = if limit == 0 {
+                    occurrences
+                } else {
+                    limit.min(occurrences)
+                };
+                // The size is known before the text is built: a small file with many matches
+                // and a long replacement must not allocate gigabytes.
+                let size = (text.len() - replaced * old_text.len())
+                    .saturating_add(replaced.saturating_mul(new_text.len()));
+                check_size(&shown, size, "this replacement in")?;
                 let updated = text.replacen(old_text.as_str(), &new_text, replaced);
-                fs::write(&path, updated.as_bytes()).map_err(|e| io_failed("write", &shown, &e))?;
+                target.replace_with(updated.as_bytes())?;
                 Ok(fields(json!({
                     "path": shown,
                     "replaced": replaced,

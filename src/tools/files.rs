@@ -2,15 +2,16 @@
 //! The tools that change files live in `file_edit`; both are registered here.
 
 use std::cmp::Ordering;
-use std::fs;
 use std::io::Read;
-use std::path::Path;
 
+use cap_std::fs::Dir;
 use serde_json::{Map, Value, json};
 
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
 };
+use super::sandbox::Sandbox;
+use super::workspace_io::{open_child_dir, open_dir, open_file};
 use crate::llm::ToolSchema;
 
 /// The most bytes `read_text_file` returns.
@@ -63,7 +64,7 @@ pub(crate) fn fields(value: Value) -> Map<String, Value> {
 }
 
 /// The kind of a directory entry, without following symbolic links.
-fn kind_of(file_type: fs::FileType) -> &'static str {
+fn kind_of(file_type: cap_std::fs::FileType) -> &'static str {
     if file_type.is_symlink() {
         "symlink"
     } else if file_type.is_dir() {
@@ -85,16 +86,10 @@ fn entry_order(a: &Entry, b: &Entry) -> Ordering {
     (a.kind != "dir", &a.name).cmp(&(b.kind != "dir", &b.name))
 }
 
-/// The direct children of a folder, sorted (errors on the folder itself, not its entries).
-fn read_entries(dir: &Path, shown: &str) -> Result<Vec<Entry>, ToolError> {
-    let meta = fs::metadata(dir).map_err(|e| io_failed("list", shown, &e))?;
-    if !meta.is_dir() {
-        return Err(ToolError::failed(format!(
-            "`{shown}` is a file, not a folder; use read_text_file to read it"
-        )));
-    }
+/// The direct children of an open folder, sorted.
+fn read_entries(dir: &Dir, shown: &str) -> Result<Vec<Entry>, ToolError> {
     let mut entries = Vec::new();
-    for item in fs::read_dir(dir).map_err(|e| io_failed("list", shown, &e))? {
+    for item in dir.entries().map_err(|e| io_failed("list", shown, &e))? {
         let Ok(item) = item else { continue };
         let Ok(file_type) = item.file_type() else {
             continue;
@@ -146,9 +141,13 @@ impl Tool for ListFiles {
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
-            let dir = ctx.sandbox.resolve_read(relative)?;
-            let shown = ctx.sandbox.display_relative(&dir);
+            let shown = ctx
+                .sandbox
+                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
+                let dir = open_dir(&sandbox, &relative, &shown)?;
                 let mut entries = read_entries(&dir, &shown)?;
                 let total = entries.len();
                 entries.truncate(MAX_LIST_ENTRIES);
@@ -180,31 +179,32 @@ impl Tool for ListFiles {
     }
 }
 
-/// Reads at most `cap` bytes of a UTF-8 text file: (text, total bytes, truncated).
+/// Reads at most `cap` bytes of a workspace text file, opened beneath the root in one step:
+/// (text, total bytes, truncated).
 pub(crate) fn read_text(
-    path: &Path,
+    sandbox: &Sandbox,
+    relative: &str,
     shown: &str,
     cap: usize,
 ) -> Result<(String, u64, bool), ToolError> {
-    let meta = fs::metadata(path).map_err(|e| io_failed("read", shown, &e))?;
-    if meta.is_dir() {
-        return Err(ToolError::failed(format!(
-            "`{shown}` is a folder, not a file; use list_files to see what it holds"
-        )));
-    }
-    // A pipe or device would block the read (and the thread) for as long as nobody writes.
-    if !meta.is_file() {
-        return Err(ToolError::failed(format!(
-            "`{shown}` is not a regular file (a pipe, socket or device); it cannot be read"
-        )));
-    }
-    let file = fs::File::open(path).map_err(|e| io_failed("read", shown, &e))?;
+    let (file, meta) = open_file(sandbox, relative, shown)?;
     let mut bytes = Vec::with_capacity((meta.len() as usize).min(cap));
     // One byte past the cap tells whether the file goes on, even if its size changed.
     file.take(cap as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| io_failed("read", shown, &e))?;
     let read_len = bytes.len() as u64;
+    let (text, truncated) = decode_text(bytes, cap, shown)?;
+    Ok((text, meta.len().max(read_len), truncated))
+}
+
+/// The first `cap` bytes as UTF-8 text (a character cut at the cap is dropped), and whether
+/// there was more; binary and non-UTF-8 text are refused.
+pub(crate) fn decode_text(
+    mut bytes: Vec<u8>,
+    cap: usize,
+    shown: &str,
+) -> Result<(String, bool), ToolError> {
     let truncated = bytes.len() > cap;
     bytes.truncate(cap);
     if bytes.contains(&0) {
@@ -212,23 +212,20 @@ pub(crate) fn read_text(
             "`{shown}` looks like a binary file (it contains NUL bytes); only UTF-8 text can be read"
         )));
     }
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, truncated)),
         // The cut may split a character; drop its partial bytes.
         Err(e) if truncated && e.utf8_error().error_len().is_none() => {
             let valid = e.utf8_error().valid_up_to();
             let mut bytes = e.into_bytes();
             bytes.truncate(valid);
-            String::from_utf8(bytes).unwrap_or_default()
+            Ok((String::from_utf8(bytes).unwrap_or_default(), truncated))
         }
-        Err(e) => {
-            return Err(ToolError::failed(format!(
-                "`{shown}` is not UTF-8 text (invalid byte at offset {}); only UTF-8 text can be read",
-                e.utf8_error().valid_up_to()
-            )));
-        }
-    };
-    Ok((text, meta.len().max(read_len), truncated))
+        Err(e) => Err(ToolError::failed(format!(
+            "`{shown}` is not UTF-8 text (invalid byte at offset {}); only UTF-8 text can be read",
+            e.utf8_error().valid_up_to()
+        ))),
+    }
 }
 
 /// `read_text_file`: a UTF-8 text file, capped in size.
@@ -264,10 +261,14 @@ impl Tool for ReadTextFile {
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let relative = arg_str(&args, "relative_path")?;
-            let path = ctx.sandbox.resolve_read(relative)?;
-            let shown = ctx.sandbox.display_relative(&path);
+            let shown = ctx
+                .sandbox
+                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
-                let (content, total, truncated) = read_text(&path, &shown, MAX_READ_BYTES)?;
+                let (content, total, truncated) =
+                    read_text(&sandbox, &relative, &shown, MAX_READ_BYTES)?;
                 let mut out = fields(json!({
                     "path": shown,
                     "bytes": total,
@@ -299,8 +300,9 @@ struct Tree {
 }
 
 impl Tree {
-    /// Adds the children of `dir` at `depth` (1 = children of the root), depth first.
-    fn walk(&mut self, dir: &Path, depth: usize) {
+    /// Adds the children of `dir` at `depth` (1 = children of the root), depth first. Each
+    /// child folder is opened from its parent's handle without following a link.
+    fn walk(&mut self, dir: &Dir, depth: usize) {
         let Ok(entries) = read_entries(dir, "") else {
             return;
         };
@@ -316,8 +318,11 @@ impl Tree {
                     let skip = entry.name == ".git" && depth < self.max_depth;
                     let note = if skip { " (not expanded)" } else { "" };
                     self.lines.push(format!("{indent}{}/{note}", entry.name));
-                    if depth < self.max_depth && !skip {
-                        self.walk(&dir.join(&entry.name), depth + 1);
+                    if depth < self.max_depth
+                        && !skip
+                        && let Ok(child) = open_child_dir(dir, std::ffi::OsStr::new(&entry.name))
+                    {
+                        self.walk(&child, depth + 1);
                     }
                 }
                 "symlink" => self.lines.push(format!("{indent}{}@", entry.name)),
@@ -371,10 +376,14 @@ impl Tool for ListDirectoryTree {
             let max_depth = arg_opt_u64(&args, "max_depth", MAX_TREE_DEPTH)?
                 .unwrap_or(DEFAULT_TREE_DEPTH)
                 .max(1) as usize;
-            let dir = ctx.sandbox.resolve_read(relative)?;
-            let shown = ctx.sandbox.display_relative(&dir);
+            let shown = ctx
+                .sandbox
+                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+            let sandbox = ctx.sandbox.clone();
+            let relative = relative.to_string();
             blocking(move || {
                 // Reports a missing folder or a file clearly before walking.
+                let dir = open_dir(&sandbox, &relative, &shown)?;
                 read_entries(&dir, &shown)?;
                 let mut tree = Tree {
                     lines: vec![format!("{shown}/")],

@@ -17,6 +17,7 @@ pub mod subagent;
 pub mod time_calc;
 pub mod toolbox;
 pub mod web;
+pub mod workspace_io;
 
 pub use registry::{
     ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource,

@@ -7,14 +7,22 @@
 //! 4. its real path — symlinks followed; for a path that does not exist yet, that of its deepest
 //!    existing ancestor — is inside the workspace's real path, and it does not go through a
 //!    dangling symbolic link;
-//! 5. writes only: it names a file (not the root) and not the history file `history.json` or
-//!    its siblings `history.json.*` (temporary and corrupt copies).
+//! 5. writes only: it names a file (not the root), not the history file `history.json` or
+//!    its siblings `history.json.*` (temporary and corrupt copies), no part of it is a name
+//!    that MiniClaw, a later MiniClaw started in a subfolder, or git loads as configuration or
+//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`, in any
+//!    case), and it goes through no symbolic link at all.
 //!
-//! `""` and `"."` mean the workspace root for reads. Resolved paths are real paths, so a tool
-//! then works on the file a symlink inside the workspace points to, never on the link.
+//! `""` and `"."` mean the workspace root for reads. These checks explain a refusal; the
+//! guarantee comes from `workspace_io`, which opens every path relative to a handle on the
+//! root in one step (so a folder swapped for a link after the check cannot lead out).
 
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
 
 /// The longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -23,7 +31,10 @@ pub const MAX_PATH_BYTES: usize = 4096;
 const HISTORY_NAME: &str = "history.json";
 
 /// Rule: MiniClaw's configuration.
-const RULE_CONFIG: &str = "MiniClaw's own configuration (.env, tools_plugins, the config folder) cannot be written by tools";
+const RULE_CONFIG: &str = "files that MiniClaw or git load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, the config folder) cannot be written by tools";
+/// Rule: writes never follow links.
+const RULE_WRITE_LINK: &str =
+    "it goes through a symbolic link; writes take the real path, without links";
 
 /// Rule: over-long paths.
 const RULE_TOO_LONG: &str = "paths longer than 4096 bytes are not allowed";
@@ -60,10 +71,28 @@ pub enum SandboxError {
     Workspace(String),
 }
 
+/// Names refused at any depth for writes (compared in ASCII lower case): what MiniClaw, a later
+/// MiniClaw started in a subfolder, or git would load as configuration or run as code.
+const CONFIG_NAMES: [&str; 5] = [
+    "tools_plugins",
+    "miniclaw.toml",
+    ".mcp.json",
+    ".miniclaw",
+    ".git",
+];
+
+/// Whether one path component is a configuration name (`.env*` or one of `CONFIG_NAMES`).
+pub fn is_config_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with(".env") || CONFIG_NAMES.contains(&lower.as_str())
+}
+
 /// The workspace folder and the files in it that tools may not write.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     root: PathBuf,
+    /// A handle on the root: every open goes through it, never through `root` as a path.
+    dir: Arc<Dir>,
     protected: Vec<PathBuf>,
     /// MiniClaw's own configuration (a `.env`, the plugin folder, the config folder): never
     /// written by tools, so a model cannot redirect the key or install a plugin for next time.
@@ -84,9 +113,12 @@ impl Sandbox {
         let root = root
             .canonicalize()
             .map_err(|e| SandboxError::Workspace(format!("{}: {e}", root.display())))?;
+        let dir = Dir::open_ambient_dir(&root, ambient_authority())
+            .map_err(|e| SandboxError::Workspace(format!("{}: {e}", root.display())))?;
         Ok(Self {
             protected: vec![root.join(HISTORY_NAME)],
             config: Vec::new(),
+            dir: Arc::new(dir),
             root,
         })
     }
@@ -104,6 +136,16 @@ impl Sandbox {
         &self.root
     }
 
+    /// The handle on the workspace root that every tool opens files through.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The path's plain names after the lexical rules (`.` and empty parts dropped).
+    pub fn parts<'p>(&self, relative: &'p str) -> Result<Vec<&'p str>, SandboxError> {
+        lexical_parts(relative)
+    }
+
     /// Resolves a path to read (it may not exist yet; tools report that themselves).
     /// `""` and `"."` are the root.
     pub fn resolve_read(&self, relative: &str) -> Result<PathBuf, SandboxError> {
@@ -111,23 +153,50 @@ impl Sandbox {
         self.resolve_real(relative, &parts)
     }
 
-    /// Resolves a path to create or change: also refuses the root and the protected files.
+    /// Resolves a path to create or change: also refuses the root, the protected files,
+    /// configuration names at any depth, and any symbolic link on the way (the real path must
+    /// be given, so what is checked by name is what gets written).
     pub fn resolve_write(&self, relative: &str) -> Result<PathBuf, SandboxError> {
         let parts = lexical_parts(relative)?;
         if parts.is_empty() {
             return Err(refused(relative, RULE_ROOT_WRITE));
         }
-        let real = self.resolve_real(relative, &parts)?;
-        if real == self.root {
-            return Err(refused(relative, RULE_ROOT_WRITE));
-        }
-        if self.is_protected(&real) {
-            return Err(refused(relative, RULE_HISTORY));
-        }
-        if self.is_config(&real) {
+        if parts.iter().any(|p| is_config_name(p)) {
             return Err(refused(relative, RULE_CONFIG));
         }
-        Ok(real)
+        let mut current = self.root.clone();
+        for part in &parts {
+            let candidate = current.join(part);
+            match candidate.symlink_metadata() {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    // Name the link's fate: out of the workspace, dangling, or just a link.
+                    let rule = match candidate.canonicalize() {
+                        Ok(real) if real.starts_with(&self.root) => {
+                            if self.is_protected(&real) {
+                                RULE_HISTORY
+                            } else {
+                                RULE_WRITE_LINK
+                            }
+                        }
+                        Ok(_) => RULE_SYMLINK_OUT,
+                        Err(_) if self.dangling_leads_out(&current, &candidate) => RULE_SYMLINK_OUT,
+                        Err(_) => RULE_DANGLING,
+                    };
+                    return Err(refused(relative, rule));
+                }
+                Ok(_) => current = candidate,
+                Err(_) => {
+                    current = candidate;
+                }
+            }
+        }
+        if self.is_protected(&current) {
+            return Err(refused(relative, RULE_HISTORY));
+        }
+        if self.is_config(&current) {
+            return Err(refused(relative, RULE_CONFIG));
+        }
+        Ok(current)
     }
 
     /// Whether a real path is, or is inside, one of MiniClaw's configuration paths.

@@ -3,14 +3,19 @@
 //! What is searched: every regular file under the folder, hidden ones included. Files that the
 //! workspace's own `.gitignore`/`.ignore` files exclude are skipped (so `target/` or
 //! `node_modules/` do not drown the results) unless `include_ignored` is true; ignore files above
-//! the workspace and the global git excludes are never read. The `.git` folder is never searched,
-//! symbolic links are not followed, and binary files (a NUL byte in their first 8 KB) are skipped.
+//! the searched folder and the global git excludes are never read. The `.git` folder is never
+//! searched, symbolic links are not followed, and binary files (a NUL byte in their first 8 KB)
+//! are skipped. The walk opens every folder and file from its parent's handle, so a folder
+//! swapped for a link mid-walk cannot lead it out of the workspace.
 
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use ignore::{WalkBuilder, WalkState};
+use cap_std::fs::Dir;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use regex::bytes::{Regex, RegexBuilder};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -21,6 +26,7 @@ use super::registry::{
     arg_str,
 };
 use super::sandbox::Sandbox;
+use super::workspace_io::{open_child_dir, open_dir, open_file, read_child_file};
 use crate::llm::ToolSchema;
 
 /// Matches returned when the call does not say.
@@ -33,6 +39,8 @@ const MAX_PATTERN_CHARS: usize = 1000;
 pub const MAX_LINE_CHARS: usize = 240;
 /// Files larger than this are skipped.
 const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+/// The largest ignore file read.
+const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
 /// How much of a file's start is checked for NUL bytes.
 const BINARY_PROBE_BYTES: usize = 8192;
 
@@ -119,21 +127,17 @@ fn shown_line(line: &[u8], re: &Regex) -> String {
     format!("{before}{window}{after}")
 }
 
-/// Searches one file, adding its matching lines until `limit` matches exist in all.
-fn search_file(path: &Path, sandbox: &Sandbox, re: &Regex, limit: usize, shared: &Shared) {
-    let Ok(data) = std::fs::read(path) else {
-        return;
-    };
+/// Searches one file's bytes, adding its matching lines until `limit` matches exist in all.
+fn search_bytes(data: &[u8], shown: &str, re: &Regex, limit: usize, shared: &Shared) {
     if data[..data.len().min(BINARY_PROBE_BYTES)].contains(&0) {
         shared.binary.fetch_add(1, Ordering::Relaxed);
         return;
     }
     shared.files.fetch_add(1, Ordering::Relaxed);
     // One pass over the whole file first: most files do not match at all.
-    if !re.is_match(&data) {
+    if !re.is_match(data) {
         return;
     }
-    let shown = sandbox.display_relative(path);
     let mut local = Vec::new();
     for (i, line) in data.split(|b| *b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -146,7 +150,7 @@ fn search_file(path: &Path, sandbox: &Sandbox, re: &Regex, limit: usize, shared:
             break;
         }
         local.push(Hit {
-            path: shown.clone(),
+            path: shown.to_string(),
             line: i + 1,
             text: shown_line(line, re),
         });
@@ -156,49 +160,207 @@ fn search_file(path: &Path, sandbox: &Sandbox, re: &Regex, limit: usize, shared:
     }
 }
 
-/// Walks `dir` in parallel and collects up to `limit` matches.
+/// A file found by the walk: its folder's handle, its name there, and its path as shown.
+struct Job {
+    dir: Arc<Dir>,
+    name: OsString,
+    shown: String,
+}
+
+/// The ignore rules in force while walking: one matcher per folder that has rules, deepest
+/// last. Paths are matched as `/`-rooted paths relative to the search folder.
+struct Ignores {
+    respect: bool,
+    stack: Vec<(usize, Gitignore)>,
+}
+
+impl Ignores {
+    /// Adds the rules of the folder at `rel` (depth `depth`): `.git/info/exclude` first, then
+    /// `.gitignore`, then `.ignore` (later lines win, as in git).
+    fn enter(&mut self, dir: &Dir, rel: &Path, depth: usize) {
+        if !self.respect {
+            return;
+        }
+        let mut builder = GitignoreBuilder::new(Path::new("/").join(rel));
+        let mut any = false;
+        let exclude = open_child_dir(dir, OsStr::new(".git"))
+            .and_then(|git| open_child_dir(&git, OsStr::new("info")))
+            .ok()
+            .and_then(|info| read_child_file(&info, OsStr::new("exclude"), MAX_IGNORE_BYTES));
+        let own = [".gitignore", ".ignore"]
+            .map(|name| read_child_file(dir, OsStr::new(name), MAX_IGNORE_BYTES));
+        for text in std::iter::once(exclude).chain(own).flatten() {
+            for line in String::from_utf8_lossy(&text).lines() {
+                any |= builder.add_line(None, line).is_ok();
+            }
+        }
+        if any && let Ok(matcher) = builder.build() {
+            self.stack.push((depth, matcher));
+        }
+    }
+
+    /// Drops the rules of folders deeper than `depth` (the walk has left them).
+    fn leave(&mut self, depth: usize) {
+        while self.stack.last().is_some_and(|(d, _)| *d > depth) {
+            self.stack.pop();
+        }
+    }
+
+    /// Whether the entry at `rel` is ignored: the deepest folder with a rule about it decides.
+    fn ignored(&self, rel: &Path, is_dir: bool) -> bool {
+        let path = Path::new("/").join(rel);
+        for (_, matcher) in self.stack.iter().rev() {
+            let m = matcher.matched(&path, is_dir);
+            if m.is_ignore() {
+                return true;
+            }
+            if m.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// What the walk is looking for and has found.
+struct Walk<'a> {
+    ignores: Ignores,
+    jobs: Vec<Job>,
+    shared: &'a Shared,
+    cancel: &'a CancellationToken,
+}
+
+impl Walk<'_> {
+    /// Collects the files under `dir` (at `rel` from the search folder, shown under `shown`),
+    /// opening each child folder from its parent's handle without following links.
+    fn collect(&mut self, dir: Arc<Dir>, rel: &Path, shown: &str, depth: usize) {
+        if self.cancel.is_cancelled() || self.shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        self.ignores.enter(&dir, rel, depth);
+        let Ok(entries) = dir.entries() else {
+            return;
+        };
+        let mut children: Vec<(OsString, bool)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let kind = e.file_type().ok()?;
+                (kind.is_dir() || kind.is_file()).then(|| (e.file_name(), kind.is_dir()))
+            })
+            .collect();
+        children.sort();
+        for (name, is_dir) in children {
+            if name == ".git" {
+                continue;
+            }
+            let child_rel = rel.join(&name);
+            if self.ignores.ignored(&child_rel, is_dir) {
+                continue;
+            }
+            let child_shown = join_shown(shown, &name);
+            if is_dir {
+                if let Ok(child) = open_child_dir(&dir, &name) {
+                    self.collect(Arc::new(child), &child_rel, &child_shown, depth + 1);
+                    self.ignores.leave(depth);
+                }
+            } else {
+                self.jobs.push(Job {
+                    dir: Arc::clone(&dir),
+                    name,
+                    shown: child_shown,
+                });
+            }
+        }
+    }
+}
+
+/// `shown/name`, or `name` under the root.
+fn join_shown(shown: &str, name: &OsStr) -> String {
+    let name = name.to_string_lossy();
+    if shown == "." || shown.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{shown}/{name}")
+    }
+}
+
+/// Searches the files found by the walk on a few threads, each reading its file through its
+/// folder's handle (no link followed, plain single-link files only).
+fn search_jobs(
+    jobs: &[Job],
+    re: &Regex,
+    limit: usize,
+    shared: &Shared,
+    cancel: &CancellationToken,
+) {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while !shared.stop.load(Ordering::Relaxed) && !cancel.is_cancelled() {
+                    let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    match read_child_file(&job.dir, &job.name, MAX_FILE_BYTES) {
+                        Some(data) if data.len() as u64 > MAX_FILE_BYTES => {
+                            shared.large.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Some(data) => search_bytes(&data, &job.shown, re, limit, shared),
+                        None => {}
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Walks the folder `relative` (or searches the single file it names) and collects up to
+/// `limit` matches.
 fn run_search(
     sandbox: &Sandbox,
-    dir: &Path,
+    relative: &str,
+    shown: &str,
     re: &Regex,
     limit: usize,
     include_ignored: bool,
     cancel: &CancellationToken,
-) -> Shared {
+) -> Result<Shared, ToolError> {
     let shared = Shared::default();
-    let respect = !include_ignored;
-    let walker = WalkBuilder::new(dir)
-        .hidden(false)
-        .parents(false)
-        .git_global(false)
-        .git_exclude(respect)
-        .git_ignore(respect)
-        .ignore(respect)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .build_parallel();
-    walker.run(|| {
-        let shared = &shared;
-        Box::new(move |entry| {
-            if shared.stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
+    let dir = match open_dir(sandbox, relative, shown) {
+        Ok(dir) => dir,
+        Err(not_a_folder) => {
+            // A single file: searched whatever the ignore files say.
+            let Ok((file, meta)) = open_file(sandbox, relative, shown) else {
+                return Err(not_a_folder);
             };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            if entry.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
+            if meta.len() > MAX_FILE_BYTES {
                 shared.large.fetch_add(1, Ordering::Relaxed);
-                return WalkState::Continue;
+                return Ok(shared);
             }
-            search_file(entry.path(), sandbox, re, limit, shared);
-            WalkState::Continue
-        })
-    });
-    shared
+            let mut data = Vec::new();
+            file.take(MAX_FILE_BYTES)
+                .read_to_end(&mut data)
+                .map_err(|e| io_failed("search", shown, &e))?;
+            search_bytes(&data, shown, re, limit, &shared);
+            return Ok(shared);
+        }
+    };
+    let mut walk = Walk {
+        ignores: Ignores {
+            respect: !include_ignored,
+            stack: Vec::new(),
+        },
+        jobs: Vec::new(),
+        shared: &shared,
+        cancel,
+    };
+    walk.collect(Arc::new(dir), Path::new(""), shown, 0);
+    let jobs = std::mem::take(&mut walk.jobs);
+    search_jobs(&jobs, re, limit, &shared, cancel);
+    Ok(shared)
 }
 
 /// `search_files`: regex search of file contents.
@@ -262,14 +424,23 @@ impl Tool for SearchFiles {
                 .unwrap_or(DEFAULT_MAX_MATCHES)
                 .max(1) as usize;
             let (re, literal_because) = build_matcher(pattern, case_sensitive)?;
-            let dir = ctx.sandbox.resolve_read(relative)?;
-            let shown = ctx.sandbox.display_relative(&dir);
+            let shown = ctx
+                .sandbox
+                .display_relative(&ctx.sandbox.resolve_read(relative)?);
             let sandbox = ctx.sandbox.clone();
             let cancel = ctx.cancel.clone();
             let pattern = pattern.to_string();
+            let relative = relative.to_string();
             blocking(move || {
-                std::fs::metadata(&dir).map_err(|e| io_failed("search", &shown, &e))?;
-                let shared = run_search(&sandbox, &dir, &re, limit, include_ignored, &cancel);
+                let shared = run_search(
+                    &sandbox,
+                    &relative,
+                    &shown,
+                    &re,
+                    limit,
+                    include_ignored,
+                    &cancel,
+                )?;
                 if cancel.is_cancelled() {
                     return Err(ToolError::Cancelled);
                 }

@@ -1,0 +1,321 @@
+//! A hostile model against the file sandbox: hard links, folders swapped for links while the
+//! tools run, FIFOs, planted configuration and a replacement bomb. Each test is one finding of
+//! the red-team run; each would fail on the code before the fix.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry, builtin_registry};
+use serde_json::{Value, json};
+
+const SECRET: &str = "OUTSIDE-SECRET-7f3a";
+
+struct Rig {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    outside: PathBuf,
+    ctx: ToolContext,
+    registry: ToolRegistry,
+}
+
+fn rig() -> Rig {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(&ws).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("secret.txt"), SECRET).unwrap();
+    fs::write(outside.join("outside-only.txt"), SECRET).unwrap();
+    let ctx = ToolContext::standalone(Arc::new(Sandbox::new(&ws).unwrap()));
+    Rig {
+        _dir: dir,
+        ws,
+        outside,
+        ctx,
+        registry: builtin_registry(),
+    }
+}
+
+impl Rig {
+    async fn call(&self, tool: &str, args: Value) -> Value {
+        self.registry
+            .execute(tool, &args.to_string(), &self.ctx)
+            .await
+    }
+
+    async fn refused(&self, tool: &str, args: Value, words: &str) {
+        let result = self.call(tool, args).await;
+        assert_eq!(result["ok"], json!(false), "{tool}: {result}");
+        let error = result["error"].as_str().unwrap_or_default();
+        assert!(error.contains(words), "{tool}: `{error}` lacks `{words}`");
+    }
+}
+
+#[tokio::test]
+async fn a_hard_link_to_a_file_outside_is_neither_read_nor_written_through() {
+    let r = rig();
+    fs::hard_link(r.outside.join("secret.txt"), r.ws.join("planted.txt")).unwrap();
+    r.refused(
+        "read_text_file",
+        json!({"relative_path": "planted.txt"}),
+        "hard links",
+    )
+    .await;
+    let search = r.call("search_files", json!({"pattern": "OUTSIDE"})).await;
+    assert_eq!(search["match_count"], json!(0), "{search}");
+    r.refused(
+        "replace_text_in_file",
+        json!({"relative_path": "planted.txt", "old_text": "OUTSIDE", "new_text": "PWNED"}),
+        "hard links",
+    )
+    .await;
+    r.refused(
+        "append_text_file",
+        json!({"relative_path": "planted.txt", "content": "PWNED"}),
+        "hard links",
+    )
+    .await;
+    r.refused(
+        "write_text_file",
+        json!({"relative_path": "planted.txt", "content": "PWNED"}),
+        "hard links",
+    )
+    .await;
+    assert_eq!(
+        fs::read_to_string(r.outside.join("secret.txt")).unwrap(),
+        SECRET
+    );
+}
+
+#[tokio::test]
+async fn a_write_replaces_the_file_and_never_changes_an_inode_others_share() {
+    use std::os::unix::fs::MetadataExt;
+    let r = rig();
+    fs::write(r.ws.join("notes.md"), "old").unwrap();
+    let before = fs::metadata(r.ws.join("notes.md")).unwrap().ino();
+    // A reader holding the old file keeps the old content.
+    let held = fs::File::open(r.ws.join("notes.md")).unwrap();
+    let result = r
+        .call(
+            "write_text_file",
+            json!({"relative_path": "notes.md", "content": "new"}),
+        )
+        .await;
+    assert_eq!(result["ok"], json!(true), "{result}");
+    assert_eq!(fs::read_to_string(r.ws.join("notes.md")).unwrap(), "new");
+    assert_ne!(fs::metadata(r.ws.join("notes.md")).unwrap().ino(), before);
+    assert_eq!(held.metadata().unwrap().len(), 3);
+    assert_eq!(
+        fs::read_dir(&r.ws).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}
+
+/// Swaps `ws/sub` between a real folder and a link to the outside folder as fast as it can,
+/// until `stop` is set (atomic exchanges, so `sub` always exists as one or the other).
+fn swapper(ws: &Path, outside: &Path, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+    let sub = ws.join("sub");
+    let spare = ws.join("spare");
+    fs::create_dir_all(&sub).unwrap();
+    fs::write(sub.join("secret.txt"), "inside").unwrap();
+    symlink(outside, &spare).unwrap();
+    std::thread::spawn(move || {
+        let mut swaps = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &sub,
+                rustix::fs::CWD,
+                &spare,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .unwrap();
+            swaps += 1;
+        }
+        swaps
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_swapped_for_a_link_mid_call_never_leads_out() {
+    let r = rig();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = swapper(&r.ws, &r.outside, Arc::clone(&stop));
+    let mut seen_inside = 0;
+    for i in 0..300 {
+        let read = r
+            .call("read_text_file", json!({"relative_path": "sub/secret.txt"}))
+            .await;
+        assert!(
+            !read.to_string().contains(SECRET),
+            "read {i} went out: {read}"
+        );
+        seen_inside += usize::from(read["content"] == json!("inside"));
+        if i % 3 == 0 {
+            // Only the outside folder holds `outside-only.txt`: a listing naming it went out.
+            let tree = r
+                .call(
+                    "list_directory_tree",
+                    json!({"relative_dir": ".", "max_depth": 3}),
+                )
+                .await;
+            assert!(
+                !tree.to_string().contains("outside-only"),
+                "tree went out: {tree}"
+            );
+            let listing = r.call("list_files", json!({"relative_dir": "sub"})).await;
+            assert!(
+                !listing.to_string().contains("outside-only"),
+                "a listing went out: {listing}"
+            );
+            let search = r.call("search_files", json!({"pattern": "SECRET"})).await;
+            assert!(
+                !search.to_string().contains(SECRET),
+                "search went out: {search}"
+            );
+        }
+        if i % 2 == 0 {
+            let _ = r
+                .call(
+                    "write_text_file",
+                    json!({"relative_path": format!("sub/new-{i}.txt"), "content": "PWNED"}),
+                )
+                .await;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swaps.join().unwrap();
+    assert!(swaps > 100, "the swapper barely ran ({swaps} swaps)");
+    assert!(seen_inside > 0, "no read ever saw the real folder");
+    let written_out: Vec<_> = fs::read_dir(&r.outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "secret.txt" && n != "outside-only.txt")
+        .collect();
+    assert!(written_out.is_empty(), "writes went out: {written_out:?}");
+}
+
+fn make_fifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn fifos_are_refused_at_once_for_every_file_tool() {
+    let r = rig();
+    make_fifo(&r.ws.join("pipe"));
+    let started = Instant::now();
+    for (tool, args) in [
+        ("read_text_file", json!({"relative_path": "pipe"})),
+        (
+            "write_text_file",
+            json!({"relative_path": "pipe", "content": "x"}),
+        ),
+        (
+            "append_text_file",
+            json!({"relative_path": "pipe", "content": "x"}),
+        ),
+        (
+            "replace_text_in_file",
+            json!({"relative_path": "pipe", "old_text": "a", "new_text": "b"}),
+        ),
+    ] {
+        r.refused(tool, args, "not a regular file").await;
+    }
+    let search = r.call("search_files", json!({"pattern": "x"})).await;
+    assert_eq!(search["ok"], json!(true), "{search}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "a FIFO blocked a tool"
+    );
+}
+
+#[tokio::test]
+async fn configuration_cannot_be_planted_anywhere_in_the_workspace() {
+    let r = rig();
+    for path in [
+        "sub/.env",
+        "sub/.env.local",
+        ".envrc",
+        "sub/tools_plugins/helper.toml",
+        "deep/er/Tools_Plugins/x.toml",
+        "sub/miniclaw.toml",
+        "sub/.mcp.json",
+        ".miniclaw/sessions/x.json",
+        ".git/hooks/pre-commit",
+        "sub/.git/config",
+    ] {
+        for tool in ["write_text_file", "append_text_file"] {
+            r.refused(
+                tool,
+                json!({"relative_path": path, "content": "DEEPSEEK_BASE_URL=http://attacker"}),
+                "configuration",
+            )
+            .await;
+        }
+    }
+    let leftovers: Vec<_> = walk(&r.ws);
+    assert!(leftovers.is_empty(), "something was created: {leftovers:?}");
+    let ok = r
+        .call(
+            "write_text_file",
+            json!({"relative_path": "sub/environment.md", "content": "fine"}),
+        )
+        .await;
+    assert_eq!(ok["ok"], json!(true), "{ok}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_replacement_bomb_is_refused_before_it_is_built() {
+    let r = rig();
+    let original = "a".repeat(100_000);
+    fs::write(r.ws.join("bomb.txt"), &original).unwrap();
+    let started = Instant::now();
+    let result = r
+        .call(
+            "replace_text_in_file",
+            json!({"relative_path": "bomb.txt", "old_text": "a", "new_text": "B".repeat(50_000)}),
+        )
+        .await;
+    assert_eq!(result["ok"], json!(false), "{result}");
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.contains("5000000000 bytes") && error.contains("limit"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(fs::read_to_string(r.ws.join("bomb.txt")).unwrap(), original);
+    // The same cap holds for appends that would grow a file past it.
+    let big = "x".repeat(6 * 1024 * 1024);
+    fs::write(r.ws.join("big.txt"), &big).unwrap();
+    let append = r
+        .call(
+            "append_text_file",
+            json!({"relative_path": "big.txt", "content": big}),
+        )
+        .await;
+    assert_eq!(append["ok"], json!(false), "{append}");
+}
