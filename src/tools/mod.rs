@@ -6,6 +6,7 @@ pub mod files;
 pub mod html_text;
 pub mod net_guard;
 pub mod observation;
+pub mod panic_guard;
 pub mod plugins;
 pub mod process;
 pub mod registry;
