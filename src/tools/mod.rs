@@ -3,6 +3,7 @@
 pub mod fetch;
 pub mod file_edit;
 pub mod files;
+pub mod html_parse;
 pub mod html_text;
 pub mod net_guard;
 pub mod observation;
