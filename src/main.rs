@@ -43,9 +43,17 @@ fn main() -> ExitCode {
 
 /// On a panic in any thread or task: log it, print where the log is, and exit non-zero. The UI's
 /// own hook (installed later, chained before this one) restores the terminal first.
+///
+/// A panic inside a tool call is only logged: the tool registry catches it and the call fails
+/// with an error observation while the session goes on. Nothing is printed then, as the screen
+/// is still in use. (Allocation failure aborts without a panic; tools rely on caps for that.)
 fn install_panic_report() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if miniclaw::tools::panic_guard::in_tool_call() {
+            tracing::error!(panic = %info, "panic in a tool call; the call fails, the session goes on");
+            return;
+        }
         tracing::error!(panic = %info, "panic");
         previous(info);
         match miniclaw::logging::log_path() {

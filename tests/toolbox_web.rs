@@ -2,8 +2,10 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use miniclaw::tools::fetch::FetchTool;
+use miniclaw::tools::html_parse::ParseLimits;
 use miniclaw::tools::web::{SearchWebTool, WebSettings};
 use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -240,6 +242,98 @@ async fn huge_bodies_are_capped() {
     )
     .await;
     assert_eq!(small["text"].as_str().unwrap().len(), 100);
+}
+
+/// A page that makes the HTML parser re-open `n` distinct formatting elements in each of
+/// 100,000 paragraphs (`n` x 100,000 nodes if parsed in full).
+fn reopened_formatting_page(n: usize) -> String {
+    let mut page = String::from("<html><body><p>start ");
+    for i in 0..n {
+        page.push_str(&format!("<b id={i}>"));
+    }
+    page.push_str(&"</p><p>x".repeat(100_000));
+    page
+}
+
+/// 100,000 nested `<div>`s (parse time grows about 4x per doubling of the depth).
+fn deep_page() -> String {
+    format!("<html><body><p>start</p>{}deep", "<div>".repeat(100_000))
+}
+
+/// The process's peak resident memory in KB (Linux), to bound what a parse may take.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[tokio::test]
+async fn hostile_html_is_parsed_within_caps_and_says_it_was_cut() {
+    // 1,000 formatting elements also nest deeper than the depth cap; 400 do not.
+    let formatting = reopened_formatting_page(1000);
+    let formatting_shallow = reopened_formatting_page(400);
+    let deep = deep_page();
+    let server = Server::start("127.0.0.1:0", move |target| match target {
+        "/formatting" => html(&formatting),
+        "/formatting-shallow" => html(&formatting_shallow),
+        _ => html(&deep),
+    })
+    .await;
+    let before = peak_rss_kb();
+    for (path, why) in [
+        ("/formatting", "nests elements more than 512 deep"),
+        ("/formatting-shallow", "more than 200000 HTML nodes"),
+        ("/deep", "nests elements more than 512 deep"),
+    ] {
+        let started = Instant::now();
+        let obs = fetch(settings(true, &[]), &server.url(path)).await;
+        // Before the caps: the first page aborted the process at 4 GB, the second took 29 s+.
+        assert!(started.elapsed() < Duration::from_secs(10), "{path}");
+        assert_eq!(obs["ok"], true, "{path}: {}", obs["error"]);
+        assert_eq!(obs["truncated"], true, "{path}");
+        assert!(obs["text"].as_str().unwrap().starts_with("start"), "{path}");
+        let note = obs["note"].as_str().unwrap();
+        assert!(
+            note.contains("the page was cut") && note.contains(why),
+            "{note}"
+        );
+    }
+    if let (Some(before), Some(after)) = (before, peak_rss_kb()) {
+        let grown_mb = after.saturating_sub(before) / 1024;
+        assert!(grown_mb < 512, "the peak memory grew by {grown_mb} MB");
+    }
+}
+
+#[tokio::test]
+async fn an_interrupt_during_a_slow_parse_returns_at_once() {
+    let deep = deep_page();
+    let server = Server::start("127.0.0.1:0", move |_| html(&deep)).await;
+    // No caps and a long budget: the parse would run for minutes.
+    let tool = FetchTool::new(settings(true, &[])).with_parse_limits(ParseLimits {
+        max_nodes: usize::MAX,
+        max_depth: usize::MAX,
+        max_attribute_bytes: usize::MAX,
+        budget: Duration::from_secs(600),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::standalone(Arc::new(Sandbox::new(dir.path()).unwrap()));
+    let mut r = ToolRegistry::new();
+    r.register(tool);
+    // Fired from another thread: a parse on this (single-threaded) runtime would block timers.
+    let cancel = ctx.cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let args = json!({ "url": server.url("/deep") }).to_string();
+    let obs = r.execute("fetch_web_page", &args, &ctx).await;
+    assert_eq!(error(&obs), "interrupted", "{obs}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test]

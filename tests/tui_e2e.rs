@@ -492,3 +492,70 @@ fn a_panic_in_the_agent_task_restores_the_terminal_names_the_log_and_exits_non_z
         "the panic is in the log:\n{log}"
     );
 }
+
+#[test]
+fn a_panic_in_a_tool_call_is_its_error_and_the_session_goes_on() {
+    let call = |id: &str, name: &str, args: Value| {
+        SseBuilder::new()
+            .role()
+            .tool_call(0, id, name, &args, 2)
+            .finish("tool_calls")
+            .done()
+            .build()
+    };
+    let (server, _rt) = MockServer::start_blocking(vec![
+        call("call_1", "get_current_time", json!({})),
+        call("call_2", "list_files", json!({"relative_path": "."})),
+        call(
+            "call_3",
+            "calculate_expression",
+            json!({"expression": "6*7"}),
+        ),
+        SseBuilder::answer("Still alive: survived-the-panics."),
+    ]);
+    let mut s = Session::start_with_env(
+        &server.url(),
+        &["--no-mouse"],
+        &[
+            (
+                "MINICLAW_TEST_PANIC_IN_TOOL",
+                "get_current_time,list_files@blocking",
+            ),
+            ("RUST_BACKTRACE", "0"),
+        ],
+    );
+    s.wait_for("deepseek-v4-flash");
+    s.submit("break two tools");
+    s.wait_for("survived-the-panics");
+    // Each panic went back to the model as that call's error; the third call worked.
+    let requests = wait_requests(&server, 4, || s.screen());
+    let results: Vec<String> = messages(&requests[3])
+        .into_iter()
+        .filter(|(role, _)| role == "tool")
+        .map(|(_, content)| content)
+        .collect();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(
+        results[0].contains("the tool failed unexpectedly (a bug): test panic in the tool"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("failed unexpectedly (a bug): test panic on a worker"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("\"ok\":true"), "{}", results[2]);
+    // The screen was never left, and the session quits normally.
+    let raw = s.raw();
+    assert!(
+        !String::from_utf8_lossy(&raw).contains("\x1b[?1049l"),
+        "the alternate screen was left: {}",
+        tail(&raw)
+    );
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    let log = std::fs::read_to_string(s.dir.path().join("home/.local/share/miniclaw/miniclaw.log"))
+        .unwrap();
+    assert!(log.contains("test panic in the tool"), "logged:\n{log}");
+}

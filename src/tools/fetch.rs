@@ -2,12 +2,17 @@
 //! resolved and checked here, then connected to as checked, so DNS rebinding cannot slip through.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
 use url::Url;
 
+use super::html_parse::{Cut, ParseLimits};
 use super::html_text::{self, PageText};
 use super::net_guard::non_public_reason;
+use super::panic_guard;
 use super::registry::{Tool, ToolContext, ToolError, ToolFuture, arg_opt_u64, arg_str};
 use super::web::WebSettings;
 use crate::llm::ToolSchema;
@@ -26,6 +31,7 @@ pub const MAX_LINKS: usize = 20;
 pub struct FetchTool {
     settings: WebSettings,
     max_bytes: usize,
+    parse_limits: ParseLimits,
 }
 
 impl FetchTool {
@@ -34,12 +40,19 @@ impl FetchTool {
         Self {
             settings,
             max_bytes: DEFAULT_MAX_BYTES,
+            parse_limits: ParseLimits::default(),
         }
     }
 
     /// The same tool with another size cap (bytes of body read).
     pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The same tool with other HTML parse limits (nodes, depth, attribute bytes, time).
+    pub fn with_parse_limits(mut self, limits: ParseLimits) -> Self {
+        self.parse_limits = limits;
         self
     }
 }
@@ -68,7 +81,7 @@ impl Tool for FetchTool {
         true
     }
 
-    fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+    fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let raw = arg_str(&args, "url")?.trim();
             let max_chars = arg_opt_u64(&args, "max_chars", 200_000)?
@@ -100,7 +113,7 @@ impl Tool for FetchTool {
                     })?;
                     continue;
                 }
-                return self.read(response, url, max_chars).await;
+                return self.read(response, url, max_chars, &ctx.cancel).await;
             }
             Err(ToolError::failed(format!(
                 "too many redirects (more than {MAX_REDIRECTS}); stopped at {url}"
@@ -201,6 +214,7 @@ impl FetchTool {
         mut response: reqwest::Response,
         url: Url,
         max_chars: usize,
+        cancel: &CancellationToken,
     ) -> Result<Map<String, Value>, ToolError> {
         let status = response.status();
         if !status.is_success() {
@@ -233,16 +247,9 @@ impl FetchTool {
                      JSON only)"
             ))
         })?;
-        let (decoded, charset) = html_text::decode(&body, &content_type, kind == Kind::Html);
-        let page = if kind == Kind::Html {
-            html_text::extract(&decoded, &url, MAX_LINKS)
-        } else {
-            PageText {
-                title: None,
-                text: decoded,
-                links: Vec::new(),
-            }
-        };
+        let (page, charset, parse_cut) = self
+            .page_text(body, content_type.clone(), kind, url.clone(), cancel)
+            .await?;
         let total_chars = page.text.chars().count();
         let (text, cut) = html_text::cut_chars(&page.text, max_chars);
         let mut out = Map::new();
@@ -255,12 +262,21 @@ impl FetchTool {
         }
         out.insert("text".into(), json!(text));
         out.insert("total_chars".into(), json!(total_chars));
-        out.insert("truncated".into(), json!(cut || size_capped));
+        out.insert(
+            "truncated".into(),
+            json!(cut || size_capped || parse_cut.is_some()),
+        );
+        let mut notes = Vec::new();
         if size_capped {
-            out.insert(
-                "note".into(),
-                json!(format!("the body was cut at {} KB", self.max_bytes / 1024)),
-            );
+            notes.push(format!("the body was cut at {} KB", self.max_bytes / 1024));
+        }
+        if let Some(why) = parse_cut {
+            notes.push(format!(
+                "the page was cut: {why}, so only the text before that point is shown"
+            ));
+        }
+        if !notes.is_empty() {
+            out.insert("note".into(), json!(notes.join("; ")));
         }
         if kind == Kind::Html {
             let links: Vec<Value> = page
@@ -271,6 +287,52 @@ impl FetchTool {
             out.insert("links".into(), Value::Array(links));
         }
         Ok(out)
+    }
+}
+
+impl FetchTool {
+    /// Decodes the body and, for HTML, parses it on a blocking thread within the parse limits.
+    /// An interrupt returns at once; the thread is told to stop and winds down on its own.
+    async fn page_text(
+        &self,
+        body: Vec<u8>,
+        content_type: String,
+        kind: Kind,
+        url: Url,
+        cancel: &CancellationToken,
+    ) -> Result<(PageText, &'static str, Option<Cut>), ToolError> {
+        let stop = StopOnDrop::default();
+        let flag = stop.0.clone();
+        let limits = self.parse_limits;
+        let work = panic_guard::spawn_blocking(move || {
+            let (decoded, charset) = html_text::decode(&body, &content_type, kind == Kind::Html);
+            if kind != Kind::Html {
+                let page = PageText {
+                    title: None,
+                    text: decoded,
+                    links: Vec::new(),
+                };
+                return (page, charset, None);
+            }
+            let (page, cut) = html_text::extract_bounded(&decoded, &url, MAX_LINKS, &limits, &flag);
+            (page, charset, cut)
+        });
+        // Dropping `stop` (on any way out, also when the registry drops this future) raises the
+        // flag the parse checks, so an abandoned parse ends soon instead of running to its budget.
+        tokio::select! {
+            done = work => done,
+            () = cancel.cancelled() => Err(ToolError::Cancelled),
+        }
+    }
+}
+
+/// A stop flag raised when dropped.
+#[derive(Default)]
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 

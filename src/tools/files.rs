@@ -39,9 +39,8 @@ where
     T: Send + 'static,
     F: FnOnce() -> Result<T, ToolError> + Send + 'static,
 {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ToolError::failed(format!("the tool's worker failed: {e}")))?
+    // Inside the tool-call scope: a panic in `work` is the call's error, not a crash.
+    super::panic_guard::spawn_blocking(work).await?
 }
 
 /// An I/O error as a tool failure that names the path.

@@ -1,9 +1,13 @@
 //! Turning a fetched body into text: the charset decoded, and HTML reduced to its title, readable
-//! text and links with a real HTML parser.
+//! text and links with a real HTML parser, run within caps and a time budget (`html_parse`).
+
+use std::sync::atomic::AtomicBool;
 
 use encoding_rs::Encoding;
 use scraper::{ElementRef, Html, Node};
 use url::Url;
+
+use super::html_parse::{self, Cut, ParseLimits};
 
 /// Elements whose content is never readable text.
 const DROPPED: [&str; 11] = [
@@ -120,9 +124,34 @@ pub fn fold_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Parses an HTML document into its title, readable text and first `max_links` links.
+/// Parses an HTML document into its title, readable text and first `max_links` links, within the
+/// default parse limits.
 pub fn extract(html: &str, base: &Url, max_links: usize) -> PageText {
-    let doc = Html::parse_document(html);
+    extract_bounded(
+        html,
+        base,
+        max_links,
+        &ParseLimits::default(),
+        &AtomicBool::new(false),
+    )
+    .0
+}
+
+/// Parses an HTML document within `limits` (setting `stop` ends the parse soon) into its title,
+/// readable text and first `max_links` links. If the parse was cut, the page is what was parsed
+/// before the cut, and the cut says why.
+pub fn extract_bounded(
+    html: &str,
+    base: &Url,
+    max_links: usize,
+    limits: &ParseLimits,
+    stop: &AtomicBool,
+) -> (PageText, Option<Cut>) {
+    let (doc, cut) = html_parse::parse_document(html, limits, stop);
+    (page_of(&doc, base, max_links), cut)
+}
+
+fn page_of(doc: &Html, base: &Url, max_links: usize) -> PageText {
     let mut title: Option<String> = None;
     let mut raw = String::new();
     let mut links: Vec<Link> = Vec::new();

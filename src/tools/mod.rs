@@ -3,9 +3,11 @@
 pub mod fetch;
 pub mod file_edit;
 pub mod files;
+pub mod html_parse;
 pub mod html_text;
 pub mod net_guard;
 pub mod observation;
+pub mod panic_guard;
 pub mod plugins;
 pub mod process;
 pub mod registry;

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::observation::cap_observation;
+use super::panic_guard;
 use super::sandbox::{Sandbox, SandboxError};
 use crate::agent::events::EventSink;
 use crate::llm::{LlmClient, Preset, ToolSchema};
@@ -43,6 +44,9 @@ pub enum ToolError {
     /// The turn was interrupted.
     #[error("interrupted")]
     Cancelled,
+    /// The tool panicked (a bug in MiniClaw or a plugin host); the session goes on.
+    #[error("the tool failed unexpectedly (a bug): {0}")]
+    Panicked(String),
 }
 
 impl ToolError {
@@ -188,7 +192,8 @@ impl ToolRegistry {
     }
 
     /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or
-    /// `{"ok": false, "tool", "error"}`. Nothing a model writes can make this panic.
+    /// `{"ok": false, "tool", "error"}`. Nothing a model writes can make this panic, and a panic
+    /// inside the tool becomes the call's error.
     /// The observation is capped at `OBSERVATION_CAP` bytes, its longest texts cut with a note.
     pub async fn execute(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
         let mut observation = self.observe(name, raw_arguments, ctx).await;
@@ -231,13 +236,42 @@ impl ToolRegistry {
             return Err(ToolError::Cancelled);
         }
         let limit = tool.call_timeout().unwrap_or(self.call_timeout);
+        // A panic in the tool is this call's error (see `panic_guard`).
+        let call = panic_guard::catch(Box::pin(async move {
+            test_panic(name).await?;
+            tool.call(args, ctx).await
+        }));
         tokio::select! {
-            r = tokio::time::timeout(limit, tool.call(args, ctx)) => {
+            r = tokio::time::timeout(limit, call) => {
                 r.unwrap_or(Err(ToolError::Timeout(limit.as_secs().max(1))))
             }
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }
     }
+}
+
+/// A test hook: proves that a panic in a tool call, in its future (`MINICLAW_TEST_PANIC_IN_TOOL=
+/// name,...`) or on a blocking worker (`name@blocking`), is the call's error and the session goes
+/// on (tests/tui_e2e.rs). Never set in normal use.
+async fn test_panic(name: &str) -> Result<(), ToolError> {
+    let Some(targets) = std::env::var_os("MINICLAW_TEST_PANIC_IN_TOOL") else {
+        return Ok(());
+    };
+    let targets = targets.to_string_lossy();
+    if targets.split(',').any(|t| t == name) {
+        panic!("test panic in the tool `{name}` (MINICLAW_TEST_PANIC_IN_TOOL)");
+    }
+    if targets
+        .split(',')
+        .any(|t| t.strip_suffix("@blocking") == Some(name))
+    {
+        let name = name.to_string();
+        panic_guard::spawn_blocking(move || -> () {
+            panic!("test panic on a worker of the tool `{name}` (MINICLAW_TEST_PANIC_IN_TOOL)")
+        })
+        .await?;
+    }
+    Ok(())
 }
 
 /// `{"ok": false, "tool": name, "error": message}`.

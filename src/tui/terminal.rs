@@ -33,7 +33,8 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Enters full-screen mode and installs the panic hook; the guard restores the terminal.
+/// Enters full-screen mode and installs the panic hook (which leaves tool calls' panics to the
+/// tool registry); the guard restores the terminal.
 pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     install_panic_hook();
     enable_raw_mode()?;
@@ -126,6 +127,12 @@ fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            // A tool call's panic is caught and becomes that call's error: the UI goes on, so
+            // the screen stays and nothing is printed over it; the log keeps the details.
+            if crate::tools::panic_guard::in_tool_call() {
+                tracing::error!(panic = %info, "panic in a tool call; the call fails, the session goes on");
+                return;
+            }
             PANICKED.store(true, Ordering::SeqCst);
             // Restore first so the panic message lands on a normal screen.
             restore();
