@@ -1,12 +1,38 @@
 //! Headless mode: one turn of the same agent without the screen. The step trace and reasoning go
 //! to stderr; the final answer alone goes to stdout.
+//!
+//! Everything that came from outside (the model, tools, the server) is cleaned of escape
+//! sequences and control characters before it reaches a terminal (see [`crate::terminal_text`]):
+//! stderr always, stdout when it is a terminal. A piped or redirected answer stays byte-exact.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
+use crate::terminal_text::{TerminalCleaner, clean};
+
+/// How the answer is written to stdout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerOutput {
+    /// Cleaned of escape sequences and control characters (stdout is a terminal).
+    #[default]
+    Clean,
+    /// Byte for byte as the model sent it (stdout is a pipe or a file).
+    Exact,
+}
+
+impl AnswerOutput {
+    /// `Clean` when stdout is a terminal, else `Exact`.
+    pub fn for_stdout() -> Self {
+        if std::io::stdout().is_terminal() {
+            Self::Clean
+        } else {
+            Self::Exact
+        }
+    }
+}
 
 /// Prints agent events as a step trace, buffering each step's text until it is known to be the
 /// answer (no tool calls followed) or a thought (tool calls followed).
@@ -17,9 +43,20 @@ pub struct TracePrinter {
     nested_step: usize,
     text: String,
     in_reasoning: bool,
+    /// The reasoning streams in deltas: a sequence may be split across two of them.
+    reasoning: TerminalCleaner,
+    answer_output: AnswerOutput,
 }
 
 impl TracePrinter {
+    /// A printer writing the answer as `answer_output` says (the trace is always cleaned).
+    pub fn new(answer_output: AnswerOutput) -> Self {
+        Self {
+            answer_output,
+            ..Self::default()
+        }
+    }
+
     /// Writes what `event` adds to the trace (`err`) or the answer (`out`).
     pub fn print(
         &mut self,
@@ -49,13 +86,14 @@ impl TracePrinter {
                 self.step = *step;
                 self.text.clear();
                 self.in_reasoning = false;
+                self.reasoning.reset();
             }
             AgentEvent::ReasoningDelta(t) if depth == 0 => {
                 if !self.in_reasoning {
                     write!(err, "[Step {} Reasoning] ", self.step)?;
                     self.in_reasoning = true;
                 }
-                write!(err, "{t}")?;
+                write!(err, "{}", self.reasoning.push(t))?;
             }
             AgentEvent::ContentDelta(t) if depth == 0 => {
                 self.end_reasoning(err)?;
@@ -66,14 +104,17 @@ impl TracePrinter {
             } => {
                 if depth == 0 {
                     self.end_reasoning(err)?;
-                    if !self.text.trim().is_empty() {
-                        writeln!(err, "[Step {} Thought] {}", self.step, self.text.trim())?;
-                        self.text.clear();
+                    let thought = clean(&self.text);
+                    if !thought.trim().is_empty() {
+                        writeln!(err, "[Step {} Thought] {}", self.step, thought.trim())?;
                     }
+                    self.text.clear();
                 }
+                let (name, arguments) = (clean(name), clean(arguments));
                 writeln!(err, "{pad}[Step {step} Action] {name}({arguments})")?;
             }
             AgentEvent::ToolFinished { result, .. } => {
+                let result = clean(&result.to_string());
                 writeln!(err, "{pad}[Step {step} Observation] {result}")?;
             }
             AgentEvent::Retrying {
@@ -83,19 +124,23 @@ impl TracePrinter {
                 reason,
             } => writeln!(
                 err,
-                "{pad}[retry] {reason}; retrying in {:.1}s ({attempt}/{max_attempts})",
+                "{pad}[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
+                clean(reason),
                 delay.as_secs_f32()
             )?,
             AgentEvent::Nested { event, .. } => self.print_nested(event, depth + 1, out, err)?,
             AgentEvent::Error { message } => {
                 self.end_reasoning(err)?;
-                writeln!(err, "{pad}[error] {message}")?;
+                writeln!(err, "{pad}[error] {}", clean(message))?;
             }
-            AgentEvent::Notice(text) => writeln!(err, "[notice] {text}")?,
+            AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text))?,
             AgentEvent::TurnFinished { answer, .. } if depth == 0 => {
                 self.end_reasoning(err)?;
                 if !answer.is_empty() {
-                    writeln!(out, "{answer}")?;
+                    match self.answer_output {
+                        AnswerOutput::Clean => writeln!(out, "{}", clean(answer))?,
+                        AnswerOutput::Exact => writeln!(out, "{answer}")?,
+                    }
                 }
                 out.flush()?;
             }
@@ -108,6 +153,8 @@ impl TracePrinter {
         if self.in_reasoning {
             writeln!(err)?;
             self.in_reasoning = false;
+            // A sequence left open at the end of the reasoning must not swallow the next line.
+            self.reasoning.reset();
         }
         Ok(())
     }
@@ -117,8 +164,9 @@ impl TracePrinter {
 pub async fn run(mut agent: Agent, prompt: &str) -> TurnOutcome {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
+    let answer_output = AnswerOutput::for_stdout();
     let printer = tokio::spawn(async move {
-        let mut p = TracePrinter::default();
+        let mut p = TracePrinter::new(answer_output);
         while let Some(event) = rx.recv().await {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
             let _ = p.print(&event, &mut out, &mut err);
@@ -219,5 +267,123 @@ mod tests {
             "{err}"
         );
         assert!(out.is_empty());
+    }
+
+    const NASTY: &str = "A\x1b]52;c;aGk=\x07B\x1b]0;title\x1b\\C\x1b[2JD\u{9b}31mE\rF\x08G";
+
+    fn hostile_turn() -> Vec<AgentEvent> {
+        let nested = |e: AgentEvent| AgentEvent::Nested {
+            parent_id: "c1".into(),
+            event: Box::new(e),
+        };
+        vec![
+            AgentEvent::Notice(format!("notice {NASTY}")),
+            AgentEvent::StepStarted { step: 1, max: 6 },
+            // An OSC 52 cut across two reasoning deltas.
+            AgentEvent::ReasoningDelta("think \x1b]5".into()),
+            AgentEvent::ReasoningDelta("2;c;aGk=\x07 on".into()),
+            AgentEvent::ContentDelta(format!("thought {NASTY}")),
+            AgentEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: format!("tool{NASTY}"),
+                arguments: format!("{{\"x\":\"{NASTY}\"}}"),
+            },
+            nested(AgentEvent::StepStarted { step: 1, max: 4 }),
+            nested(AgentEvent::ToolCallStarted {
+                id: "s1".into(),
+                name: "read_text_file".into(),
+                arguments: NASTY.into(),
+            }),
+            nested(AgentEvent::ToolFinished {
+                id: "s1".into(),
+                name: "read_text_file".into(),
+                result: json!({"content": NASTY}),
+                duration: Duration::ZERO,
+            }),
+            AgentEvent::Retrying {
+                attempt: 1,
+                max_attempts: 2,
+                delay: Duration::ZERO,
+                reason: format!("server {NASTY}"),
+            },
+            AgentEvent::Error {
+                message: format!("error {NASTY}"),
+            },
+            AgentEvent::StepStarted { step: 2, max: 6 },
+            AgentEvent::TurnFinished {
+                answer: format!("answer {NASTY}"),
+                outcome: TurnOutcome::Answered,
+                usage: None,
+                last_usage: None,
+            },
+        ]
+    }
+
+    fn print_all(p: &mut TracePrinter, events: &[AgentEvent]) -> (String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        for e in events {
+            p.print(e, &mut out, &mut err).unwrap();
+        }
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    fn assert_clean(text: &str) {
+        assert!(
+            text.chars().all(crate::terminal_text::is_safe),
+            "a control character got through: {text:?}"
+        );
+    }
+
+    #[test]
+    fn the_trace_is_always_cleaned_and_so_is_an_answer_for_a_terminal() {
+        let (out, err) = print_all(&mut TracePrinter::new(AnswerOutput::Clean), &hostile_turn());
+        assert_clean(&out);
+        assert_clean(&err);
+        assert_eq!(out, "answer ABCDEFG\n");
+        for line in [
+            "[notice] notice ABCDEFG\n",
+            "[Step 1 Reasoning] think  on\n",
+            "[Step 1 Thought] thought ABCDEFG\n",
+            "[Step 1 Action] toolABCDEFG({\"x\":\"ABCDEFG\"})\n",
+            "    [Step 1 Action] read_text_file(ABCDEFG)\n",
+            "[error] error ABCDEFG\n",
+        ] {
+            assert!(err.contains(line), "{line:?} in\n{err}");
+        }
+        assert!(err.contains("[retry] server ABCDEFG; retrying"), "{err}");
+        // JSON escapes C0 controls itself; the raw C1 CSI (U+009B) and its parameters go.
+        assert!(
+            err.contains("    [Step 1 Observation] {\"content\":\"A\\u001b]52;c;aGk=\\u0007B"),
+            "{err}"
+        );
+        assert!(err.contains("[2JDE\\rF\\bG\"}\n"), "{err}");
+    }
+
+    #[test]
+    fn a_piped_answer_stays_byte_exact_while_the_trace_is_cleaned() {
+        let (out, err) = print_all(&mut TracePrinter::new(AnswerOutput::Exact), &hostile_turn());
+        assert_eq!(out, format!("answer {NASTY}\n"));
+        assert_clean(&err);
+    }
+
+    #[test]
+    fn a_sequence_left_open_in_the_reasoning_does_not_swallow_the_trace() {
+        let events = vec![
+            AgentEvent::StepStarted { step: 1, max: 6 },
+            AgentEvent::ReasoningDelta("think \x1b]0;never ended".into()),
+            AgentEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: "list_files".into(),
+                arguments: "{}".into(),
+            },
+        ];
+        let (_, err) = print_all(&mut TracePrinter::default(), &events);
+        assert_eq!(
+            err,
+            "[Step 1 Reasoning] think \n[Step 1 Action] list_files({})\n"
+        );
     }
 }

@@ -9,5 +9,6 @@ pub mod headless;
 pub mod llm;
 pub mod logging;
 pub mod startup;
+pub mod terminal_text;
 pub mod tools;
 pub mod tui;

@@ -4,10 +4,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// Writes a line to stderr, ignoring failure: the terminal may be gone (a closed window), and a
-/// failed write must not turn a clean exit into a crash.
+/// failed write must not turn a clean exit into a crash. The line is cleaned of escape sequences
+/// and control characters: it may carry text from outside (a server's error, a plugin's warning).
 macro_rules! say {
     ($($arg:tt)*) => {{
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = miniclaw::terminal_text::clean(&format!($($arg)*));
+        let _ = writeln!(std::io::stderr(), "{line}");
     }};
 }
 

@@ -1,5 +1,6 @@
 //! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
 
+pub mod budget;
 pub mod context;
 pub mod events;
 pub mod history;
@@ -7,6 +8,7 @@ pub mod runner;
 pub mod session;
 pub mod turn;
 
+pub use budget::{BudgetExhausted, RequestBudget};
 pub use events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use runner::{AgentCommand, AgentHandle, spawn};
 pub use session::{Message, Session};

@@ -2,7 +2,8 @@
 //!
 //! Invariants: every assistant tool call in the session gets exactly one tool message, even when
 //! the turn is interrupted or fails; the history is saved after every step; the loop makes at most
-//! `max_steps` model calls.
+//! `max_steps` model calls, and the whole turn, sub-agents included, at most what its
+//! [`RequestBudget`] allows.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use super::history;
@@ -25,12 +27,17 @@ use crate::tools::{ModelAccess, Sandbox, ToolContext, ToolRegistry};
 /// More calls than this in one response are answered with an error instead of being run.
 pub const MAX_CALLS_PER_STEP: usize = 32;
 
+/// At most this many calls that start a sub-agent run per step; later ones are answered with an
+/// error (each sub-agent makes several model requests, so they multiply quickly).
+pub const MAX_AGENT_CALLS_PER_STEP: usize = 3;
+
 /// How the agent runs.
 #[derive(Clone, Debug)]
 pub struct AgentSettings {
     /// The model preset of the next request.
     pub preset: Preset,
-    /// At most this many model calls per turn.
+    /// At most this many model calls of the agent's own loop per turn (the turn's request budget,
+    /// which sub-agents share, follows from it: see [`RequestBudget::for_turn`]).
     pub max_steps: usize,
     /// Where the history is saved (`None`: not saved, e.g. for sub-agents).
     pub history_path: Option<PathBuf>,
@@ -46,6 +53,8 @@ pub struct Agent {
     budget: ContextBudget,
     /// When shared with a handle: the preset to use, read at every request.
     shared_preset: Option<Arc<std::sync::Mutex<Preset>>>,
+    /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
+    request_budget: Option<RequestBudget>,
 }
 
 /// The default context budget in prompt tokens.
@@ -76,7 +85,15 @@ impl Agent {
             settings,
             budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
             shared_preset: None,
+            request_budget: None,
         }
+    }
+
+    /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started
+    /// it) instead of giving each turn a budget of its own.
+    pub fn with_request_budget(mut self, budget: RequestBudget) -> Self {
+        self.request_budget = Some(budget);
+        self
     }
 
     /// Keeps requests within `tokens` prompt tokens.
@@ -143,7 +160,11 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        let mut turn = TurnTally::default();
+        let max = self.settings.max_steps.max(1);
+        let mut turn = TurnTally::new(match &self.request_budget {
+            Some(shared) => shared.clone(),
+            None => RequestBudget::for_turn(max),
+        });
         if !self.client.has_key() {
             // Nothing can be sent: say what to set, and leave the history as it was.
             events.send(AgentEvent::Error {
@@ -155,10 +176,18 @@ impl Agent {
         self.session.push(Message::user(prompt));
         // Saved at once: a crash during the first step must not lose the prompt.
         self.save(events);
-        let max = self.settings.max_steps.max(1);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
         tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
         for step in 1..=max {
+            if let Err(e) = self.draw_request(&turn.budget) {
+                // Only a sub-agent can get here: the main loop's steps are reserved.
+                tracing::info!(step, used = turn.budget.used(), "request budget used up");
+                events.send(AgentEvent::Error {
+                    message: format!("Stopped: {e}."),
+                });
+                self.finish(events, &turn, TurnOutcome::StepLimit);
+                return TurnOutcome::StepLimit;
+            }
             tracing::debug!(step, max, "model call");
             events.send(AgentEvent::StepStarted { step, max });
             events.send(AgentEvent::State(AgentState::Thinking));
@@ -180,6 +209,15 @@ impl Agent {
         });
         self.finish(events, &turn, TurnOutcome::StepLimit);
         TurnOutcome::StepLimit
+    }
+
+    /// Takes one request from the turn's budget: a reserved one for the main loop, a shared one
+    /// for a sub-agent.
+    fn draw_request(&self, budget: &RequestBudget) -> Result<(), super::budget::BudgetExhausted> {
+        match self.request_budget {
+            Some(_) => budget.take(),
+            None => budget.take_reserved(),
+        }
     }
 
     /// One model call and, when it asks for them, its tool calls.
@@ -267,7 +305,9 @@ impl Agent {
             calls.clone(),
         ));
         events.send(AgentEvent::State(AgentState::Acting));
-        let (observations, ran) = self.run_calls(&calls, previous_calls, events, cancel).await;
+        let (observations, ran) = self
+            .run_calls(&calls, previous_calls, &turn.budget, events, cancel)
+            .await;
         for (call, observation) in calls.iter().zip(observations) {
             self.session
                 .push(Message::tool(call.id.clone(), observation.to_string()));
@@ -335,13 +375,16 @@ impl Agent {
         &self,
         calls: &[ToolCall],
         previous_calls: &[(String, String)],
+        budget: &RequestBudget,
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> (Vec<Value>, Vec<bool>) {
         let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
         let mut runnable: Vec<usize> = Vec::new();
+        let mut agents = 0;
         for (i, call) in calls.iter().enumerate() {
             let (name, args) = (&call.function.name, &call.function.arguments);
+            let runs_agent = self.registry.runs_agent(name);
             let refusal = if i >= MAX_CALLS_PER_STEP {
                 Some(format!(
                     "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
@@ -351,7 +394,12 @@ impl Agent {
                 .any(|(n, a)| n == name && same_arguments(a, args))
             {
                 Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
+            } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: at most {MAX_AGENT_CALLS_PER_STEP} sub-agents run per step; make this call again in a later step if it is still needed"
+                ))
             } else {
+                agents += usize::from(runs_agent);
                 None
             };
             match refusal {
@@ -384,14 +432,15 @@ impl Agent {
                 calls,
                 &std::mem::take(&mut batch),
                 &mut observations,
+                budget,
                 events,
                 cancel,
             )
             .await;
-            self.run_batch(calls, &[i], &mut observations, events, cancel)
+            self.run_batch(calls, &[i], &mut observations, budget, events, cancel)
                 .await;
         }
-        self.run_batch(calls, &batch, &mut observations, events, cancel)
+        self.run_batch(calls, &batch, &mut observations, budget, events, cancel)
             .await;
         let ran = (0..calls.len()).map(|i| runnable.contains(&i)).collect();
         let observations = observations
@@ -412,6 +461,7 @@ impl Agent {
         calls: &[ToolCall],
         indices: &[usize],
         observations: &mut [Option<Value>],
+        budget: &RequestBudget,
         events: &EventSink,
         cancel: &CancellationToken,
     ) {
@@ -421,6 +471,7 @@ impl Agent {
         let model = Some(ModelAccess {
             client: self.client.clone(),
             preset: self.settings.preset.clone(),
+            budget: budget.clone(),
         });
         let runs = indices.iter().map(|&i| {
             let call = &calls[i];
@@ -483,14 +534,24 @@ impl Agent {
 }
 
 /// What a turn adds up to.
-#[derive(Default)]
 struct TurnTally {
     answer: String,
     usage: Option<Usage>,
     last_usage: Option<Usage>,
+    /// The model requests the turn may still make, sub-agents included.
+    budget: RequestBudget,
 }
 
 impl TurnTally {
+    fn new(budget: RequestBudget) -> Self {
+        Self {
+            answer: String::new(),
+            usage: None,
+            last_usage: None,
+            budget,
+        }
+    }
+
     fn add_usage(&mut self, u: &Usage) {
         self.usage.get_or_insert_with(Usage::default).add(u);
         self.last_usage = Some(*u);

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::observation::cap_observation;
 use super::panic_guard;
 use super::sandbox::{Sandbox, SandboxError};
+use crate::agent::budget::RequestBudget;
 use crate::agent::events::EventSink;
 use crate::llm::{LlmClient, Preset, ToolSchema};
 
@@ -63,6 +64,8 @@ pub struct ModelAccess {
     pub client: LlmClient,
     /// The preset of the current turn.
     pub preset: Preset,
+    /// The turn's model requests; a sub-agent draws from it for each of its own.
+    pub budget: RequestBudget,
 }
 
 /// What a running tool may use.
@@ -111,6 +114,11 @@ pub trait Tool: Send + Sync {
     /// How long a call may run before the registry stops it (`None`: the registry's default).
     fn call_timeout(&self) -> Option<Duration> {
         None
+    }
+    /// Whether a call starts a sub-agent, which makes model requests of its own (the loop runs
+    /// only a few such calls per step).
+    fn runs_agent(&self) -> bool {
+        false
     }
     /// Runs it with validated arguments (an object holding every required field).
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
@@ -189,6 +197,11 @@ impl ToolRegistry {
     /// Whether `name` is a known read-only tool.
     pub fn is_read_only(&self, name: &str) -> bool {
         self.tools.get(name).is_some_and(|t| t.read_only())
+    }
+
+    /// Whether `name` is a known tool that starts a sub-agent.
+    pub fn runs_agent(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|t| t.runs_agent())
     }
 
     /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or

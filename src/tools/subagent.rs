@@ -1,13 +1,17 @@
 //! `delegate_file_analysis`: a short-lived sub-agent with its own ReAct loop that may only list
 //! and read files; its events appear nested under the call and its messages stay out of the
 //! main history.
+//!
+//! Every model request of the sub-agent is drawn from the budget of the turn that delegated (see
+//! [`crate::agent::budget`]), and only a few sub-agents run per step
+//! ([`crate::agent::turn::MAX_AGENT_CALLS_PER_STEP`]).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_str};
-use crate::agent::{Agent, AgentSettings, Session, TurnOutcome};
+use crate::agent::{Agent, AgentSettings, BudgetExhausted, RequestBudget, Session, TurnOutcome};
 use crate::llm::ToolSchema;
 
 /// The sub-agent's step limit.
@@ -71,6 +75,10 @@ impl Tool for DelegateTool {
         true
     }
 
+    fn runs_agent(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let path = arg_str(&args, "relative_path")?.trim();
@@ -85,10 +93,14 @@ impl Tool for DelegateTool {
                     "no model configured: the sub-agent needs the same model as the main agent",
                 ));
             };
+            if model.budget.is_exhausted() {
+                return Err(out_of_budget(&model.budget));
+            }
             let registry = match &self.tools {
                 Some(tools) => tools.clone(),
                 None => Arc::new(super::builtin_registry().subset(&SUBAGENT_TOOLS)),
             };
+            let budget = model.budget.clone();
             let mut agent = Agent::new(
                 model.client,
                 registry,
@@ -99,7 +111,8 @@ impl Tool for DelegateTool {
                     max_steps: SUBAGENT_MAX_STEPS,
                     history_path: None,
                 },
-            );
+            )
+            .with_request_budget(budget.clone());
             let prompt = format!("File: {path}\nTask: {task}");
             let outcome = agent
                 .run_turn(&prompt, &ctx.events.nested(&ctx.call_id), &ctx.cancel)
@@ -110,6 +123,8 @@ impl Tool for DelegateTool {
                 .unwrap_or("")
                 .trim()
                 .to_string();
+            // A step limit with the budget gone is the budget's doing (or both at once).
+            let out_of_requests = outcome == TurnOutcome::StepLimit && budget.is_exhausted();
             match outcome {
                 TurnOutcome::Interrupted => Err(ToolError::Cancelled),
                 TurnOutcome::Answered if !answer.is_empty() => {
@@ -122,9 +137,15 @@ impl Tool for DelegateTool {
                     let mut out = Map::new();
                     out.insert("relative_path".into(), json!(path));
                     out.insert("analysis".into(), json!(answer));
-                    out.insert("note".into(), json!("the helper ran out of steps"));
+                    let note = if out_of_requests {
+                        out_of_budget(&budget).to_string()
+                    } else {
+                        "the helper ran out of steps".to_string()
+                    };
+                    out.insert("note".into(), json!(note));
                     Ok(out)
                 }
+                TurnOutcome::StepLimit if out_of_requests => Err(out_of_budget(&budget)),
                 TurnOutcome::StepLimit => Err(ToolError::failed(format!(
                     "the helper used its {SUBAGENT_MAX_STEPS} steps without an answer"
                 ))),
@@ -134,4 +155,14 @@ impl Tool for DelegateTool {
             }
         })
     }
+}
+
+/// The error of a helper stopped (or never started) because the turn's requests are used up.
+fn out_of_budget(budget: &RequestBudget) -> ToolError {
+    ToolError::failed(format!(
+        "the helper stopped: {}; answer with what you have",
+        BudgetExhausted {
+            limit: budget.limit()
+        }
+    ))
 }

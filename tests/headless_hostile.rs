@@ -1,0 +1,185 @@
+//! Headless mode against a hostile model: the real binary in a pseudo-terminal, the model's
+//! answer, reasoning, thought and tool arguments (a sub-agent's too) carrying OSC 52 (clipboard),
+//! OSC 0 (window title) and CSI 2J (clear screen). None of them reaches the terminal; the text
+//! around them does. With stdout piped, the answer stays byte-exact.
+
+mod support;
+
+use std::io::Read;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use serde_json::json;
+use support::{MockServer, Reply, SseBuilder};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+const OSC52: &str = "\x1b]52;c;cm0gLXJmIH4=\x07";
+const TITLE: &str = "\x1b]0;pwned\x1b\\";
+const CLEAR: &str = "\x1b[2J";
+/// The answer, with every sequence between visible words (and a C1 CSI too).
+const ANSWER: &str = "ANSWER-ONE\x1b]52;c;cm0gLXJmIH4=\x07ANSWER-TWO\x1b]0;pwned\x07ANSWER-THREE\x1b[2JANSWER-FOUR\u{9b}2JANSWER-END";
+
+/// The turn: the main agent thinks and calls a sub-agent and a tool; the sub-agent calls a tool
+/// and answers; then the main agent answers. Every part carries sequences.
+fn script() -> Vec<Reply> {
+    vec![
+        SseBuilder::new()
+            .role()
+            // Sequences cut across deltas, as a stream may deliver them.
+            .reasoning(&["REASONING-A\x1b]5", "2;c;cm0gLXJmIH4=\x07REASON", "ING-B"])
+            .content(&["THOUGHT-A\x1b]0;pw", "ned\x07THOUGHT-B\x1b[", "2JTHOUGHT-C"])
+            .tool_call(
+                0,
+                "call_d",
+                "delegate_file_analysis",
+                &json!({"relative_path": "notes.md", "task": "summarise"}),
+                200,
+            )
+            .tool_call_raw(
+                1,
+                "call_t",
+                "get_current_time",
+                &format!("{{\"timezone\":\"ARGS-A{CLEAR}{OSC52}ARGS-B\"}}"),
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        // The sub-agent.
+        SseBuilder::new()
+            .role()
+            .tool_call_raw(
+                0,
+                "sub_r",
+                "read_text_file",
+                &format!("{{\"relative_path\":\"SUB-ARGS{TITLE}{CLEAR}SUB-END\"}}"),
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer(&format!("SUB-ANSWER{OSC52}done")),
+        // The main agent's answer.
+        SseBuilder::answer(ANSWER),
+    ]
+}
+
+/// Runs the binary in a pseudo-terminal until it exits; returns every byte it wrote there.
+fn run_in_pty(base_url: &str, dir: &std::path::Path) -> Vec<u8> {
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let home = dir.join("home");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
+    cmd.args(["--workspace", dir.join("ws").to_str().unwrap(), "-p", "go"]);
+    cmd.cwd(dir);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("HOME", &home);
+    cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+    cmd.env("XDG_DATA_HOME", home.join(".local/share"));
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("DEEPSEEK_API_KEY", "sk-e2e");
+    cmd.env("DEEPSEEK_BASE_URL", base_url);
+    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    // Only the child holds the slave now, so the reader sees the end when it exits.
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let read = std::thread::spawn(move || {
+        let mut raw = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            raw.extend_from_slice(&buf[..n]);
+        }
+        raw
+    });
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("the program did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    while !read.is_finished() {
+        assert!(start.elapsed() < WAIT, "the pty output never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    read.join().unwrap()
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn no_escape_sequence_from_the_model_reaches_the_terminal() {
+    let (server, _rt) = MockServer::start_blocking(script());
+    let dir = tempfile::tempdir().unwrap();
+    let raw = run_in_pty(&server.url(), dir.path());
+    let text = String::from_utf8_lossy(&raw);
+    assert_eq!(server.requests().len(), 4, "the whole turn ran:\n{text}");
+    for (what, seq) in [
+        ("OSC 52", &b"\x1b]52"[..]),
+        ("OSC 0", b"\x1b]0;"),
+        ("CSI 2J", b"\x1b[2J"),
+        ("C1 CSI", "\u{9b}".as_bytes()),
+    ] {
+        assert!(
+            !contains(&raw, seq),
+            "{what} reached the terminal:\n{text:?}"
+        );
+    }
+    assert!(
+        !raw.contains(&0x1b),
+        "no escape at all reached the terminal:\n{text:?}"
+    );
+    for visible in [
+        "REASONING-AREASONING-B",
+        "THOUGHT-ATHOUGHT-BTHOUGHT-C",
+        "ARGS-AARGS-B",
+        "SUB-ARGSSUB-END",
+        "ANSWER-ONEANSWER-TWOANSWER-THREEANSWER-FOURANSWER-END",
+    ] {
+        assert!(text.contains(visible), "{visible} is shown:\n{text}");
+    }
+}
+
+#[test]
+fn a_piped_answer_stays_byte_exact_and_the_trace_is_still_cleaned() {
+    let (server, _rt) = MockServer::start_blocking(script());
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"))
+        .current_dir(dir.path())
+        .args(["--workspace", dir.path().join("ws").to_str().unwrap()])
+        .args(["-p", "go"])
+        .env_remove("DEEPSEEK_MODEL")
+        .env_remove("MINICLAW_WORKSPACE")
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("DEEPSEEK_API_KEY", "sk-e2e")
+        .env("DEEPSEEK_BASE_URL", server.url())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(out.stdout, format!("{ANSWER}\n").as_bytes());
+    assert!(
+        stderr.chars().all(miniclaw::terminal_text::is_safe),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("THOUGHT-ATHOUGHT-BTHOUGHT-C"), "{stderr}");
+}
