@@ -47,6 +47,9 @@ pub struct Cli {
     /// List every tool with its source and description, then exit.
     #[arg(long)]
     pub list_tools: bool,
+    /// Trust this folder's plugin tools (./tools_plugins) without asking, and remember it.
+    #[arg(long)]
+    pub trust: bool,
 }
 
 /// Everything the program needs to start.
@@ -60,6 +63,8 @@ pub struct Config {
     pub base_url: String,
     /// The starting preset.
     pub preset: Preset,
+    /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
+    pub project_trusted: bool,
 }
 
 impl std::fmt::Debug for Config {
@@ -145,8 +150,7 @@ impl Config {
 
     /// Builds the config from parsed flags and the environment.
     pub fn from_cli(cli: Cli) -> Self {
-        let api_key = std::env::var("DEEPSEEK_API_KEY")
-            .ok()
+        let api_key = crate::secrets::get("DEEPSEEK_API_KEY")
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
         let base_url = std::env::var("DEEPSEEK_BASE_URL")
@@ -159,6 +163,7 @@ impl Config {
             api_key,
             base_url,
             preset,
+            project_trusted: false,
         }
     }
 
@@ -193,6 +198,7 @@ mod tests {
             api_key: Some("sk-secret-123".into()),
             base_url: DEFAULT_BASE_URL.into(),
             preset: Preset::Flash,
+            project_trusted: false,
         };
         let text = format!("{c:?}");
         assert!(!text.contains("sk-secret-123"));

@@ -22,7 +22,13 @@ use miniclaw::{headless, startup};
 fn main() -> ExitCode {
     // .env files are read before any thread starts: they set process environment.
     config::load_dotenv();
-    let config = Config::from_env_and_args();
+    // Keys leave the environment before any thread or child exists (see `secrets`).
+    miniclaw::secrets::take_from_environment();
+    let mut config = Config::from_env_and_args();
+    match decide_trust(&config) {
+        Ok(trusted) => config.project_trusted = trusted,
+        Err(code) => return code,
+    }
     if let Some(path) = miniclaw::logging::init() {
         tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
     }
@@ -41,6 +47,60 @@ fn main() -> ExitCode {
     // Work still running on a blocking thread (a stuck read) must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
+}
+
+/// Whether this folder's own commands (plugin tools) may run: trusted before with the same
+/// content, `--trust`, or a yes to the question on the terminal. Headless runs cannot ask, so
+/// they refuse to start unless trust was given.
+fn decide_trust(config: &Config) -> Result<bool, ExitCode> {
+    use miniclaw::trust;
+    use std::io::IsTerminal;
+    let Some(project) = std::env::current_dir()
+        .ok()
+        .and_then(|d| trust::ProjectCommands::scan(&d))
+    else {
+        return Ok(false);
+    };
+    let store = trust::trust_path();
+    let remember = |project: &trust::ProjectCommands| {
+        if let Some(store) = &store
+            && let Err(e) = trust::remember(project, store)
+        {
+            say!("miniclaw-tui: the trust could not be remembered ({e}); it holds for this run");
+        }
+    };
+    if config.cli.trust {
+        remember(&project);
+        return Ok(true);
+    }
+    if store
+        .as_deref()
+        .is_some_and(|s| trust::is_trusted(&project, s))
+    {
+        return Ok(true);
+    }
+    if config.cli.list_tools {
+        return Ok(false);
+    }
+    if config.cli.print.is_some() {
+        say!("miniclaw-tui: {}", project.question());
+        say!(
+            "miniclaw-tui: this folder is not trusted, so nothing was run. Pass --trust to trust it (remembered until the files change), or start miniclaw-tui here once and answer the question."
+        );
+        return Err(ExitCode::from(2));
+    }
+    if !std::io::stdin().is_terminal() {
+        return Ok(false);
+    }
+    say!("{}", project.question());
+    let _ = write!(std::io::stderr(), "Trust this folder and load them? [y/N] ");
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    if yes {
+        remember(&project);
+    }
+    Ok(yes)
 }
 
 /// On a panic in any thread or task: log it, print where the log is, and exit non-zero. The UI's

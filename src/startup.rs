@@ -41,8 +41,19 @@ pub struct Started {
 }
 
 /// Every tool (built-ins, the toolbox, plugins) and any warnings from loading them.
-pub fn registry(_config: &Config) -> (ToolRegistry, Vec<String>) {
-    full_registry(&ToolboxConfig::from_env())
+pub fn registry(config: &Config) -> (ToolRegistry, Vec<String>) {
+    let (registry, mut warnings) = full_registry(&ToolboxConfig::from_env(config.project_trusted));
+    if !config.project_trusted
+        && let Some(project) = std::env::current_dir()
+            .ok()
+            .and_then(|d| crate::trust::ProjectCommands::scan(&d))
+    {
+        warnings.push(format!(
+            "The plugin tools in {} were not loaded: this folder is not trusted (start MiniClaw here and answer the trust question, or pass --trust).",
+            project.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    (registry, warnings)
 }
 
 /// Builds the agent for `config`.

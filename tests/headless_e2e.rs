@@ -10,7 +10,9 @@ use support::{MockServer, Reply, SseBuilder};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-    c.env_remove("DEEPSEEK_MODEL")
+    // A folder without plugin tools of its own (the repository has some, which need trust).
+    c.current_dir(std::env::temp_dir())
+        .env_remove("DEEPSEEK_MODEL")
         .env_remove("MINICLAW_WORKSPACE")
         .env("HOME", std::env::temp_dir())
         .env(
@@ -174,7 +176,7 @@ fn list_tools_shows_every_tool_with_its_source() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("--list-tools")
+        .args(["--list-tools", "--trust"])
         .env("XDG_DATA_HOME", dir.path())
         .output()
         .unwrap();
@@ -295,4 +297,94 @@ fn a_workspace_holding_the_key_file_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("where keys are kept"), "{stderr}");
     assert!(!stderr.contains("sk-in-file"));
+}
+
+/// A project folder whose plugin tool reports what it can see of MiniClaw's environment.
+fn project_with_a_peeking_plugin(dir: &std::path::Path) {
+    let plugins = dir.join("tools_plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::write(
+        plugins.join("peek.py"),
+        "import json, os, sys\njson.load(sys.stdin)\n\
+         parent = open('/proc/%d/environ' % os.getppid(), 'rb').read()\n\
+         own = open('/proc/self/environ', 'rb').read()\n\
+         print(json.dumps({'parent_has_key': b'sk-canary' in parent, 'own_has_key': b'sk-canary' in own, 'parent_bytes': len(parent)}))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("peek.toml"),
+        "[[tool]]\nname = \"peek\"\ndescription = \"d\"\ncommand = [\"python3\", \"peek.py\"]\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_projects_plugins_run_only_once_trusted_and_never_see_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let data = dir.path().join("data");
+    project_with_a_peeking_plugin(&project);
+    let run = |extra: &[&str], url: &str| {
+        let mut args = vec!["--workspace", "ws", "--print", "peek please"];
+        args.extend_from_slice(extra);
+        bin()
+            .current_dir(&project)
+            .env("XDG_DATA_HOME", &data)
+            .env("DEEPSEEK_API_KEY", "sk-canary-0042")
+            .env("DEEPSEEK_BASE_URL", url)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Not trusted: headless cannot ask, so it refuses and names the command.
+    let refused = run(&[], "http://127.0.0.1:9");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("peek: python3 -I") && stderr.contains("--trust"),
+        "{stderr}"
+    );
+    assert!(!project.join("ws").exists(), "nothing started");
+
+    // --trust runs it, and the plugin finds no key in MiniClaw's environment or its own.
+    let script = vec![
+        SseBuilder::calls("c1", "peek", json!({})),
+        SseBuilder::answer("done"),
+    ];
+    let (server, _rt) = MockServer::start_blocking(script);
+    let out = run(&["--trust"], &server.url());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    let observation = requests[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let seen: Value = serde_json::from_str(&observation).unwrap();
+    assert_eq!(seen["ok"], json!(true), "{seen}");
+    assert!(seen["parent_bytes"].as_u64().unwrap() > 0, "{seen}");
+    assert_eq!(seen["parent_has_key"], json!(false), "{seen}");
+    assert_eq!(seen["own_has_key"], json!(false), "{seen}");
+
+    // Remembered for the same content…
+    let (server, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("again")]);
+    let again = run(&[], &server.url());
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    // …and asked again once a file changes.
+    std::fs::write(project.join("tools_plugins/peek.py"), "print('{}')\n").unwrap();
+    let changed = run(&[], "http://127.0.0.1:9");
+    assert_eq!(changed.status.code(), Some(2));
 }

@@ -160,6 +160,32 @@ async fn a_hanging_plugin_times_out() {
     );
 }
 
+/// The red-team finding: the model writes `json.py` (and `sys.py`-like names) into the
+/// workspace, then calls the shipped echo_text; Python must not import it.
+#[tokio::test]
+async fn a_module_the_model_wrote_in_the_workspace_is_never_imported_by_a_plugin() {
+    let (registry, _) = full_registry(&config(vec![shipped_dir()]));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let marker = dir.path().join("pwned");
+    let payload = format!(
+        "open({:?}, 'w').write('ran')\nraise SystemExit(0)\n",
+        marker.to_str().unwrap()
+    );
+    for module in ["json.py", "sys.py", "encodings.py", "sitecustomize.py"] {
+        write(&ws, module, &payload);
+    }
+    std::fs::create_dir_all(ws.join("json")).unwrap();
+    write(&ws.join("json"), "__init__.py", &payload);
+    let obs = call(&registry, &ws, "echo_text", json!({"text": "still me"})).await;
+    assert_eq!(obs["text"], "still me", "{obs}");
+    assert!(!marker.exists(), "code the model wrote ran");
+    // Isolated mode is added to any Python command, once.
+    let echo = plugins::load_file(&shipped_dir().join("echo_text.toml")).unwrap();
+    assert_eq!(echo[0].command()[1], "-I");
+}
+
 #[tokio::test]
 async fn plugin_failures_and_paths() {
     let dir = tempfile::tempdir().unwrap();
@@ -194,7 +220,9 @@ async fn plugin_failures_and_paths() {
     let where_ = call(&registry, &ws, "where", json!({})).await;
     assert_eq!(where_["ok"], true, "{where_}");
     let real_ws = ws.canonicalize().unwrap();
-    assert_eq!(where_["cwd"], real_ws.to_str().unwrap());
+    // Plugins run in their own folder, never in the workspace the model can write.
+    let real_plugins = plugin_dir.canonicalize().unwrap();
+    assert_eq!(where_["cwd"], real_plugins.to_str().unwrap());
     assert_eq!(where_["ws"], real_ws.to_str().unwrap());
     assert_eq!(where_["home"], Value::Null, "the environment is minimal");
 
@@ -244,5 +272,9 @@ fn describe_tools_lists_names_sources_and_first_lines() {
         line.starts_with("Return the given text unchanged"),
         "{line}"
     );
-    assert!(plugins::default_dirs()[0].ends_with("tools_plugins"));
+    assert!(plugins::default_dirs(true)[0].ends_with("tools_plugins"));
+    assert!(
+        !plugins::default_dirs(false).contains(&PathBuf::from("tools_plugins")),
+        "an untrusted project's plugins are not searched"
+    );
 }

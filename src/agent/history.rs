@@ -41,15 +41,25 @@ pub struct Loaded {
     pub notice: Option<String>,
 }
 
-/// Loads the history; a file that does not parse is moved aside, never overwritten.
+/// Loads the history; a file that does not parse is moved aside, never overwritten. The file is
+/// opened without following a link and without blocking: a link (to another conversation), a
+/// pipe or anything but a plain file is moved aside like a corrupt file, with a notice.
 pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
-    let text = match fs::read(path) {
+    let text = match read_plain(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
                 session: Session::new(),
                 notice: None,
             });
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) || e.kind() == NOT_PLAIN => {
+            let what = if e.raw_os_error() == Some(libc::ELOOP) {
+                "is a symbolic link"
+            } else {
+                "is not a regular file"
+            };
+            return move_aside(path, what);
         }
         Err(e) => return Err(io_err(path)(e)),
     };
@@ -61,18 +71,43 @@ pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
                 notice: None,
             })
         }
-        Err(e) => {
-            let aside = corrupt_path(path);
-            fs::rename(path, &aside).map_err(io_err(path))?;
-            Ok(Loaded {
-                session: Session::new(),
-                notice: Some(format!(
-                    "The history file could not be read ({e}); it was kept as {} and a new conversation started.",
-                    aside.display()
-                )),
-            })
-        }
+        Err(e) => move_aside(path, &format!("could not be read ({e})")),
     }
+}
+
+/// The error kind `read_plain` gives for a file that is not a plain file.
+const NOT_PLAIN: std::io::ErrorKind = std::io::ErrorKind::InvalidInput;
+
+/// Reads a plain file, never through a link and never blocking on a pipe.
+fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+    );
+    let mut file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(NOT_PLAIN, "not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Moves what sits at `path` aside (the link itself, not its target) and starts afresh.
+fn move_aside(path: &Path, what: &str) -> Result<Loaded, HistoryError> {
+    let aside = corrupt_path(path);
+    fs::rename(path, &aside).map_err(io_err(path))?;
+    Ok(Loaded {
+        session: Session::new(),
+        notice: Some(format!(
+            "The history file {what}; it was kept as {} and a new conversation started.",
+            aside.display()
+        )),
+    })
 }
 
 fn corrupt_path(path: &Path) -> PathBuf {
@@ -157,6 +192,43 @@ mod tests {
     }
 
     #[test]
+    fn a_link_or_a_fifo_as_the_history_is_moved_aside_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("other-conversation.json");
+        let mut elsewhere = Session::new();
+        elsewhere.push(crate::agent::session::Message::user(
+            "SECRET from another project",
+        ));
+        save(&other, &elsewhere).unwrap();
+        let ws = dir.path().join("ws");
+        fs::create_dir_all(&ws).unwrap();
+        let path = ws.join("history.json");
+        std::os::unix::fs::symlink(&other, &path).unwrap();
+        let loaded = load(&path).unwrap();
+        assert!(
+            !format!("{:?}", loaded.session.messages).contains("SECRET"),
+            "the link was followed"
+        );
+        assert!(loaded.notice.unwrap().contains("symbolic link"));
+        assert!(
+            other.exists() && !path.exists(),
+            "the link itself moved aside"
+        );
+        // A FIFO would block a plain open forever.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let loaded = load(&path).unwrap();
+        assert!(loaded.notice.unwrap().contains("not a regular file"));
+        assert!(!path.exists());
+    }
+
+    #[test]
     fn clear_deletes_the_file_and_tolerates_absence() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(HISTORY_FILE);
@@ -212,7 +284,10 @@ impl HistoryLock {
         options.read(true).write(true).create(true).truncate(false);
         // Never through a symlink: a workspace could plant one pointing at a file to clobber.
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            libc::O_NOFOLLOW | libc::O_NONBLOCK,
+        );
         let mut file = options.open(&path).map_err(|source| LockError::Io {
             path: shown.clone(),
             source,

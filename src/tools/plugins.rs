@@ -54,12 +54,19 @@ pub struct PluginTool {
     schema: ToolSchema,
     command: Vec<String>,
     file: PathBuf,
+    /// The plugin file's folder: the command's current folder (never the workspace, which the
+    /// model can write, so nothing it wrote is found as a module or a relative program).
+    folder: PathBuf,
     limits: Limits,
 }
 
-/// The folders searched for plugin files: `./tools_plugins` and `<config dir>/miniclaw/tools_plugins`.
-pub fn default_dirs() -> Vec<PathBuf> {
-    let mut dirs = vec![PathBuf::from("tools_plugins")];
+/// The folders searched for plugin files: `./tools_plugins` (the project's, only when
+/// `project_trusted`) and `<config dir>/miniclaw/tools_plugins` (the user's own).
+pub fn default_dirs(project_trusted: bool) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if project_trusted {
+        dirs.push(PathBuf::from("tools_plugins"));
+    }
     if let Some(p) = directories::ProjectDirs::from("", "", "miniclaw") {
         dirs.push(p.config_dir().join("tools_plugins"));
     }
@@ -165,8 +172,9 @@ fn build(d: Declaration, folder: &Path, file: &Path) -> Result<PluginTool, Strin
             description: d.description,
             parameters,
         },
-        command: resolve_command(&d.command, folder),
+        command: isolate_interpreter(resolve_command(&d.command, folder)),
         file: file.to_path_buf(),
+        folder: folder.to_path_buf(),
         limits: Limits {
             timeout: Duration::from_secs(secs),
             ..Limits::default()
@@ -199,7 +207,28 @@ fn resolve_command(command: &[String], folder: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Starts Python in isolated mode (`-I`: no current folder or script folder on the import path,
+/// no `PYTHON*` variables, no user site-packages), whatever the plugin file says.
+fn isolate_interpreter(mut command: Vec<String>) -> Vec<String> {
+    let program = Path::new(&command[0])
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let is_python = program
+        .strip_prefix("python")
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    if is_python && !command.iter().skip(1).any(|a| a == "-I") {
+        command.insert(1, "-I".to_string());
+    }
+    command
+}
+
 impl PluginTool {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.schema.name
+    }
+
     /// The command line, after path resolution.
     pub fn command(&self) -> &[String] {
         &self.command
@@ -243,7 +272,7 @@ impl Tool for PluginTool {
             };
             let mut cmd = Command::new(program);
             cmd.args(&self.command[1..])
-                .current_dir(root)
+                .current_dir(&self.folder)
                 .env_clear()
                 .env("PATH", &path)
                 .env("LANG", "C.UTF-8")

@@ -19,12 +19,13 @@ pub struct ToolboxConfig {
 }
 
 impl ToolboxConfig {
-    /// The settings from the environment and the default plugin folders.
-    pub fn from_env() -> Self {
+    /// The settings from the environment and the default plugin folders (the project's only
+    /// when the person trusted it).
+    pub fn from_env(project_trusted: bool) -> Self {
         Self {
             web: WebSettings::from_env(),
             shell: ShellSettings::default(),
-            plugin_dirs: super::plugins::default_dirs(),
+            plugin_dirs: super::plugins::default_dirs(project_trusted),
         }
     }
 }

@@ -52,7 +52,7 @@ impl Default for WebSettings {
 impl WebSettings {
     /// Reads the `SERPAPI_*` and `MINICLAW_ALLOW_PRIVATE_FETCH` variables (defaults otherwise).
     pub fn from_env() -> Self {
-        Self::from_lookup(|name| std::env::var(name).ok())
+        Self::from_lookup(|name| crate::secrets::get(name).or_else(|| std::env::var(name).ok()))
     }
 
     /// Reads the settings through `get` (the environment, or a map in tests).

@@ -1,0 +1,63 @@
+//! API keys, taken out of the process environment at start.
+//!
+//! A child process of the same user can read `/proc/<pid>/environ`, which shows the environment
+//! the process was started with, whatever `unsetenv` did later. So each key is copied into this
+//! store, its bytes in the environment block are overwritten in place, and the variable is
+//! removed: no tool, plugin or server MiniClaw starts can find it there.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The variables that hold keys.
+pub const SECRET_VARS: [&str; 2] = ["DEEPSEEK_API_KEY", "SERPAPI_KEY"];
+
+static STORE: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
+
+unsafe extern "C" {
+    /// The C library's environment array.
+    static mut environ: *const *mut libc::c_char;
+}
+
+/// Moves every key out of the environment into the store. Call once, first thing in `main`,
+/// after `.env` files were read and before any other thread starts.
+pub fn take_from_environment() {
+    let mut found = BTreeMap::new();
+    for name in SECRET_VARS {
+        if let Ok(value) = std::env::var(name) {
+            found.insert(name, value);
+        }
+        scrub(name);
+    }
+    let _ = STORE.set(found);
+}
+
+/// The key in `name`: from the store once it was filled, else (library use, tests) from the
+/// environment.
+pub fn get(name: &str) -> Option<String> {
+    match STORE.get() {
+        Some(store) => store.get(name).cloned(),
+        None => std::env::var(name).ok(),
+    }
+}
+
+/// Overwrites the value of every `name=` entry of the environment block in place, then removes
+/// the variable.
+fn scrub(name: &str) {
+    let prefix = format!("{name}=");
+    // SAFETY: called from `take_from_environment` while the process has a single thread, so
+    // nothing reads or changes the environment at the same time; each entry is a NUL-ended
+    // string that we only overwrite up to its own NUL.
+    unsafe {
+        let mut entry = environ;
+        while !entry.is_null() && !(*entry).is_null() {
+            let text = *entry;
+            let bytes = std::ffi::CStr::from_ptr(text).to_bytes();
+            if bytes.starts_with(prefix.as_bytes()) {
+                let value = text.add(prefix.len());
+                std::ptr::write_bytes(value, b'x', bytes.len() - prefix.len());
+            }
+            entry = entry.add(1);
+        }
+        std::env::remove_var(name);
+    }
+}

@@ -1,0 +1,180 @@
+//! Trust in a project folder's commands: configuration found in the folder MiniClaw starts in
+//! that can run commands (today `tools_plugins/`) runs only once the person has trusted that
+//! folder with exactly that content. Trust is remembered per folder and per content hash in
+//! `<data dir>/miniclaw/trusted.json`; a changed file asks again. The user's own configuration
+//! folder is never asked about.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The project folders that hold commands, relative to the folder MiniClaw starts in.
+pub const PROJECT_COMMAND_DIRS: [&str; 1] = ["tools_plugins"];
+
+/// What a project folder would run, and the hash that trust is given to.
+#[derive(Debug, Clone)]
+pub struct ProjectCommands {
+    /// The project folder (real path).
+    pub folder: PathBuf,
+    /// The folders holding commands, as found.
+    pub dirs: Vec<PathBuf>,
+    /// One line per command: `name: program args…` (from the files that parse).
+    pub commands: Vec<String>,
+    /// SHA-256 over every file in those folders (names and contents).
+    pub hash: String,
+}
+
+impl ProjectCommands {
+    /// Looks for command configuration in `folder`; `None` when there is none.
+    pub fn scan(folder: &Path) -> Option<Self> {
+        let folder = folder.canonicalize().ok()?;
+        let dirs: Vec<PathBuf> = PROJECT_COMMAND_DIRS
+            .iter()
+            .map(|d| folder.join(d))
+            .filter(|d| d.is_dir())
+            .collect();
+        let mut hasher = Sha256::new();
+        let mut any = false;
+        for dir in &dirs {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                .ok()?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .collect();
+            files.sort();
+            for file in files {
+                // Every file counts (scripts next to the declarations run too).
+                let Ok(bytes) = std::fs::read(&file) else {
+                    continue;
+                };
+                any = true;
+                hasher.update(file.to_string_lossy().as_bytes());
+                hasher.update([0]);
+                hasher.update((bytes.len() as u64).to_le_bytes());
+                hasher.update(&bytes);
+            }
+        }
+        if !any {
+            return None;
+        }
+        let (tools, _) = crate::tools::plugins::load_dirs(&dirs, &Default::default());
+        let commands = tools
+            .iter()
+            .map(|t| format!("{}: {}", t.name(), t.command().join(" ")))
+            .collect();
+        let hash = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Some(Self {
+            folder,
+            dirs,
+            commands,
+            hash,
+        })
+    }
+
+    /// The question put to the person, naming what would run.
+    pub fn question(&self) -> String {
+        let mut text = format!(
+            "{} holds plugin tools that run commands on this machine when the model calls them:\n",
+            self.folder.display()
+        );
+        if self.commands.is_empty() {
+            text.push_str("  (no valid declaration; the files may still be fixed later)\n");
+        }
+        for line in &self.commands {
+            text.push_str(&format!("  {line}\n"));
+        }
+        text.push_str(
+            "Only trust a folder you know: a cloned repository or a model could have written them.",
+        );
+        text
+    }
+}
+
+/// The remembered decisions: folder → content hash.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrustFile {
+    folders: BTreeMap<String, String>,
+}
+
+/// Where trust is remembered.
+pub fn trust_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join("trusted.json"))
+}
+
+fn read(path: &Path) -> TrustFile {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Whether the person trusted this folder with exactly this content.
+pub fn is_trusted(project: &ProjectCommands, store: &Path) -> bool {
+    read(store)
+        .folders
+        .get(&project.folder.to_string_lossy().into_owned())
+        .is_some_and(|h| *h == project.hash)
+}
+
+/// Remembers that the person trusts this folder with this content (a new file renamed over
+/// the old, so a crash never leaves half a file).
+pub fn remember(project: &ProjectCommands, store: &Path) -> std::io::Result<()> {
+    let mut file = read(store);
+    file.folders.insert(
+        project.folder.to_string_lossy().into_owned(),
+        project.hash.clone(),
+    );
+    if let Some(dir) = store.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = store.with_extension(format!("json.tmp-{}", std::process::id()));
+    let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, store)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_is_per_folder_and_per_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join("tools_plugins")).unwrap();
+        let store = dir.path().join("data/trusted.json");
+        assert!(
+            ProjectCommands::scan(&project).is_none(),
+            "an empty folder asks nothing"
+        );
+        std::fs::write(
+            project.join("tools_plugins/t.toml"),
+            "[[tool]]\nname = \"t\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", \"id\"]\n",
+        )
+        .unwrap();
+        let found = ProjectCommands::scan(&project).unwrap();
+        assert!(
+            found.question().contains("t: sh -c id"),
+            "{}",
+            found.question()
+        );
+        assert!(!is_trusted(&found, &store));
+        remember(&found, &store).unwrap();
+        assert!(is_trusted(
+            &ProjectCommands::scan(&project).unwrap(),
+            &store
+        ));
+        // A changed command is a new question.
+        std::fs::write(project.join("tools_plugins/helper.py"), "print(1)").unwrap();
+        assert!(!is_trusted(
+            &ProjectCommands::scan(&project).unwrap(),
+            &store
+        ));
+    }
+}
