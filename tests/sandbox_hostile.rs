@@ -319,3 +319,68 @@ async fn a_replacement_bomb_is_refused_before_it_is_built() {
         .await;
     assert_eq!(append["ok"], json!(false), "{append}");
 }
+
+#[tokio::test]
+async fn a_confined_shell_command_cannot_open_anything_outside_the_workspace() {
+    use miniclaw::tools::confine::Confinement;
+    let r = rig();
+    let cat = Path::new("/bin/cat");
+    let confinement = Confinement::read_only(r.ctx.sandbox.root(), cat).expect(
+        "Landlock is needed for this test: a Linux kernel of 5.13 or newer with Landlock enabled",
+    );
+    let mut cmd = tokio::process::Command::new(cat);
+    confinement.apply(&mut cmd).unwrap();
+    let out = cmd
+        .arg(r.outside.join("secret.txt"))
+        .arg(r.ws.join("inside.txt"))
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stdout.contains(SECRET), "{stdout}");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    // Writing is refused even inside the workspace.
+    let mut touch = tokio::process::Command::new("/usr/bin/touch");
+    Confinement::read_only(r.ctx.sandbox.root(), Path::new("/usr/bin/touch"))
+        .unwrap()
+        .apply(&mut touch)
+        .unwrap();
+    let status = touch.arg(r.ws.join("made.txt")).status().await.unwrap();
+    assert!(!status.success() && !r.ws.join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_commands_racing_a_swapped_folder_never_read_outside() {
+    let mut r = rig();
+    miniclaw::tools::shell::register(&mut r.registry, Default::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = swapper(&r.ws, &r.outside, Arc::clone(&stop));
+    let mut inside = 0;
+    for i in 0..150 {
+        let cat = r
+            .call(
+                "run_shell_command",
+                json!({"command": "cat", "args": ["sub/secret.txt"]}),
+            )
+            .await;
+        assert!(!cat.to_string().contains(SECRET), "cat {i} went out: {cat}");
+        inside += usize::from(cat["stdout"] == json!("inside"));
+        if i % 5 == 0 {
+            let rg = r
+                .call(
+                    "run_shell_command",
+                    json!({"command": "rg", "args": ["-l", "SECRET", "."]}),
+                )
+                .await;
+            assert_eq!(rg["command"], json!("rg -l SECRET ."), "{rg}");
+            assert!(
+                !rg.to_string().contains("outside-only"),
+                "rg went out: {rg}"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(swaps.join().unwrap() > 100);
+    assert!(inside > 0, "no command ever read the real folder");
+}

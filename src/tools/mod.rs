@@ -1,5 +1,6 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
+pub mod confine;
 pub mod fetch;
 pub mod file_edit;
 pub mod files;

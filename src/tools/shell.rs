@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
 
+use super::confine::Confinement;
 use super::process::{self, Limits, ProcessError};
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
@@ -96,7 +97,13 @@ impl Tool for ShellTool {
             let Some(program) = process::find_program(&checked.program, &path) else {
                 return Err(ToolError::failed(missing_program(&checked.program)));
             };
+            let confinement = Confinement::read_only(root, &program);
             let mut cmd = Command::new(program);
+            if let Some(confinement) = &confinement {
+                confinement
+                    .apply(&mut cmd)
+                    .map_err(|e| ToolError::failed(format!("cannot confine the command: {e}")))?;
+            }
             cmd.args(&checked.args)
                 .current_dir(&checked.working_dir)
                 .env_clear()

@@ -1,0 +1,93 @@
+//! Confines the read-only shell's child processes with Landlock (Linux 5.13+): a command may
+//! read only beneath the workspace and the system folders that programs need to start, and may
+//! write nowhere. The shell policy already refuses paths outside the workspace before anything
+//! runs; this is what holds when a folder is swapped for a link while `cat` or `rg` walks it,
+//! because the kernel checks every open the child makes.
+//!
+//! The ruleset is built in the parent; the child only calls two system calls between fork and
+//! exec (no allocation there). Where the kernel has no Landlock, commands run without it and the
+//! log says so once.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
+use std::sync::Once;
+
+use landlock::{
+    ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr,
+};
+
+/// System folders a program may read and run from (its binary, the loader, libraries, locales).
+const SYSTEM_DIRS: [&str; 6] = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
+/// Single system files programs read at start.
+const SYSTEM_FILES: [&str; 2] = ["/etc/ld.so.cache", "/etc/localtime"];
+
+/// A Landlock ruleset ready to be applied in a child.
+#[derive(Debug)]
+pub struct Confinement {
+    fd: OwnedFd,
+}
+
+/// Logs once that commands run unconfined.
+static UNAVAILABLE: Once = Once::new();
+
+impl Confinement {
+    /// Read-only access beneath `workspace` and the system folders (and `program`'s folder);
+    /// `None` when the kernel cannot enforce it.
+    pub fn read_only(workspace: &Path, program: &Path) -> Option<Self> {
+        match build(workspace, program) {
+            Ok(Some(fd)) => Some(Self { fd }),
+            Ok(None) | Err(_) => {
+                UNAVAILABLE.call_once(|| {
+                    tracing::warn!("Landlock is not available: shell commands run unconfined");
+                });
+                None
+            }
+        }
+    }
+
+    /// Applies the ruleset to `cmd`'s child, between fork and exec.
+    pub fn apply(&self, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+        let fd = self.fd.try_clone()?;
+        // SAFETY: the closure runs in the forked child and only makes two system calls (no
+        // allocation, no lock); `fd` stays open in the child until exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The ruleset's descriptor, or `None` when the kernel does not support Landlock fully.
+fn build(workspace: &Path, program: &Path) -> Result<Option<OwnedFd>, landlock::RulesetError> {
+    let abi = ABI::V3;
+    let read = AccessFs::from_read(abi);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))?
+        .create()?;
+    let mut dirs: Vec<&Path> = SYSTEM_DIRS.iter().map(Path::new).collect();
+    dirs.push(workspace);
+    let real_program = program.canonicalize().ok();
+    dirs.extend(program.parent());
+    dirs.extend(real_program.as_deref().and_then(Path::parent));
+    for dir in dirs {
+        if let Ok(fd) = PathFd::new(dir) {
+            ruleset = ruleset.add_rule(PathBeneath::new(fd, read))?;
+        }
+    }
+    for file in SYSTEM_FILES {
+        if let Ok(fd) = PathFd::new(file) {
+            ruleset = ruleset.add_rule(PathBeneath::new(fd, AccessFs::from_file(abi) & read))?;
+        }
+    }
+    Ok(ruleset.into())
+}
