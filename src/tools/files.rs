@@ -7,6 +7,7 @@ use std::io::Read;
 use cap_std::fs::Dir;
 use serde_json::{Map, Value, json};
 
+pub(crate) use super::error::io_failed;
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
 };
@@ -41,17 +42,6 @@ where
 {
     // Inside the tool-call scope: a panic in `work` is the call's error, not a crash.
     super::panic_guard::spawn_blocking(work).await?
-}
-
-/// An I/O error as a tool failure that names the path.
-pub(crate) fn io_failed(action: &str, shown: &str, e: &std::io::Error) -> ToolError {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => ToolError::failed(format!("`{shown}` does not exist")),
-        std::io::ErrorKind::PermissionDenied => {
-            ToolError::failed(format!("cannot {action} `{shown}`: permission denied"))
-        }
-        _ => ToolError::failed(format!("cannot {action} `{shown}`: {e}")),
-    }
 }
 
 /// A JSON object from `json!({...})` (always an object here).

@@ -1,6 +1,7 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
 pub mod confine;
+pub mod error;
 pub mod fetch;
 pub mod file_edit;
 pub mod files;

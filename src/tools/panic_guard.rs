@@ -18,7 +18,7 @@ use std::task::{Context, Poll};
 
 use futures::FutureExt;
 
-use super::registry::ToolError;
+use super::error::ToolError;
 
 thread_local! {
     /// How many tool calls this thread is running code of right now (nested for sub-agents).

@@ -8,9 +8,10 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use super::error::ToolError;
 use super::observation::cap_observation;
 use super::panic_guard;
-use super::sandbox::{Sandbox, SandboxError};
+use super::sandbox::Sandbox;
 use crate::agent::budget::RequestBudget;
 use crate::agent::events::EventSink;
 use crate::llm::{LlmClient, Preset, ToolSchema};
@@ -25,36 +26,6 @@ pub enum ToolSource {
     BuiltIn,
     /// Declared by a plugin file at this path.
     Plugin(String),
-}
-
-/// Why a tool call failed; the text becomes the observation's `error`.
-#[derive(Debug, thiserror::Error)]
-pub enum ToolError {
-    /// The arguments do not fit the schema.
-    #[error("invalid arguments: {0}")]
-    InvalidArguments(String),
-    /// A path broke a sandbox rule.
-    #[error(transparent)]
-    Sandbox(#[from] SandboxError),
-    /// The tool ran and failed.
-    #[error("{0}")]
-    Failed(String),
-    /// The tool ran out of time.
-    #[error("timed out after {0} s")]
-    Timeout(u64),
-    /// The turn was interrupted.
-    #[error("interrupted")]
-    Cancelled,
-    /// The tool panicked (a bug in MiniClaw or a plugin host); the session goes on.
-    #[error("the tool failed unexpectedly (a bug): {0}")]
-    Panicked(String),
-}
-
-impl ToolError {
-    /// A failure with a message.
-    pub fn failed(msg: impl Into<String>) -> Self {
-        Self::Failed(msg.into())
-    }
 }
 
 /// The model, for tools that run a sub-agent.

@@ -21,8 +21,7 @@ use std::path::PathBuf;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-use super::files::io_failed;
-use super::registry::ToolError;
+use super::error::{ToolError, io_failed};
 use super::sandbox::{Sandbox, SandboxError};
 
 /// What `cap-std` says when a path would leave the root.
