@@ -49,7 +49,7 @@ pub fn registry(config: &Config) -> (ToolRegistry, Vec<String>) {
             .and_then(|d| crate::trust::ProjectCommands::scan(&d))
     {
         warnings.push(format!(
-            "The plugin tools in {} were not loaded: this folder is not trusted (start MiniClaw here and answer the trust question, or pass --trust).",
+            "The plugin tools in {} were not loaded: this folder is not trusted (start MiniClaw here again and answer yes, or pass --trust).",
             project.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
         ));
     }
