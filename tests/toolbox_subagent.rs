@@ -13,6 +13,7 @@ use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role};
 use miniclaw::tools::subagent::{DelegateTool, SUBAGENT_PROMPT};
 use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
+use support::rig::run;
 use support::{MockServer, Reply, SseBuilder};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -31,17 +32,7 @@ fn client(server: &MockServer) -> LlmClient {
 fn main_agent(server: &MockServer, dir: &std::path::Path) -> Agent {
     let mut registry = ToolRegistry::new();
     registry.register(DelegateTool::new());
-    Agent::new(
-        client(server),
-        Arc::new(registry),
-        Arc::new(Sandbox::new(dir).unwrap()),
-        Session::new(),
-        AgentSettings {
-            preset: Preset::Flash,
-            max_steps: 5,
-            history_path: None,
-        },
-    )
+    agent_with(server, dir, registry, 5)
 }
 
 fn tool_names(request: &Value) -> Vec<String> {
@@ -231,19 +222,6 @@ fn delegations(tag: &str, n: usize) -> Reply {
         );
     }
     sse.finish("tool_calls").done().build()
-}
-
-/// Runs a turn and returns its outcome and events.
-async fn run(agent: &mut Agent, prompt: &str) -> (TurnOutcome, Vec<AgentEvent>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let outcome = agent
-        .run_turn(prompt, &EventSink::new(tx), &CancellationToken::new())
-        .await;
-    let mut events = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        events.push(e);
-    }
-    (outcome, events)
 }
 
 /// The main loop's observations, in call order (refused calls report before the ones that run).
