@@ -104,6 +104,8 @@ pub fn configuration_paths() -> Vec<PathBuf> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let mut paths = vec![cwd.join(".env"), cwd.join("tools_plugins")];
     paths.extend(config_dir());
+    // The data folder holds the trust decisions (and logs).
+    paths.extend(data_dir());
     paths
 }
 

@@ -94,6 +94,9 @@ impl TerminalCleaner {
             },
             State::String => match c {
                 BEL | CAN | SUB | '\u{9c}' => State::Ground,
+                // A string left open must not hide the rest of the text: a line ends it (OSC
+                // payloads that matter, titles and clipboard data, never span lines).
+                '\n' => ground(c, out),
                 ESC => State::StringEscape,
                 _ => State::String,
             },
@@ -164,6 +167,12 @@ mod tests {
         assert_eq!(clean("a\x1bPq#0\x1b\\b"), "ab", "DCS");
         assert_eq!(clean("a\x1b_apc\x07b\x1b^pm\x07c\x1bXsos\x07d"), "abcd");
         assert_eq!(clean("a\x1b(Bb\x1b7c\x1bcd"), "abcd", "short escapes");
+    }
+
+    #[test]
+    fn a_string_left_open_ends_at_the_line_so_nothing_after_it_is_hidden() {
+        assert_eq!(clean("a\x1b]0;title\nvisible"), "a\nvisible");
+        assert_eq!(clean("a\u{9d}52;c;x\nshown\x07"), "a\nshown");
     }
 
     #[test]

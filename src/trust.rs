@@ -38,23 +38,7 @@ impl ProjectCommands {
         let mut hasher = Sha256::new();
         let mut any = false;
         for dir in &dirs {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-                .ok()?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .collect();
-            files.sort();
-            for file in files {
-                // Every file counts (scripts next to the declarations run too).
-                let Ok(bytes) = std::fs::read(&file) else {
-                    continue;
-                };
-                any = true;
-                hasher.update(file.to_string_lossy().as_bytes());
-                hasher.update([0]);
-                hasher.update((bytes.len() as u64).to_le_bytes());
-                hasher.update(&bytes);
-            }
+            any |= hash_tree(dir, &mut hasher, 0);
         }
         if !any {
             return None;
@@ -94,6 +78,30 @@ impl ProjectCommands {
         );
         text
     }
+}
+
+/// Hashes every file under `dir` (subfolders too; a link is hashed by what it leads to), in name
+/// order; whether there was any. Scripts beside the declarations run too, so they all count.
+fn hash_tree(dir: &Path, hasher: &mut Sha256, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    let mut any = false;
+    for path in paths {
+        hasher.update(path.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        if path.is_dir() {
+            // Deep enough for any real plugin folder, and a link cycle ends.
+            any |= depth < 8 && hash_tree(&path, hasher, depth + 1);
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            any = true;
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(&bytes);
+        }
+    }
+    any
 }
 
 /// The remembered decisions: folder → content hash.

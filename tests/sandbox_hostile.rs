@@ -384,3 +384,68 @@ async fn shell_commands_racing_a_swapped_folder_never_read_outside() {
     assert!(swaps.join().unwrap() > 100);
     assert!(inside > 0, "no command ever read the real folder");
 }
+
+#[tokio::test]
+async fn a_git_repository_cannot_be_assembled_from_plain_writes() {
+    let r = rig();
+    for (first, second) in [("HEAD", "config"), ("config", "HEAD")] {
+        let dir = format!("vendor-{first}");
+        let made = r
+            .call(
+                "write_text_file",
+                json!({"relative_path": format!("{dir}/{first}"), "content": "ref: refs/heads/main\n"}),
+            )
+            .await;
+        assert_eq!(made["ok"], json!(true), "{made}");
+        r.refused(
+            "write_text_file",
+            json!({"relative_path": format!("{dir}/{second}"), "content": "[core]\n\tfsmonitor = \"touch PWNED\"\n"}),
+            "git repository",
+        )
+        .await;
+    }
+    // Either name alone is an ordinary file.
+    let ok = r
+        .call(
+            "write_text_file",
+            json!({"relative_path": "app/config", "content": "port = 80"}),
+        )
+        .await;
+    assert_eq!(ok["ok"], json!(true), "{ok}");
+}
+
+#[tokio::test]
+async fn the_shell_refuses_hard_linked_files_too() {
+    let mut r = rig();
+    miniclaw::tools::shell::register(&mut r.registry, Default::default());
+    fs::hard_link(r.outside.join("secret.txt"), r.ws.join("hl.txt")).unwrap();
+    r.refused(
+        "run_shell_command",
+        json!({"command": "cat", "args": ["hl.txt"]}),
+        "hard links",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn read_only_files_stay_unchanged_and_long_names_can_be_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = rig();
+    fs::write(r.ws.join("locked.txt"), "keep").unwrap();
+    fs::set_permissions(r.ws.join("locked.txt"), fs::Permissions::from_mode(0o444)).unwrap();
+    r.refused(
+        "write_text_file",
+        json!({"relative_path": "locked.txt", "content": "changed"}),
+        "read-only",
+    )
+    .await;
+    assert_eq!(fs::read_to_string(r.ws.join("locked.txt")).unwrap(), "keep");
+    let long = format!("{}.txt", "n".repeat(246));
+    let result = r
+        .call(
+            "write_text_file",
+            json!({"relative_path": long, "content": "x"}),
+        )
+        .await;
+    assert_eq!(result["ok"], json!(true), "{result}");
+}

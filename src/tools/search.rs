@@ -10,9 +10,9 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use cap_std::fs::Dir;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -64,6 +64,7 @@ struct Shared {
     files: AtomicUsize,
     binary: AtomicUsize,
     large: AtomicUsize,
+    skipped_dirs: AtomicUsize,
     stop: AtomicBool,
 }
 
@@ -160,12 +161,18 @@ fn search_bytes(data: &[u8], shown: &str, re: &Regex, limit: usize, shared: &Sha
     }
 }
 
-/// A file found by the walk: its folder's handle, its name there, and its path as shown.
+/// A file found by the walk: its folder (relative to the searched one), its name there, and its
+/// path as shown. Folders are not kept open: a tree of thousands of folders must not use up the
+/// process's file descriptors.
 struct Job {
-    dir: Arc<Dir>,
+    parent: PathBuf,
     name: OsString,
     shown: String,
 }
+
+/// The folders deepest in the tree that are searched (each level holds one descriptor while the
+/// walk is below it).
+const MAX_DEPTH: usize = 100;
 
 /// The ignore rules in force while walking: one matcher per folder that has rules, deepest
 /// last. Paths are matched as `/`-rooted paths relative to the search folder.
@@ -226,6 +233,8 @@ impl Ignores {
 struct Walk<'a> {
     ignores: Ignores,
     jobs: Vec<Job>,
+    /// Folders not entered: too deep, or they could not be opened.
+    skipped_dirs: usize,
     shared: &'a Shared,
     cancel: &'a CancellationToken,
 }
@@ -233,11 +242,11 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Collects the files under `dir` (at `rel` from the search folder, shown under `shown`),
     /// opening each child folder from its parent's handle without following links.
-    fn collect(&mut self, dir: Arc<Dir>, rel: &Path, shown: &str, depth: usize) {
+    fn collect(&mut self, dir: &Dir, rel: &Path, shown: &str, depth: usize) {
         if self.cancel.is_cancelled() || self.shared.stop.load(Ordering::Relaxed) {
             return;
         }
-        self.ignores.enter(&dir, rel, depth);
+        self.ignores.enter(dir, rel, depth);
         let Ok(entries) = dir.entries() else {
             return;
         };
@@ -259,13 +268,16 @@ impl Walk<'_> {
             }
             let child_shown = join_shown(shown, &name);
             if is_dir {
-                if let Ok(child) = open_child_dir(&dir, &name) {
-                    self.collect(Arc::new(child), &child_rel, &child_shown, depth + 1);
-                    self.ignores.leave(depth);
+                match open_child_dir(dir, &name) {
+                    Ok(child) if depth < MAX_DEPTH => {
+                        self.collect(&child, &child_rel, &child_shown, depth + 1);
+                        self.ignores.leave(depth);
+                    }
+                    _ => self.skipped_dirs += 1,
                 }
             } else {
                 self.jobs.push(Job {
-                    dir: Arc::clone(&dir),
+                    parent: rel.to_path_buf(),
                     name,
                     shown: child_shown,
                 });
@@ -284,9 +296,21 @@ fn join_shown(shown: &str, name: &OsStr) -> String {
     }
 }
 
+/// Opens the folder at `rel` under `base`, one name at a time without following links.
+fn open_under(base: &Dir, rel: &Path) -> Option<Dir> {
+    let mut current: Option<Dir> = None;
+    for part in rel.components() {
+        let parent = current.as_ref().unwrap_or(base);
+        current = Some(open_child_dir(parent, part.as_os_str()).ok()?);
+    }
+    current.or_else(|| base.try_clone().ok())
+}
+
 /// Searches the files found by the walk on a few threads, each reading its file through its
-/// folder's handle (no link followed, plain single-link files only).
+/// folder's handle (no link followed, plain single-link files only). A thread keeps only the
+/// folder of its last file open.
 fn search_jobs(
+    base: &Dir,
     jobs: &[Job],
     re: &Regex,
     limit: usize,
@@ -300,11 +324,19 @@ fn search_jobs(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
+                let mut open: Option<(&Path, Dir)> = None;
                 while !shared.stop.load(Ordering::Relaxed) && !cancel.is_cancelled() {
                     let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    match read_child_file(&job.dir, &job.name, MAX_FILE_BYTES) {
+                    if open
+                        .as_ref()
+                        .is_none_or(|(p, _)| *p != job.parent.as_path())
+                    {
+                        open = open_under(base, &job.parent).map(|d| (job.parent.as_path(), d));
+                    }
+                    let Some((_, dir)) = &open else { continue };
+                    match read_child_file(dir, &job.name, MAX_FILE_BYTES) {
                         Some(data) if data.len() as u64 > MAX_FILE_BYTES => {
                             shared.large.fetch_add(1, Ordering::Relaxed);
                         }
@@ -354,12 +386,16 @@ fn run_search(
             stack: Vec::new(),
         },
         jobs: Vec::new(),
+        skipped_dirs: 0,
         shared: &shared,
         cancel,
     };
-    walk.collect(Arc::new(dir), Path::new(""), shown, 0);
+    walk.collect(&dir, Path::new(""), shown, 0);
     let jobs = std::mem::take(&mut walk.jobs);
-    search_jobs(&jobs, re, limit, &shared, cancel);
+    shared
+        .skipped_dirs
+        .store(walk.skipped_dirs, Ordering::Relaxed);
+    search_jobs(&dir, &jobs, re, limit, &shared, cancel);
     Ok(shared)
 }
 
@@ -465,6 +501,10 @@ impl Tool for SearchFiles {
                 let large = shared.large.load(Ordering::Relaxed);
                 if large > 0 {
                     out.insert("large_files_skipped".into(), json!(large));
+                }
+                let skipped_dirs = shared.skipped_dirs.load(Ordering::Relaxed);
+                if skipped_dirs > 0 {
+                    out.insert("folders_skipped".into(), json!(skipped_dirs));
                 }
                 let mut notes = Vec::new();
                 if let Some(why) = literal_because {

@@ -586,6 +586,16 @@ pub fn check_path(root: &Path, cwd: &Path, path: &str) -> Result<PathBuf, String
              (a symbolic link leads out)"
         ));
     }
+    // A hard link may be a file outside the workspace under a name inside it.
+    if let Ok(meta) = real.metadata()
+        && meta.is_file()
+        && std::os::unix::fs::MetadataExt::nlink(&meta) > 1
+    {
+        return Err(format!(
+            "path `{path}` is refused: the file has other hard links, so it may be a file outside \
+             the workspace"
+        ));
+    }
     Ok(real)
 }
 

@@ -186,6 +186,7 @@ impl WriteTarget {
                 Err(e) => return Err(folder_error(relative, &shown, &folders[..=i], &e)),
             };
         }
+        refuse_git_dir(&dir, name, relative)?;
         let existing_mode = match rustix::fs::statat(dir.as_fd(), *name, AtFlags::SYMLINK_NOFOLLOW)
         {
             Ok(stat) => Some(Self::check_existing(&stat, relative, &shown)?),
@@ -211,6 +212,10 @@ impl WriteTarget {
                 "`{shown}` has other hard links ({} names share it), so it may be a file outside \
                  the workspace; it is not changed through the tools",
                 stat.st_nlink
+            ))),
+            // Replacing by rename needs only the folder's permission: keep read-only files so.
+            FileType::RegularFile if stat.st_mode & 0o200 == 0 => Err(ToolError::failed(format!(
+                "`{shown}` is read-only; it is not changed through the tools"
             ))),
             FileType::RegularFile => Ok(stat.st_mode & 0o777),
             FileType::Directory => Err(ToolError::failed(format!(
@@ -251,9 +256,10 @@ impl WriteTarget {
 
     /// Writes `bytes` to a new file beside the target and renames it over the target.
     pub(crate) fn replace_with(&self, bytes: &[u8]) -> Result<(), ToolError> {
+        // A fixed-length name: a long file name must not become too long, and the temporary
+        // name never takes a protected name's form.
         let temp = format!(
-            ".{}.miniclaw-{}-{:08x}.tmp",
-            self.name,
+            ".miniclaw-{}-{:08x}.tmp",
             std::process::id(),
             rand::random::<u32>()
         );
@@ -300,6 +306,31 @@ fn led_out_or_link(relative: &str) -> ToolError {
         path: relative.chars().take(200).collect(),
         rule: "it goes through a symbolic link; writes take the real path, without links".into(),
     })
+}
+
+/// Refuses the write that would give one folder both a `HEAD` and a `config`: with them (and
+/// `objects/`, `refs/`) the folder is a git repository, and its config can name commands that git
+/// runs (`core.fsmonitor`) when someone runs `git status` there.
+fn refuse_git_dir(dir: &Dir, name: &str, relative: &str) -> Result<(), ToolError> {
+    let other = match name.to_ascii_lowercase().as_str() {
+        "head" => "config",
+        "config" => "HEAD",
+        _ => return Ok(()),
+    };
+    let has_other = dir.entries().is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().eq_ignore_ascii_case(other))
+    });
+    if has_other {
+        return Err(ToolError::Sandbox(SandboxError::Refused {
+            path: relative.chars().take(200).collect(),
+            rule: "a folder with both HEAD and config is a git repository, whose config can run \
+                   commands; tools cannot write either there"
+                .into(),
+        }));
+    }
+    Ok(())
 }
 
 /// Why a folder on the way to a write target could not be opened.
