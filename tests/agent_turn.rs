@@ -158,7 +158,14 @@ async fn read_only_calls_of_one_response_run_concurrently_and_return_in_order() 
 #[tokio::test]
 async fn a_repeated_identical_call_is_not_run_again() {
     let call = |id: &str| SseBuilder::calls(id, "probe", json!({"x": "same"}));
-    let script = vec![call("c1"), call("c2"), SseBuilder::answer("fine")];
+    // Three identical calls in a row: the second is refused, and so is the third (a refused
+    // repeat still counts as made).
+    let script = vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        SseBuilder::answer("fine"),
+    ];
     let mut r = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 6).await;
     let (outcome, events) = run(&mut r.agent, "x").await;
     assert_eq!(outcome, TurnOutcome::Answered);
@@ -177,6 +184,7 @@ async fn a_repeated_identical_call_is_not_run_again() {
             .unwrap()
             .contains("previous step")
     );
+    assert_eq!(results[2]["ok"], false, "{:?}", results[2]);
     assert_history_valid(&r.dir.path().join("history.json"));
 }
 
@@ -497,4 +505,104 @@ async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_int
     .await
     .expect("the interrupted turn ends at once");
     assert_eq!(outcome, TurnOutcome::Interrupted);
+}
+
+/// The messages of the server's `n`-th request (0-based).
+fn sent_messages(r: &support::rig::Rig, n: usize) -> Vec<Value> {
+    r.server.requests()[n].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test]
+async fn an_interrupted_answer_goes_back_marked_so_continue_works() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Half an ans"])
+            .pause(5_000)
+            .content(&["wer"])
+            .finish("stop")
+            .done()
+            .build(),
+        SseBuilder::answer("…wer, finished."),
+    ];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if matches!(e, AgentEvent::ContentDelta(_)) {
+                c.cancel();
+            }
+        }
+    });
+    let outcome = r.agent.run_turn("x", &EventSink::new(tx), &cancel).await;
+    assert_eq!(outcome, TurnOutcome::Interrupted);
+    watcher.abort();
+    let (outcome, _) = run(&mut r.agent, "continue").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let sent = sent_messages(&r, 1);
+    let n = sent.len();
+    assert_eq!(sent[n - 2]["role"], "assistant");
+    assert_eq!(
+        sent[n - 2]["content"],
+        "Half an ans\n\n[interrupted by the user]"
+    );
+    assert_eq!(sent[n - 1]["content"], "continue");
+}
+
+#[tokio::test]
+async fn a_cut_answer_goes_back_marked() {
+    let script = vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Partial"])
+            .finish("length")
+            .done()
+            .build(),
+        SseBuilder::answer("the rest"),
+    ];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    run(&mut r.agent, "long please").await;
+    run(&mut r.agent, "continue").await;
+    let sent = sent_messages(&r, 1);
+    let answer = sent[sent.len() - 2]["content"].as_str().unwrap();
+    assert!(
+        answer.starts_with("Partial\n\n[cut off: ") && answer.contains("output limit"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_turn_that_failed_before_any_answer_never_leaves_two_prompts_back_to_back() {
+    let script = vec![
+        Reply::error(400, "bad request for a moment"),
+        SseBuilder::answer("here it is"),
+    ];
+    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+    let (outcome, _) = run(&mut r.agent, "first prompt").await;
+    assert_eq!(outcome, TurnOutcome::Failed);
+    let (outcome, _) = run(&mut r.agent, "second prompt").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    let sent = sent_messages(&r, 1);
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"], "{sent:?}");
+    assert!(
+        sent[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[no answer:")
+    );
+    // The history on disk keeps both prompts as they were.
+    let session = assert_history_valid(&r.dir.path().join("history.json"));
+    let prompts: Vec<&str> = session
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(prompts, ["first prompt", "second prompt"]);
 }

@@ -105,6 +105,21 @@ impl Message {
     }
 }
 
+/// What the model is told stands between a prompt that got no answer and the next one.
+pub const NO_ANSWER_NOTE: &str =
+    "[no answer: that request was interrupted or failed before the model replied]";
+
+/// The note sent after an answer that did not finish, from the reason kept with it.
+fn incomplete_mark(why: &str) -> String {
+    if why == "interrupted" {
+        "[interrupted by the user]".to_string()
+    } else if let Some(error) = why.strip_prefix("failed: ") {
+        format!("[stopped by an error: {error}]")
+    } else {
+        format!("[cut off: {why}]")
+    }
+}
+
 /// A fresh unique id.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
@@ -165,10 +180,27 @@ impl Session {
 
     /// The messages as the API wants them.
     pub fn to_chat(&self, with_tools: bool) -> Vec<ChatMessage> {
-        self.messages
-            .iter()
-            .map(|m| m.to_chat(with_tools))
-            .collect()
+        let mut out: Vec<ChatMessage> = Vec::with_capacity(self.messages.len() + 1);
+        for m in &self.messages {
+            // A prompt that got no answer (its turn failed or was interrupted first) must not
+            // sit next to the next prompt: the model is told what happened in between.
+            if m.role == Role::User && out.last().is_some_and(|prev| prev.role == Role::User) {
+                out.push(Message::assistant(NO_ANSWER_NOTE, None, vec![]).to_chat(with_tools));
+            }
+            let mut chat = m.to_chat(with_tools);
+            if let (Some(why), true) = (&m.incomplete, m.tool_calls.is_empty()) {
+                // An answer that did not finish goes back marked, so "continue" works.
+                let text = chat.content.take().unwrap_or_default();
+                let mark = incomplete_mark(why);
+                chat.content = Some(if text.is_empty() {
+                    mark
+                } else {
+                    format!("{text}\n\n{mark}")
+                });
+            }
+            out.push(chat);
+        }
+        out
     }
 
     /// Makes the history valid for the API whatever happened before: every assistant tool call

@@ -305,18 +305,19 @@ impl Agent {
             calls.clone(),
         ));
         events.send(AgentEvent::State(AgentState::Acting));
-        let (observations, ran) = self
+        let (observations, made) = self
             .run_calls(&calls, previous_calls, &turn.budget, events, cancel)
             .await;
         for (call, observation) in calls.iter().zip(observations) {
             self.session
                 .push(Message::tool(call.id.clone(), observation.to_string()));
         }
-        // Only calls that ran count as made: a call refused here may be asked for again.
+        // Calls that ran, or were refused as repeats, count as made; a call refused for another
+        // reason (too many in one step) may be asked for again.
         *previous_calls = calls
             .iter()
-            .zip(ran)
-            .filter(|(_, ran)| *ran)
+            .zip(made)
+            .filter(|(_, made)| *made)
             .map(|(c, _)| (c.function.name.clone(), c.function.arguments.clone()))
             .collect();
         if cancel.is_cancelled() {
@@ -381,6 +382,8 @@ impl Agent {
     ) -> (Vec<Value>, Vec<bool>) {
         let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
         let mut runnable: Vec<usize> = Vec::new();
+        // Refused as repeats: they count as made, so a third identical call is refused too.
+        let mut repeated: Vec<usize> = Vec::new();
         let mut agents = 0;
         for (i, call) in calls.iter().enumerate() {
             let (name, args) = (&call.function.name, &call.function.arguments);
@@ -393,6 +396,7 @@ impl Agent {
                 .iter()
                 .any(|(n, a)| n == name && same_arguments(a, args))
             {
+                repeated.push(i);
                 Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
             } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
                 Some(format!(
@@ -442,7 +446,9 @@ impl Agent {
         }
         self.run_batch(calls, &batch, &mut observations, budget, events, cancel)
             .await;
-        let ran = (0..calls.len()).map(|i| runnable.contains(&i)).collect();
+        let made = (0..calls.len())
+            .map(|i| runnable.contains(&i) || repeated.contains(&i))
+            .collect();
         let observations = observations
             .into_iter()
             .zip(calls)
@@ -452,7 +458,7 @@ impl Agent {
                 )
             })
             .collect();
-        (observations, ran)
+        (observations, made)
     }
 
     /// Runs the calls at `indices` concurrently.
