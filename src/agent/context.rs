@@ -116,6 +116,21 @@ impl ContextBudget {
             &mut raw,
             &mut report,
         );
+        // Still too big: the newest output alone does not fit what is left, so it is cut to fit
+        // too (head and tail kept, the cut noted) — no request may exceed the budget.
+        if let Some(i) = newest_tool
+            && self.corrected(raw) > self.max_tokens
+            && let Some(text) = messages[i].content.clone()
+        {
+            let own = estimate_tokens(&text);
+            let others = raw - own;
+            let allowed =
+                ((self.max_tokens as f64 / self.scale).floor() as usize).saturating_sub(others);
+            let cut = cut_to_tokens(&text, allowed);
+            raw = others + estimate_tokens(&cut);
+            messages[i].content = Some(cut);
+            report.shortened += 1;
+        }
         report.estimated_tokens = self.corrected(raw);
         (messages, report, raw)
     }
@@ -202,6 +217,25 @@ fn shorten(text: &str) -> Option<String> {
         "{head}\n…[{} characters cut to fit the context window]…\n{tail}",
         count - 2 * KEEP_EACH_END
     ))
+}
+
+/// Head and tail of `text` within about `tokens` tokens, the cut noted in the middle.
+fn cut_to_tokens(text: &str, tokens: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let note = |n: usize| format!("\n…[{n} characters cut to fit the context window]…\n");
+    // Start from the text's own characters-per-token ratio, then tighten until it fits.
+    let per_token = chars.len() as f64 / estimate_tokens(text).max(1) as f64;
+    let mut keep = ((tokens.saturating_sub(24)) as f64 * per_token) as usize;
+    loop {
+        keep = keep.min(chars.len());
+        let head: String = chars[..keep / 2].iter().collect();
+        let tail: String = chars[chars.len() - keep / 2..].iter().collect();
+        let cut = format!("{head}{}{tail}", note(chars.len() - 2 * (keep / 2)));
+        if estimate_tokens(&cut) <= tokens || keep == 0 {
+            return cut;
+        }
+        keep = keep * 9 / 10;
+    }
 }
 
 #[cfg(test)]
@@ -306,6 +340,29 @@ mod tests {
         assert!(report.estimated_tokens <= 15_000, "{report:?}");
         let newest = fitted.last().unwrap().content.as_ref().unwrap();
         assert_eq!(newest.len(), 40_000, "the newest output stays whole");
+    }
+
+    #[test]
+    fn an_output_that_alone_does_not_fit_is_cut_too_head_and_tail_kept() {
+        let mut s = Session::new();
+        s.push(Message::user("read the big file"));
+        s.push(Message::assistant("", None, vec![read_call("c0".into())]));
+        let text = format!("HEAD{}TAIL", "y".repeat(118_000));
+        s.push(Message::tool("c0", text));
+        let (fitted, report, _) = ContextBudget::new(4_000).fit(s.to_chat(true), 500);
+        assert!(report.estimated_tokens <= 4_000, "{report:?}");
+        assert!(estimate_messages(&fitted) + 500 <= 4_000);
+        let newest = fitted.last().unwrap().content.as_ref().unwrap();
+        assert!(
+            newest.starts_with("HEAD") && newest.ends_with("TAIL"),
+            "head and tail kept"
+        );
+        assert!(newest.contains("characters cut to fit the context window"));
+        assert!(
+            newest.len() > 4_000,
+            "as much as fits is kept: {}",
+            newest.len()
+        );
     }
 
     #[test]
