@@ -160,10 +160,8 @@ async fn run(config: Config) -> ExitCode {
         drop(started.lock);
         return match outcome {
             TurnOutcome::Answered => ExitCode::SUCCESS,
-            TurnOutcome::StepLimit => {
-                say!("miniclaw-tui: stopped at the step limit without a final answer");
-                ExitCode::from(3)
-            }
+            // The trace said so once already (a notice).
+            TurnOutcome::StepLimit => ExitCode::from(3),
             TurnOutcome::Interrupted => {
                 say!("miniclaw-tui: interrupted");
                 ExitCode::from(130)

@@ -199,7 +199,7 @@ async fn the_step_limit_stops_a_model_that_never_stops_calling_tools() {
     assert_eq!(r.server.requests().len(), 3);
     assert!(
         events.iter().any(
-            |e| matches!(e, AgentEvent::Error { message } if message.contains("3 model calls"))
+            |e| matches!(e, AgentEvent::Notice(text) if text.contains("Stopped after 3 steps") && text.contains("/steps N"))
         )
     );
     assert_history_valid(&r.dir.path().join("history.json"));
@@ -605,4 +605,47 @@ async fn a_turn_that_failed_before_any_answer_never_leaves_two_prompts_back_to_b
         .map(|m| m.content.as_str())
         .collect();
     assert_eq!(prompts, ["first prompt", "second prompt"]);
+}
+
+#[tokio::test]
+async fn steps_set_during_a_session_limit_the_next_turn_and_continue_goes_on() {
+    let mut script: Vec<Reply> = (0..2)
+        .map(|i| SseBuilder::calls(&format!("c{i}"), "probe", json!({"x": i.to_string()})))
+        .collect();
+    script.push(SseBuilder::answer("done after the limit"));
+    let support::rig::Rig {
+        server,
+        agent,
+        dir: _dir,
+    } = rig(script, vec![Probe::new("probe", false)], Preset::Flash, 6).await;
+    let (handle, mut events) = miniclaw::agent::spawn(agent);
+    handle.send(miniclaw::agent::AgentCommand::SetMaxSteps(2));
+    handle.send(miniclaw::agent::AgentCommand::Prompt("loop".into()));
+    let mut notices = Vec::new();
+    let first = loop {
+        match events.recv().await.unwrap() {
+            AgentEvent::Notice(text) => notices.push(text),
+            AgentEvent::TurnFinished { outcome, .. } => break outcome,
+            _ => {}
+        }
+    };
+    assert_eq!(first, TurnOutcome::StepLimit);
+    assert_eq!(server.requests().len(), 2, "the limit set by /steps held");
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    handle.send(miniclaw::agent::AgentCommand::Prompt("continue".into()));
+    let second = loop {
+        if let AgentEvent::TurnFinished { outcome, .. } = events.recv().await.unwrap() {
+            break outcome;
+        }
+    };
+    assert_eq!(second, TurnOutcome::Answered);
+    // The model went on from where it stopped: the last call's result is in what it was sent.
+    let sent = server.requests()[2].json()["messages"].clone();
+    let roles: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles[roles.len() - 3..], ["assistant", "tool", "user"]);
 }

@@ -319,9 +319,9 @@ async fn thirty_two_delegations_in_a_two_step_turn_stay_within_one_request_budge
         let expected = if step == 0 { 1 } else { 3 };
         assert!(out_of_budget >= expected, "step {}: {ran:?}", step + 1);
     }
-    let stopped = events.iter().any(|e| {
-        matches!(e, AgentEvent::Error { message } if message.contains("Stopped after 2 model calls"))
-    });
+    let stopped = events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Notice(text) if text.contains("Stopped after 2 steps")));
     assert!(stopped, "the step limit is reported as before");
 }
 

@@ -237,6 +237,50 @@ fn f2_and_model_command_switch_the_preset_at_once() {
 }
 
 #[test]
+fn steps_command_sets_the_limit_for_the_rest_of_the_session() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let fx = send(&mut s, t0, "/steps 12");
+    assert_eq!(fx, vec![Effect::Command(AgentCommand::SetMaxSteps(12))]);
+    assert_eq!(s.max_steps, 12);
+    for bad in ["/steps 0", "/steps 101", "/steps many"] {
+        assert!(send(&mut s, t0, bad).is_empty(), "{bad}");
+        assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error, "{bad}");
+    }
+    assert_eq!(s.max_steps, 12);
+    send(&mut s, t0, "/steps");
+    assert!(s.entries.last().unwrap().text.contains("at most 12"));
+}
+
+#[test]
+fn the_step_limit_is_said_once_as_a_notice() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "loop");
+    let before = s.entries.len();
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::Notice(miniclaw::agent::turn::step_limit_notice(6)),
+            AgentEvent::TurnFinished {
+                answer: String::new(),
+                outcome: TurnOutcome::StepLimit,
+                usage: None,
+                last_usage: None,
+            },
+        ],
+    );
+    let added: Vec<_> = s.entries[before..].iter().collect();
+    let notices = added
+        .iter()
+        .filter(|e| e.text.contains("step limit"))
+        .count();
+    assert_eq!(notices, 1, "{added:?}");
+    assert!(added.iter().all(|e| e.kind != EntryKind::Error));
+}
+
+#[test]
 fn clearing_asks_first() {
     let t0 = Instant::now();
     let mut s = state();

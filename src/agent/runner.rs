@@ -18,6 +18,8 @@ pub enum AgentCommand {
     SetPreset(Preset),
     /// Empty the conversation and delete the history file.
     ClearHistory,
+    /// Use at most this many steps per turn from the next turn on.
+    SetMaxSteps(usize),
 }
 
 /// The UI's side of a running agent task.
@@ -44,7 +46,7 @@ impl AgentHandle {
                     *current = preset.clone();
                 }
             }
-            AgentCommand::ClearHistory => {}
+            AgentCommand::ClearHistory | AgentCommand::SetMaxSteps(_) => {}
         }
         let _ = self.tx.send(command);
     }
@@ -95,6 +97,7 @@ async fn run(
                 events.send(AgentEvent::State(AgentState::Idle));
             }
             AgentCommand::SetPreset(preset) => agent.set_preset(preset),
+            AgentCommand::SetMaxSteps(max) => agent.set_max_steps(max),
             AgentCommand::ClearHistory => match agent.clear_history() {
                 Ok(()) => events.send(AgentEvent::HistoryCleared),
                 Err(e) => events.send(AgentEvent::Error {

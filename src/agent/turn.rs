@@ -201,14 +201,15 @@ impl Agent {
                 return outcome;
             }
         }
-        events.send(AgentEvent::Error {
-            message: format!(
-                "Stopped after {max} model call{} without a final answer. Ask it to continue, or start with a higher --max-steps.",
-                if max == 1 { "" } else { "s" }
-            ),
-        });
+        // A limit reached is not an error: said once, with the way on.
+        events.send(AgentEvent::Notice(step_limit_notice(max)));
         self.finish(events, &turn, TurnOutcome::StepLimit);
         TurnOutcome::StepLimit
+    }
+
+    /// Uses at most `max_steps` steps per turn from the next turn on (`/steps N`).
+    pub fn set_max_steps(&mut self, max_steps: usize) {
+        self.settings.max_steps = max_steps.max(1);
     }
 
     /// Takes one request from the turn's budget: a reserved one for the main loop, a shared one
@@ -562,6 +563,15 @@ impl TurnTally {
         self.usage.get_or_insert_with(Usage::default).add(u);
         self.last_usage = Some(*u);
     }
+}
+
+/// What is said when a turn reaches its step limit.
+pub fn step_limit_notice(max: usize) -> String {
+    format!(
+        "Stopped after {max} step{} without a final answer (the step limit). Send `continue` to go on \
+         from here, or raise the limit with /steps N.",
+        if max == 1 { "" } else { "s" }
+    )
 }
 
 /// Whether the response was cut short by a limit rather than finished.

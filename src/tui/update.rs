@@ -243,6 +243,29 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
                 state.push(EntryKind::Notice, text);
             }
         },
+        ("steps", None) => {
+            let text = format!(
+                "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
+                state.max_steps
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        ("steps", Some(n)) => match n.parse::<usize>() {
+            Ok(max @ 1..=100) => {
+                state.max_steps = max;
+                effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
+                state.push(
+                    EntryKind::Notice,
+                    format!("Steps per turn: at most {max} from the next turn on."),
+                );
+            }
+            _ => {
+                state.push(
+                    EntryKind::Error,
+                    format!("`/steps {n}`: give a whole number from 1 to 100."),
+                );
+            }
+        },
         ("clear", _) => ask_clear(state, now),
         ("quit" | "exit", _) => {
             state.quit = true;
@@ -264,7 +287,7 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /clear, /copy, /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /clear, /copy, /tools, /help, /quit."
                 ),
             );
         }
@@ -539,13 +562,6 @@ fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
             state.entries[i].interrupted = true;
         }
         None => {}
-    }
-    if outcome == TurnOutcome::StepLimit {
-        let text = format!(
-            "Stopped after {} steps (the step limit). Ask again to continue, or raise --max-steps.",
-            state.max_steps
-        );
-        state.push(EntryKind::Notice, text);
     }
     finish_live(state);
     state.agent_state = AgentState::Idle;

@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 25] = [
+pub const KEYS: [(&str, &str); 26] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -33,6 +33,7 @@ pub const KEYS: [(&str, &str); 25] = [
     ("Ctrl+D", "quit (on an empty input)"),
     ("Shift+drag", "select text (most terminals)"),
     ("/model [NAME]", "show or pick the model"),
+    ("/steps [N]", "show or set the step limit"),
     ("/clear /copy /tools", "clear history · copy · list tools"),
     ("/help /quit", "this help · quit"),
 ];
