@@ -651,3 +651,36 @@ fn the_help_scrolls_in_a_short_terminal() {
     assert!(end.contains("Esc, F1 or q closes this help"), "{end}");
     assert!(end.contains("/help /quit"), "{end}");
 }
+
+#[test]
+fn a_new_turn_brings_the_side_panes_back_to_the_live_step() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "first");
+    feed(&mut s, t0, whole_turn("one"));
+    // The person opens step 1 of turn 1 in the timeline.
+    s.focus = Focus::Timeline;
+    update::apply(&mut s, Action::SelectPrev, t0);
+    assert!(s.selected.is_some());
+    assert_eq!(s.detail_step().unwrap().turn, 0);
+    s.focus = Focus::Input;
+    send(&mut s, t0, "second");
+    assert_eq!(s.selected, None, "the new turn is followed");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::StepStarted { step: 1, max: 6 },
+            AgentEvent::ReasoningDelta("thinking about turn two".into()),
+        ],
+    );
+    let live = s.detail_step().unwrap();
+    assert_eq!((live.turn, live.number), (1, 1));
+    assert_eq!(live.reasoning, "thinking about turn two");
+    // Browsing stops following; End in the pane resumes it.
+    s.focus = Focus::Timeline;
+    update::apply(&mut s, Action::SelectPrev, t0);
+    assert!(s.selected.is_some());
+    update::apply(&mut s, Action::ScrollBottom, t0);
+    assert_eq!(s.selected, None);
+}

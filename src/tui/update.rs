@@ -87,7 +87,16 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             }
         }
         Action::ScrollTop => state.scroll[State::scroll_slot(state.focus)].to_top(),
-        Action::ScrollBottom => state.scroll[State::scroll_slot(state.focus)].to_bottom(),
+        Action::ScrollBottom => {
+            // End in a side pane also returns the panes to following the live step.
+            if matches!(
+                state.focus,
+                Focus::Timeline | Focus::Reasoning | Focus::ToolOutput
+            ) {
+                state.selected = None;
+            }
+            state.scroll[State::scroll_slot(state.focus)].to_bottom();
+        }
         Action::FocusNext => cycle_focus(state, 1),
         Action::FocusPrev => cycle_focus(state, -1),
         Action::FocusInput => state.focus = Focus::Input,
@@ -187,6 +196,16 @@ fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     state.turns += 1;
     state.step = 0;
     state.retry = None;
+    // A new turn is watched live: whatever step was selected or scrolled to before, the side
+    // panes follow this turn's live step again (selecting a step stops following; End resumes).
+    state.selected = None;
+    for pane in [
+        super::state::TIMELINE,
+        super::state::REASONING,
+        super::state::TOOL,
+    ] {
+        state.scroll[pane].to_bottom();
+    }
     effects.push(Effect::Command(AgentCommand::Prompt(text)));
 }
 

@@ -27,8 +27,14 @@ pub fn prepare(state: &mut State, area: Rect) {
 /// Draws the reasoning pane.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let scroll = &state.scroll[REASONING];
-    let step = state.detail_step().map_or(0, |s| s.number);
-    let title = format!("Reasoning · step {step} (Ctrl+T hides)");
+    let title = match state.detail_step() {
+        Some(s) => format!(
+            "Reasoning · turn {}, step {} (Ctrl+T hides)",
+            s.turn + 1,
+            s.number
+        ),
+        None => "Reasoning (Ctrl+T hides)".to_string(),
+    };
     let block = pane_block(state, title, Focus::Reasoning, Some(scroll), area.width);
     draw_lines(frame, area, block, &state.side.reasoning, scroll);
 }

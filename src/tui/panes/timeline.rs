@@ -237,7 +237,8 @@ pub fn prepare(state: &mut State, area: Rect) {
     starts.clear();
     let mut total = 0;
     for (i, step) in state.steps.iter().enumerate() {
-        let separator = i > 0 && state.steps[i - 1].turn != step.turn;
+        // Every turn opens with its label, the first included.
+        let separator = i == 0 || state.steps[i - 1].turn != step.turn;
         let running = i == last && busy;
         let key = (
             width,
