@@ -235,19 +235,20 @@ async fn bad_arguments_and_unknown_tools_become_error_observations_and_the_loop_
     );
 }
 
-#[tokio::test]
-async fn interrupting_mid_stream_keeps_the_partial_answer_marked() {
-    let script = vec![
-        SseBuilder::new()
-            .role()
-            .content(&["Half an ans"])
-            .pause(5_000)
-            .content(&["wer"])
-            .finish("stop")
-            .done()
-            .build(),
-    ];
-    let mut r = rig(script, vec![], Preset::Flash, 6).await;
+/// An answer that sends "Half an ans", then stalls before the rest.
+fn half_an_answer() -> Reply {
+    SseBuilder::new()
+        .role()
+        .content(&["Half an ans"])
+        .pause(5_000)
+        .content(&["wer"])
+        .finish("stop")
+        .done()
+        .build()
+}
+
+/// Runs a turn and interrupts it as soon as the first answer text arrives.
+async fn interrupt_at_first_content(agent: &mut Agent, prompt: &str) -> TurnOutcome {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let c = cancel.clone();
@@ -260,12 +261,19 @@ async fn interrupting_mid_stream_keeps_the_partial_answer_marked() {
     });
     let outcome = tokio::time::timeout(
         Duration::from_secs(3),
-        r.agent.run_turn("x", &EventSink::new(tx), &cancel),
+        agent.run_turn(prompt, &EventSink::new(tx), &cancel),
     )
     .await
     .expect("an interrupt stops the stream at once");
-    assert_eq!(outcome, TurnOutcome::Interrupted);
     watcher.abort();
+    outcome
+}
+
+#[tokio::test]
+async fn interrupting_mid_stream_keeps_the_partial_answer_marked() {
+    let mut r = rig(vec![half_an_answer()], vec![], Preset::Flash, 6).await;
+    let outcome = interrupt_at_first_content(&mut r.agent, "x").await;
+    assert_eq!(outcome, TurnOutcome::Interrupted);
     let session = assert_history_valid(&r.dir.path().join("history.json"));
     let last = session.messages.last().unwrap();
     assert_eq!(last.content, "Half an ans");
@@ -517,31 +525,10 @@ fn sent_messages(r: &support::rig::Rig, n: usize) -> Vec<Value> {
 
 #[tokio::test]
 async fn an_interrupted_answer_goes_back_marked_so_continue_works() {
-    let script = vec![
-        SseBuilder::new()
-            .role()
-            .content(&["Half an ans"])
-            .pause(5_000)
-            .content(&["wer"])
-            .finish("stop")
-            .done()
-            .build(),
-        SseBuilder::answer("…wer, finished."),
-    ];
+    let script = vec![half_an_answer(), SseBuilder::answer("…wer, finished.")];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
-    let c = cancel.clone();
-    let watcher = tokio::spawn(async move {
-        while let Some(e) = rx.recv().await {
-            if matches!(e, AgentEvent::ContentDelta(_)) {
-                c.cancel();
-            }
-        }
-    });
-    let outcome = r.agent.run_turn("x", &EventSink::new(tx), &cancel).await;
+    let outcome = interrupt_at_first_content(&mut r.agent, "x").await;
     assert_eq!(outcome, TurnOutcome::Interrupted);
-    watcher.abort();
     let (outcome, _) = run(&mut r.agent, "continue").await;
     assert_eq!(outcome, TurnOutcome::Answered);
     let sent = sent_messages(&r, 1);
