@@ -559,3 +559,60 @@ fn a_panic_in_a_tool_call_is_its_error_and_the_session_goes_on() {
         .unwrap();
     assert!(log.contains("test panic in the tool"), "logged:\n{log}");
 }
+
+#[test]
+fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .reasoning(&["turn-one-reasoning"])
+            .tool_call(0, "c1", "list_files", &json!({"relative_dir": "."}), 5)
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("first-answer-done"),
+        SseBuilder::new()
+            .role()
+            .reasoning(&["turn-two-reasoning"])
+            .pause(1_500)
+            .tool_call(
+                0,
+                "c2",
+                "run_shell_command",
+                &json!({"command": "pwd", "args": []}),
+                5,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::answer("second-answer-done"),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+    s.submit("turn one");
+    s.wait_for("first-answer-done");
+    // Open step 1 of turn 1: Tab to the timeline, select upwards to the first step.
+    s.send("\t\t");
+    s.send("\x1b[A\x1b[A\x1b[A");
+    s.wait_for("Reasoning · turn 1, step 1");
+    s.wait_for("turn-one-reasoning");
+    // Back to the input (Esc) and send turn 2: the panes follow it while it runs.
+    s.send("\x1b");
+    std::thread::sleep(Duration::from_millis(200));
+    s.submit("turn two");
+    s.wait_for("turn-two-reasoning");
+    s.wait_for("Reasoning · turn 2, step 1");
+    assert!(
+        !s.screen().contains("turn-one-reasoning"),
+        "the reasoning pane still shows turn 1:\n{}",
+        s.screen()
+    );
+    s.wait_for("second-answer-done");
+    s.wait_until("turn 2's call in the timeline", |screen| {
+        screen
+            .lines()
+            .any(|l| l.contains("run_shell_command(pwd)") && l.contains('✓'))
+    });
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+}
