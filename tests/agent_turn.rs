@@ -344,16 +344,19 @@ async fn an_invalid_key_is_reported_once_with_the_servers_message_and_history_st
     assert_history_valid(&r.dir.path().join("history.json"));
 }
 
+/// An answer of "Partial" cut by the model's output limit.
+fn cut_at_the_output_limit() -> Reply {
+    SseBuilder::new()
+        .role()
+        .content(&["Partial"])
+        .finish("length")
+        .done()
+        .build()
+}
+
 #[tokio::test]
 async fn a_length_cut_answer_is_kept_and_marked() {
-    let script = vec![
-        SseBuilder::new()
-            .role()
-            .content(&["Partial"])
-            .finish("length")
-            .done()
-            .build(),
-    ];
+    let script = vec![cut_at_the_output_limit()];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
     let (outcome, events) = run(&mut r.agent, "long please").await;
     assert_eq!(outcome, TurnOutcome::Failed);
@@ -543,15 +546,7 @@ async fn an_interrupted_answer_goes_back_marked_so_continue_works() {
 
 #[tokio::test]
 async fn a_cut_answer_goes_back_marked() {
-    let script = vec![
-        SseBuilder::new()
-            .role()
-            .content(&["Partial"])
-            .finish("length")
-            .done()
-            .build(),
-        SseBuilder::answer("the rest"),
-    ];
+    let script = vec![cut_at_the_output_limit(), SseBuilder::answer("the rest")];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
     run(&mut r.agent, "long please").await;
     run(&mut r.agent, "continue").await;
