@@ -462,11 +462,44 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
             },
         ],
     );
-    assert_eq!(s.entries.len(), 1, "the thought is not an answer");
+    // The thought is not an answer: it stays in the conversation, dimmed, with its call under it.
+    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [EntryKind::User, EntryKind::Thought, EntryKind::Call]
+    );
+    assert_eq!(s.entries[1].text, "Let me ask a helper.");
     assert_eq!(s.steps[0].content, "Let me ask a helper.");
     assert_eq!(
         s.steps[0].calls[0].nested,
         vec!["↳ list_files()".to_string()]
+    );
+    // While it runs, the call line spins (the frame moves with time).
+    let busy = s.busy_since.unwrap();
+    let first = render(&mut s, 100, 20, busy);
+    assert!(first.contains("◇ Let me ask a helper."), "{first}");
+    assert!(first.contains("⚙ delegate(count) ⠋"), "{first}");
+    let later = render(
+        &mut s,
+        100,
+        20,
+        busy + std::time::Duration::from_millis(450),
+    );
+    assert!(later.contains("⚙ delegate(count) ⠼"), "{later}");
+    feed(
+        &mut s,
+        t0,
+        vec![AgentEvent::ToolFinished {
+            id: "p".into(),
+            name: "delegate".into(),
+            result: serde_json::json!({"ok": false, "tool": "delegate", "error": "no such file: x\nmore"}),
+            duration: std::time::Duration::from_millis(3),
+        }],
+    );
+    let done = render(&mut s, 100, 20, busy);
+    assert!(
+        done.contains("⚙ delegate(count) ✗ no such file: x"),
+        "{done}"
     );
 }
 
@@ -488,7 +521,7 @@ fn earlier_history_is_shown_and_recallable() {
 
 #[test]
 fn step_labels_name_the_main_argument() {
-    use miniclaw::tui::panes::timeline::call_label;
+    use miniclaw::tui::calls::call_label;
     let args = r#"{"content":"x","relative_path":"hello.txt"}"#;
     assert_eq!(
         call_label("write_text_file", args),
@@ -565,12 +598,19 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
     ));
     let mut s = state();
     s.load_session(&session);
-    let texts: Vec<&str> = s.entries.iter().map(|e| e.text.as_str()).collect();
+    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
     assert_eq!(
-        texts,
-        ["write hello.txt", "Done: **hello.txt** written."],
+        kinds,
+        [
+            EntryKind::User,
+            EntryKind::Thought,
+            EntryKind::Call,
+            EntryKind::Assistant
+        ],
         "the thought is not an answer"
     );
+    assert_eq!(s.entries[1].text, "Let me write it.");
+    assert_eq!(s.entries[3].text, "Done: **hello.txt** written.");
     assert_eq!(s.steps.len(), 2);
     assert_eq!(s.steps[0].content, "Let me write it.");
     assert_eq!(s.steps[0].reasoning, "thinking about it");
@@ -579,6 +619,11 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
     let screen = render(&mut s, 110, 24, Instant::now());
     assert!(
         screen.contains("▸ Step 1  write_text_file(hello.txt)  ✓"),
+        "{screen}"
+    );
+    assert!(screen.contains("◇ Let me write it."), "{screen}");
+    assert!(
+        screen.contains("⚙ write_text_file(hello.txt) ✓"),
         "{screen}"
     );
 }

@@ -239,3 +239,66 @@ fn scrolled_up_shows_more_below_marker() {
     update::apply(&mut s, Action::ScrollPage(-1), t0);
     insta::assert_snapshot!(render(&mut s, 80, 16, t0));
 }
+
+#[test]
+fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
+    let t0 = Instant::now();
+    let mut s = state();
+    update::apply(&mut s, Action::ToggleSidePanes, t0);
+    send(&mut s, t0, "What is in this folder?");
+    let mut events = vec![
+        AgentEvent::State(AgentState::Thinking),
+        AgentEvent::StepStarted { step: 1, max: 10 },
+        AgentEvent::ContentDelta("I'll look at the folder first.".into()),
+    ];
+    events.extend(tool_step(
+        1,
+        "c1",
+        "run_shell_command",
+        json!({"command": "ls", "args": ["-la"]}),
+        json!({"ok": true, "tool": "run_shell_command", "stdout": "a.txt\n"}),
+        3,
+    ));
+    events.extend(vec![
+        AgentEvent::StepStarted { step: 2, max: 10 },
+        AgentEvent::ContentDelta("Now both files, side by side.".into()),
+        AgentEvent::ToolCallStarted {
+            id: "c2".into(),
+            name: "read_text_file".into(),
+            arguments: json!({"relative_path": "a.txt"}).to_string(),
+        },
+        AgentEvent::ToolCallStarted {
+            id: "c3".into(),
+            name: "read_text_file".into(),
+            arguments: json!({"relative_path": "missing.txt"}).to_string(),
+        },
+        AgentEvent::ToolCallStarted {
+            id: "c4".into(),
+            name: "search_files".into(),
+            arguments: json!({"pattern": "TODO", "relative_dir": "src"}).to_string(),
+        },
+        AgentEvent::State(AgentState::Acting),
+        AgentEvent::ToolFinished {
+            id: "c3".into(),
+            name: "read_text_file".into(),
+            result: json!({"ok": false, "tool": "read_text_file", "error": "no such file: missing.txt"}),
+            duration: Duration::from_millis(1),
+        },
+        AgentEvent::ToolFinished {
+            id: "c2".into(),
+            name: "read_text_file".into(),
+            result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
+            duration: Duration::from_millis(1500),
+        },
+    ]);
+    feed(&mut s, t0, events);
+    let running = render(&mut s, 80, 20, later(t0));
+    insta::assert_snapshot!(running);
+    // The thought is dimmed: drawn in the theme's muted style, not as answer text.
+    let backend = render_backend(&mut s, 80, 20, later(t0));
+    let buffer = backend.buffer();
+    let muted = s.theme.muted.fg;
+    assert!(muted.is_some() && muted != s.theme.text.fg);
+    assert_eq!(buffer[(3, 4)].symbol(), "I");
+    assert_eq!(buffer[(3, 4)].fg, muted.unwrap());
+}

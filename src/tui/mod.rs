@@ -2,6 +2,7 @@
 //! and status, driven by the agent's event stream.
 
 pub mod app;
+pub mod calls;
 pub mod frame;
 pub mod keymap;
 pub mod layout;

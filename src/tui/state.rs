@@ -62,6 +62,34 @@ pub enum EntryKind {
     Error,
     /// Information (notices, `/tools`, `/model`).
     Notice,
+    /// What the model said before calling tools (shown dimmed).
+    Thought,
+    /// One tool call, as one compact line updated live.
+    Call,
+}
+
+/// Where a tool call shown in the conversation stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallStatus {
+    /// Still running (a spinner is drawn after it).
+    Running,
+    /// Finished; how long it took, when known (calls of an earlier session have no timing).
+    Done(Option<Duration>),
+    /// Finished with `"ok": false`; the short reason.
+    Failed(String),
+}
+
+/// The tool call a [`EntryKind::Call`] entry shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallLine {
+    /// The call id, to find the entry when the call finishes.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The raw JSON arguments.
+    pub arguments: String,
+    /// Where it stands.
+    pub status: CallStatus,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -106,6 +134,11 @@ pub struct Entry {
     pub version: u64,
     /// The markdown cache of an answer.
     pub markdown: StreamingMarkdown,
+    /// The call of a [`EntryKind::Call`] entry.
+    pub call: Option<CallLine>,
+    /// Whether a blank line follows; a thought and its call lines stay together, and the
+    /// last of them gets its gap when something else follows.
+    pub gap: bool,
     /// The wrapped lines.
     pub cache: WrapCache,
 }
@@ -120,8 +153,22 @@ impl Entry {
             interrupted: false,
             version: 1,
             markdown: StreamingMarkdown::default(),
+            call: None,
+            gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
             cache: WrapCache::default(),
         }
+    }
+
+    /// A compact line for a tool call that just started.
+    pub fn call(id: String, name: String, arguments: String) -> Self {
+        let mut entry = Self::new(EntryKind::Call, String::new());
+        entry.call = Some(CallLine {
+            id,
+            name,
+            arguments,
+            status: CallStatus::Running,
+        });
+        entry
     }
 
     /// Marks the entry changed.
@@ -386,6 +433,9 @@ pub struct State {
     pub side: SideLines,
     /// Line offsets of the conversation entries at the last layout.
     pub conv_index: ConvIndex,
+    /// The first entry changed since the last layout other than by growing at the end (a call
+    /// line finished, a gap added), so the layout looks again from there.
+    pub conv_dirty: Option<usize>,
     /// The colours.
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
@@ -437,6 +487,7 @@ impl State {
             areas: Areas::default(),
             side: SideLines::default(),
             conv_index: ConvIndex::default(),
+            conv_dirty: None,
             theme: options.theme.clone(),
             tools: options.tools.clone(),
             quit: false,
@@ -493,6 +544,23 @@ impl State {
                         expanded: false,
                         stopped,
                     });
+                    // Text beside calls is a thought, shown dimmed above its call lines.
+                    if !answer && !m.tool_calls.is_empty() {
+                        if !m.content.trim().is_empty() {
+                            self.push(EntryKind::Thought, m.content.clone());
+                        }
+                        for c in &m.tool_calls {
+                            let mut entry = Entry::call(
+                                c.id.clone(),
+                                c.function.name.clone(),
+                                c.function.arguments.clone(),
+                            );
+                            if let Some(call) = &mut entry.call {
+                                call.status = CallStatus::Done(None);
+                            }
+                            self.push_entry(entry);
+                        }
+                    }
                     // An answer, or the mark of one interrupted before it began.
                     if answer || stopped == Some("interrupted") {
                         let i = self.push(EntryKind::Assistant, m.content.clone());
@@ -502,11 +570,17 @@ impl State {
                 }
                 Role::Tool => {
                     let id = m.tool_call_id.clone().unwrap_or_default();
+                    let result = serde_json::from_str::<Value>(&m.content).ok();
+                    if let Some(reason) =
+                        result.as_ref().and_then(crate::tui::calls::failure_reason)
+                        && let Some(i) = self.call_entry(&id)
+                        && let Some(call) = &mut self.entries[i].call
+                    {
+                        call.status = CallStatus::Failed(reason);
+                    }
                     if let Some(call) = self.call_mut(&id) {
-                        call.result = Some(
-                            serde_json::from_str(&m.content)
-                                .unwrap_or_else(|_| Value::String(m.content.clone())),
-                        );
+                        call.result =
+                            Some(result.unwrap_or_else(|| Value::String(m.content.clone())));
                     }
                 }
                 Role::System => {}
@@ -517,8 +591,36 @@ impl State {
 
     /// Appends an entry and returns its index.
     pub fn push(&mut self, kind: EntryKind, text: impl Into<String>) -> usize {
-        self.entries.push(Entry::new(kind, text));
+        self.push_entry(Entry::new(kind, text))
+    }
+
+    /// Appends `entry`, giving the entry before it its blank line unless they belong together
+    /// (a thought and its calls), and returns its index.
+    pub fn push_entry(&mut self, entry: Entry) -> usize {
+        if entry.kind != EntryKind::Call
+            && let Some(last) = self.entries.len().checked_sub(1)
+            && !self.entries[last].gap
+        {
+            self.entries[last].gap = true;
+            self.touch_entry(last);
+        }
+        self.entries.push(entry);
         self.entries.len() - 1
+    }
+
+    /// Marks entry `i` changed so the next layout renders it again.
+    pub fn touch_entry(&mut self, i: usize) {
+        if let Some(e) = self.entries.get_mut(i) {
+            e.touch();
+            self.conv_dirty = Some(self.conv_dirty.map_or(i, |d| d.min(i)));
+        }
+    }
+
+    /// The conversation line of the call `id`, latest first.
+    pub fn call_entry(&self, id: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .rposition(|e| e.call.as_ref().is_some_and(|c| c.id == id))
     }
 
     /// Whether a turn is running.

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, KeyContext};
-use super::state::{EntryKind, Focus, Overlay, RetryView, State, StepView, TIMELINE};
+use super::state::{
+    CallStatus, Entry, EntryKind, Focus, Overlay, RetryView, State, StepView, TIMELINE,
+};
 use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
 use crate::llm::Preset;
 
@@ -340,6 +342,7 @@ fn copy(state: &mut State, effects: &mut Vec<Effect>) {
 
 fn clear_view(state: &mut State) {
     state.entries.clear();
+    state.conv_dirty = None;
     state.steps.clear();
     state.live = None;
     state.selected = None;
@@ -466,18 +469,17 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
         } => {
             if let Some(step) = state.steps.last_mut() {
                 step.calls.push(super::state::CallView {
-                    id,
-                    name,
-                    arguments,
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
                     ..Default::default()
                 });
             }
-            // Text before a tool call was a thought: it lives in the timeline, not the answer.
-            if let Some(i) = state.live.take()
-                && i + 1 == state.entries.len()
-            {
-                state.entries.pop();
+            // Text before a tool call was a thought, not the answer: it stays, dimmed.
+            if let Some(i) = state.live.take() {
+                thought(state, i);
             }
+            state.push_entry(Entry::call(id, name, arguments));
         }
         AgentEvent::ToolOutputDelta { id, text } => {
             if let Some(call) = state.call_mut(&id) {
@@ -490,6 +492,15 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             duration,
             ..
         } => {
+            if let Some(i) = state.call_entry(&id)
+                && let Some(call) = &mut state.entries[i].call
+            {
+                call.status = match crate::tui::calls::failure_reason(&result) {
+                    Some(reason) => CallStatus::Failed(reason),
+                    None => CallStatus::Done(Some(duration)),
+                };
+                state.touch_entry(i);
+            }
             if let Some(call) = state.call_mut(&id) {
                 call.result = Some(result);
                 call.duration = Some(duration);
@@ -541,6 +552,23 @@ fn live_entry(state: &mut State) -> usize {
     }
 }
 
+/// Turns the live answer `i` into a thought (the model went on to call tools), or drops it
+/// when nothing was said.
+fn thought(state: &mut State, i: usize) {
+    let Some(e) = state.entries.get_mut(i) else {
+        return;
+    };
+    if e.text.trim().is_empty() {
+        if i + 1 == state.entries.len() {
+            state.entries.pop();
+        }
+        return;
+    }
+    let text = std::mem::take(&mut e.text);
+    *e = Entry::new(EntryKind::Thought, text.trim_end());
+    state.touch_entry(i);
+}
+
 fn finish_live(state: &mut State) {
     if let Some(i) = state.live.take()
         && let Some(e) = state.entries.get_mut(i)
@@ -583,6 +611,23 @@ fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
         None => {}
     }
     finish_live(state);
+    // A call that never reported its end (the turn was stopped under it) stops spinning.
+    let open: Vec<usize> = (0..state.entries.len())
+        .rev()
+        .take_while(|&i| state.entries[i].kind != EntryKind::User)
+        .filter(|&i| {
+            state.entries[i]
+                .call
+                .as_ref()
+                .is_some_and(|c| c.status == CallStatus::Running)
+        })
+        .collect();
+    for i in open {
+        if let Some(call) = &mut state.entries[i].call {
+            call.status = CallStatus::Failed(stopped.unwrap_or("stopped").to_string());
+        }
+        state.touch_entry(i);
+    }
     state.agent_state = AgentState::Idle;
     state.busy_since = None;
     state.retry = None;
@@ -595,10 +640,9 @@ fn nested(state: &mut State, parent_id: &str, event: AgentEvent) {
     match event {
         AgentEvent::ToolCallStarted {
             name, arguments, ..
-        } => call.nested.push(format!(
-            "↳ {}",
-            super::panes::timeline::call_label(&name, &arguments)
-        )),
+        } => call
+            .nested
+            .push(format!("↳ {}", super::calls::call_label(&name, &arguments))),
         AgentEvent::ToolFinished {
             result, duration, ..
         } => {

@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), frame.area());
         return;
     }
-    conversation::draw(frame, state, a.conversation);
+    conversation::draw(frame, state, a.conversation, now);
     if let Some(r) = a.timeline {
         timeline::draw(frame, state, r);
     }

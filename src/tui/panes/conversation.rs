@@ -1,13 +1,16 @@
 //! The conversation: prompts, answers (markdown, streaming-safe), notices and errors. Lines are
 //! cached per entry and width, and only the visible ones are drawn.
 
+use std::time::Instant;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{inner, pane_block};
-use crate::tui::state::{CONV, Entry, EntryKind, Focus, State, WrapCache};
+use crate::tui::calls;
+use crate::tui::state::{CONV, CallLine, CallStatus, Entry, EntryKind, Focus, State, WrapCache};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -37,6 +40,20 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 raw.push(Line::styled(format!("{prefix}{l}"), theme.error));
             }
         }
+        EntryKind::Thought => {
+            for (i, l) in entry.text.split('\n').enumerate() {
+                let prefix = if i == 0 { "◇ " } else { "  " };
+                raw.push(Line::from(vec![
+                    Span::styled(prefix, theme.muted),
+                    Span::styled(l.to_string(), theme.muted),
+                ]));
+            }
+        }
+        EntryKind::Call => {
+            if let Some(call) = &entry.call {
+                raw.push(call_line(call, width, theme));
+            }
+        }
         EntryKind::Notice => {
             for (i, l) in entry.text.split('\n').enumerate() {
                 let prefix = if i == 0 { "• " } else { "  " };
@@ -48,8 +65,49 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
         }
     }
     let mut lines = wrap::wrap_lines(raw.iter(), width);
-    lines.push(Line::default());
+    if entry.gap {
+        lines.push(Line::default());
+    }
     lines
+}
+
+/// The spinner frames of a running call (drawn over the placeholder when the frame is drawn).
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Longest failure reason shown on a call line.
+const REASON_WIDTH: usize = 48;
+
+/// `  ⚙ name(summary) ✓ 3 ms`: one line, the summary cut so the whole fits `width`.
+fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
+    let (status, style) = match &call.status {
+        CallStatus::Running => (SPINNER[0].to_string(), theme.warning),
+        CallStatus::Done(Some(d)) => (format!("✓ {}", duration_text(*d)), theme.success),
+        CallStatus::Done(None) => ("✓".to_string(), theme.success),
+        CallStatus::Failed(reason) => (
+            format!("✗ {}", wrap::truncate(reason, REASON_WIDTH)),
+            theme.error,
+        ),
+    };
+    // "  ⚙ " + name + "(" + summary + ") " + status
+    let fixed = 4 + wrap::width(&call.name) + 3 + wrap::width(&status);
+    let room = width.saturating_sub(fixed).max(8);
+    let label = calls::label(&call.name, &call.arguments, room);
+    Line::from(vec![
+        Span::styled("  ⚙ ", theme.accent),
+        Span::styled(label, theme.muted),
+        Span::raw(" "),
+        Span::styled(status, style),
+    ])
+}
+
+/// `3 ms`, `1.2 s`, `2 m 5 s`.
+fn duration_text(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{:.1} s", d.as_secs_f64()),
+        _ => format!("{} m {} s", ms / 60_000, (ms / 1_000) % 60),
+    }
 }
 
 /// The mark under an interrupted answer.
@@ -105,8 +163,11 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
         .split('\n')
         .map(|l| wrap::width(l).div_ceil(width).max(1))
         .sum();
+    if entry.kind == EntryKind::Call {
+        return 1 + entry.gap as usize;
+    }
     let header = matches!(entry.kind, EntryKind::User | EntryKind::Assistant) as usize;
-    header + body + 1
+    header + body + entry.gap as usize
 }
 
 /// Renders `entry` exactly for `width` unless its cache is already exact and current.
@@ -144,7 +205,10 @@ pub fn prepare(state: &mut State, area: Rect) {
     } else {
         0
     };
-    for live in [idx.live, state.live].into_iter().flatten() {
+    for live in [idx.live, state.live, state.conv_dirty.take()]
+        .into_iter()
+        .flatten()
+    {
         start = start.min(live);
     }
     // The entry before `start` must still be the one measured (not replaced after a clear).
@@ -214,8 +278,16 @@ fn rebuild_offsets(state: &mut State, from: usize, width: u16) {
     }
 }
 
+/// The spinner frame at `now` (it turns every 100 ms while a turn runs).
+fn spinner(state: &State, now: Instant) -> &'static str {
+    let elapsed = state
+        .busy_since
+        .map_or(0, |t| now.saturating_duration_since(t).as_millis());
+    SPINNER[(elapsed / 100) as usize % SPINNER.len()]
+}
+
 /// Draws the visible part of the conversation.
-pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     let scroll = &state.scroll[CONV];
     let block = pane_block(
         state,
@@ -244,11 +316,23 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         } else {
             &entry.cache.lines
         };
-        for line in &lines[skip.min(lines.len())..] {
+        let running = entry
+            .call
+            .as_ref()
+            .is_some_and(|c| c.status == CallStatus::Running);
+        for (i, line) in lines.iter().enumerate().skip(skip) {
             if visible.len() >= height {
                 break;
             }
-            visible.push(line.clone());
+            let mut line = line.clone();
+            // A running call's spinner moves with time; the cached line holds its first frame.
+            if running
+                && i == 0
+                && let Some(span) = line.spans.last_mut()
+            {
+                span.content = spinner(state, now).into();
+            }
+            visible.push(line);
         }
         skip = 0;
         if visible.len() >= height {

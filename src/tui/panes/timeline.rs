@@ -14,31 +14,7 @@ use crate::tui::wrap;
 /// Lines of a folded value shown in the timeline.
 const FOLD: usize = 8;
 
-/// `name(main argument)`, e.g. `write_text_file(hello.txt)`.
-pub fn call_label(name: &str, arguments: &str) -> String {
-    let main = serde_json::from_str::<Value>(arguments).ok().and_then(|v| {
-        let obj = v.as_object()?.clone();
-        [
-            "relative_path",
-            "path",
-            "query",
-            "pattern",
-            "expression",
-            "command",
-            "task",
-        ]
-        .iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(str::to_string))
-        .or_else(|| obj.values().find_map(|v| v.as_str().map(str::to_string)))
-    });
-    match main {
-        Some(arg) => format!(
-            "{name}({})",
-            wrap::truncate(arg.lines().next().unwrap_or(""), 32)
-        ),
-        None => format!("{name}()"),
-    }
-}
+pub use crate::tui::calls::call_label;
 
 /// Pretty JSON of a raw JSON text (the text itself when it is not JSON).
 pub fn pretty(raw: &str) -> String {

@@ -4,8 +4,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::timeline::call_label;
 use super::{draw_lines, inner, pane_block};
+use crate::tui::calls::call_label;
 use crate::tui::state::{Focus, State, TOOL};
 use crate::tui::wrap;
 

@@ -1,0 +1,135 @@
+//! How a tool call is told in one line: its name and the arguments that matter, and why it
+//! failed. Shared by the conversation, the timeline and the tool output pane.
+
+use serde_json::{Map, Value};
+
+use super::wrap;
+
+/// Argument names that say what a call is about, most telling first.
+const MAIN_KEYS: [&str; 10] = [
+    "command",
+    "relative_path",
+    "path",
+    "url",
+    "query",
+    "pattern",
+    "expression",
+    "task",
+    "relative_dir",
+    "timezone",
+];
+
+/// The arguments that matter, on one line: a shell command with its arguments
+/// (`ls -la`), a search pattern with its folder (`TODO in src`), else the main argument.
+pub fn summary(name: &str, arguments: &str) -> String {
+    let Ok(Value::Object(args)) = serde_json::from_str::<Value>(arguments) else {
+        return String::new();
+    };
+    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+    let main = match name {
+        "run_shell_command" => text("command").map(|c| with_args(c, &args)),
+        "search_files" => text("pattern").map(|p| match text("relative_dir") {
+            Some(dir) if dir != "." && !dir.is_empty() => format!("{p} in {dir}"),
+            _ => p,
+        }),
+        "search_web" => text("query").map(|q| match text("site") {
+            Some(site) => format!("{q} site:{site}"),
+            None => q,
+        }),
+        _ => None,
+    };
+    let main = main
+        .or_else(|| MAIN_KEYS.iter().find_map(|k| text(k)))
+        .or_else(|| args.values().find_map(|v| v.as_str().map(str::to_string)))
+        .unwrap_or_default();
+    // One line: the first line of a multi-line argument, its control characters dropped.
+    main.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect()
+}
+
+/// `command` followed by its `args`, each quoted when it holds a space.
+fn with_args(command: String, args: &Map<String, Value>) -> String {
+    let mut out = command;
+    for arg in args
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let a = arg.as_str().map_or_else(|| arg.to_string(), str::to_string);
+        out.push(' ');
+        if a.is_empty() || a.contains(char::is_whitespace) {
+            out.push_str(&format!("{a:?}"));
+        } else {
+            out.push_str(&a);
+        }
+    }
+    out
+}
+
+/// `name(summary)` with the summary cut to `max` columns, e.g. `write_text_file(hello.txt)`.
+pub fn label(name: &str, arguments: &str, max: usize) -> String {
+    let summary = summary(name, arguments);
+    if summary.is_empty() {
+        format!("{name}()")
+    } else {
+        format!("{name}({})", wrap::truncate(&summary, max))
+    }
+}
+
+/// `name(summary)` as the timeline and tool pane show it (the summary cut to 32 columns).
+pub fn call_label(name: &str, arguments: &str) -> String {
+    label(name, arguments, 32)
+}
+
+/// Why a finished call failed, in a few words: the first line of its `error`, else nothing.
+pub fn failure_reason(result: &Value) -> Option<String> {
+    if result.get("ok").and_then(Value::as_bool) != Some(false) {
+        return None;
+    }
+    let error = result
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or("failed");
+    Some(error.lines().next().unwrap_or("failed").trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_shows_the_arguments_that_matter() {
+        let shell = r#"{"command": "ls", "args": ["-la", "my dir"]}"#;
+        assert_eq!(summary("run_shell_command", shell), "ls -la \"my dir\"");
+        let search = r#"{"pattern": "TODO", "relative_dir": "src"}"#;
+        assert_eq!(summary("search_files", search), "TODO in src");
+        let here = r#"{"pattern": "TODO", "relative_dir": "."}"#;
+        assert_eq!(summary("search_files", here), "TODO");
+        assert_eq!(summary("list_files", r#"{"relative_dir": "."}"#), ".");
+        let write = r#"{"relative_path": "a.txt", "content": "x\ny"}"#;
+        assert_eq!(summary("write_text_file", write), "a.txt");
+        assert_eq!(summary("x", r#"{"note": "one\ntwo"}"#), "one");
+        assert_eq!(summary("x", "not json"), "");
+        assert_eq!(label("list_files", "{}", 10), "list_files()");
+        assert_eq!(
+            label("read_text_file", r#"{"relative_path": "abcdefghijkl"}"#, 6),
+            "read_text_file(abcde…)"
+        );
+    }
+
+    #[test]
+    fn a_failure_reason_is_the_first_line_of_the_error() {
+        let failed = serde_json::json!({"ok": false, "error": "no such file\nmore"});
+        assert_eq!(failure_reason(&failed).as_deref(), Some("no such file"));
+        assert_eq!(failure_reason(&serde_json::json!({"ok": true})), None);
+        assert_eq!(
+            failure_reason(&serde_json::json!({"ok": false})).as_deref(),
+            Some("failed")
+        );
+    }
+}
