@@ -729,3 +729,61 @@ fn a_new_turn_brings_the_side_panes_back_to_the_live_step() {
     update::apply(&mut s, Action::ScrollBottom, t0);
     assert_eq!(s.selected, None);
 }
+
+#[test]
+fn a_long_paste_is_one_marker_deleted_as_a_unit_and_sent_whole() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    update::apply(&mut s, Action::Edit(k(KeyCode::Char('x'), NONE)), t0);
+    update::apply(&mut s, Action::Paste(big.replace('\n', "\r\n")), t0);
+    assert_eq!(s.input_text(), "x[pasted 5,000 lines]");
+    // A short paste goes in as it is.
+    update::apply(&mut s, Action::Paste("a\nb".into()), t0);
+    assert_eq!(s.input_text(), "x[pasted 5,000 lines]a\nb");
+    // Backspace right after the marker removes it whole; so does Delete right before it.
+    let mut t = state();
+    update::apply(&mut t, Action::Paste(big.clone()), t0);
+    update::apply(&mut t, Action::Edit(k(KeyCode::Backspace, NONE)), t0);
+    assert_eq!(t.input_text(), "");
+    assert!(t.pastes.is_empty());
+    update::apply(&mut t, Action::Paste(big.clone()), t0);
+    t.input.move_cursor(ratatui_textarea::CursorMove::Head);
+    update::apply(&mut t, Action::Edit(k(KeyCode::Delete, NONE)), t0);
+    assert_eq!(t.input_text(), "");
+    // Sent, the marker is replaced by the whole paste.
+    let effects = update::apply(&mut s, Action::Send, t0);
+    let expected = format!("x{big}a\nb");
+    assert_eq!(
+        effects,
+        vec![Effect::Command(AgentCommand::Prompt(expected.clone()))]
+    );
+    assert!(s.pastes.is_empty());
+    assert_eq!(s.entries.last().unwrap().text, expected);
+}
+
+#[test]
+fn a_long_prompt_is_folded_and_enter_in_the_conversation_shows_it_whole() {
+    let t0 = Instant::now();
+    let mut s = state();
+    let big: String = (1..=40).map(|i| format!("row {i}\n")).collect();
+    update::apply(&mut s, Action::Paste(big), t0);
+    update::apply(&mut s, Action::Send, t0);
+    let folded = render(&mut s, 100, 30, t0);
+    assert!(folded.contains("row 6"), "{folded}");
+    assert!(!folded.contains("row 7 "), "{folded}");
+    assert!(folded.contains("⋯ 34 more lines"), "{folded}");
+    // Enter with the conversation focused shows it whole; again folds it.
+    s.focus = Focus::Conversation;
+    let ctx = key_context(&s, t0);
+    let action = map_key(&ctx, k(KeyCode::Enter, NONE));
+    assert_eq!(action, Action::ToggleFold);
+    update::apply(&mut s, action, t0);
+    update::apply(&mut s, Action::ScrollTop, t0);
+    let whole = render(&mut s, 100, 60, t0);
+    assert!(whole.contains("row 40"), "{whole}");
+    assert!(!whole.contains("more lines"), "{whole}");
+    update::apply(&mut s, Action::ToggleFold, t0);
+    let again = render(&mut s, 100, 30, t0);
+    assert!(again.contains("⋯ 34 more lines"), "{again}");
+}

@@ -58,6 +58,8 @@ pub enum Action {
     SelectNext,
     /// Expand or collapse the selected step.
     ToggleStep,
+    /// Show whole (or fold again) the long prompts in view in the conversation.
+    ToggleFold,
     /// Expand or collapse every step.
     ToggleAllSteps,
     /// Show or hide the reasoning pane.
@@ -181,6 +183,7 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             KeyCode::End => Action::ScrollBottom,
             _ => pane_typing(key),
         },
+        Focus::Conversation if key.code == KeyCode::Enter => Action::ToggleFold,
         Focus::Conversation | Focus::Reasoning | Focus::ToolOutput => match key.code {
             KeyCode::Up => Action::ScrollLine(-1),
             KeyCode::Down => Action::ScrollLine(1),

@@ -8,6 +8,7 @@ pub mod keymap;
 pub mod layout;
 pub mod markdown;
 pub mod panes;
+pub mod paste;
 pub mod state;
 pub mod terminal;
 pub mod theme;

@@ -136,6 +136,8 @@ pub struct Entry {
     pub markdown: StreamingMarkdown,
     /// The call of a [`EntryKind::Call`] entry.
     pub call: Option<CallLine>,
+    /// Whether a long prompt is shown whole (it is folded to its first lines otherwise).
+    pub expanded: bool,
     /// Whether a blank line follows; a thought and its call lines stay together, and the
     /// last of them gets its gap when something else follows.
     pub gap: bool,
@@ -154,6 +156,7 @@ impl Entry {
             version: 1,
             markdown: StreamingMarkdown::default(),
             call: None,
+            expanded: false,
             gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
             cache: WrapCache::default(),
         }
@@ -417,6 +420,8 @@ pub struct State {
     pub side_collapsed: bool,
     /// The prompt editor.
     pub input: TextArea<'static>,
+    /// Long pastes standing in the input as markers.
+    pub pastes: Vec<super::paste::Paste>,
     /// Earlier prompts, oldest first.
     pub prompt_history: Vec<String>,
     /// The recalled prompt, if recalling.
@@ -479,6 +484,7 @@ impl State {
             show_reasoning: true,
             side_collapsed: false,
             input: TextArea::default(),
+            pastes: Vec::new(),
             prompt_history: Vec::new(),
             history_pos: None,
             draft: String::new(),
@@ -628,9 +634,14 @@ impl State {
         self.agent_state != AgentState::Idle || self.busy_since.is_some()
     }
 
-    /// The prompt text.
+    /// The prompt text as typed (long pastes still as their markers).
     pub fn input_text(&self) -> String {
         self.input.lines().join("\n")
+    }
+
+    /// The prompt text to send: the typed text with each paste marker replaced by its paste.
+    pub fn input_expanded(&self) -> String {
+        super::paste::expand(&self.input_text(), &self.pastes)
     }
 
     /// Whether the input is empty.
@@ -642,6 +653,7 @@ impl State {
     pub fn set_input(&mut self, text: &str) {
         let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
         self.input = TextArea::new(lines);
+        self.pastes.clear();
         self.style_input();
         self.input.move_cursor(ratatui_textarea::CursorMove::Bottom);
         self.input.move_cursor(ratatui_textarea::CursorMove::End);
@@ -650,6 +662,7 @@ impl State {
     /// Empties the input.
     pub fn reset_input(&mut self) {
         self.input = TextArea::default();
+        self.pastes.clear();
         self.style_input();
     }
 

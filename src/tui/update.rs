@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::{Action, KeyContext};
+use super::paste;
 use super::state::{
     CallStatus, Entry, EntryKind, Focus, Overlay, RetryView, State, StepView, TIMELINE,
 };
@@ -54,15 +55,12 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         Action::Edit(key) => {
             state.focus = Focus::Input;
             state.history_pos = None;
-            state.input.input(key);
+            if !delete_paste(state, key) {
+                state.input.input(key);
+            }
         }
-        Action::Paste(text) => {
-            state.focus = Focus::Input;
-            // Terminals send pasted newlines as CR.
-            state
-                .input
-                .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
-        }
+        Action::Paste(text) => paste(state, &text),
+        Action::ToggleFold => toggle_fold(state, now),
         Action::HistoryPrev => recall(state, -1),
         Action::HistoryNext => recall(state, 1),
         Action::TogglePreset => {
@@ -147,7 +145,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
                 flash(state, now, "Press Ctrl+C again within 2 s to quit");
             } else {
                 // The cleared text can be recalled with Up, like a sent prompt.
-                let text = state.input_text();
+                let text = state.input_expanded();
                 state.prompt_history.push(text);
                 flash(
                     state,
@@ -169,7 +167,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
 }
 
 fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
-    let text = state.input_text();
+    let text = state.input_expanded();
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return;
@@ -209,6 +207,75 @@ fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
         state.scroll[pane].to_bottom();
     }
     effects.push(Effect::Command(AgentCommand::Prompt(text)));
+}
+
+/// Inserts a paste; more than [`paste::FOLD_LINES`] lines stand in the input as one marker.
+fn paste(state: &mut State, text: &str) {
+    state.focus = Focus::Input;
+    state.history_pos = None;
+    // Terminals send pasted newlines as CR.
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let lines = text.trim_end_matches('\n').split('\n').count();
+    if lines <= paste::FOLD_LINES {
+        state.input.insert_str(text);
+        return;
+    }
+    let marker = paste::marker(lines, &state.pastes);
+    state.input.insert_str(&marker);
+    state.pastes.push(paste::Paste { marker, text });
+}
+
+/// Backspace just after a paste marker, or Delete just before one, removes the whole marker
+/// and its paste. Returns whether it did.
+fn delete_paste(state: &mut State, key: KeyEvent) -> bool {
+    if state.pastes.is_empty() || !key.modifiers.is_empty() {
+        return false;
+    }
+    let ratatui_textarea::DataCursor(row, col) = state.input.cursor();
+    let line = state.input.lines().get(row).cloned().unwrap_or_default();
+    let found = match key.code {
+        KeyCode::Backspace => paste::ending_at(&line, col, &state.pastes),
+        KeyCode::Delete => paste::starting_at(&line, col, &state.pastes),
+        _ => None,
+    };
+    let Some(i) = found else {
+        return false;
+    };
+    let removed = state.pastes.remove(i);
+    let chars = removed.marker.chars().count();
+    if key.code == KeyCode::Backspace {
+        for _ in 0..chars {
+            state.input.move_cursor(ratatui_textarea::CursorMove::Back);
+        }
+    }
+    state.input.delete_str(chars);
+    true
+}
+
+/// Enter in the conversation shows whole (or folds again) the long prompts in view.
+fn toggle_fold(state: &mut State, now: Instant) {
+    let scroll = &state.scroll[super::state::CONV];
+    let top = scroll.effective_top();
+    let bottom = top + scroll.height;
+    let offsets = &state.conv_index.offsets;
+    let in_view: Vec<usize> = (0..state.entries.len())
+        .filter(|&i| {
+            let (start, end) = (
+                offsets.get(i).copied().unwrap_or(usize::MAX),
+                offsets.get(i + 1).copied().unwrap_or(usize::MAX),
+            );
+            start < bottom && end > top && super::panes::conversation::foldable(&state.entries[i])
+        })
+        .collect();
+    if in_view.is_empty() {
+        flash(state, now, "No long message in view to show whole");
+        return;
+    }
+    let expand = in_view.iter().any(|&i| !state.entries[i].expanded);
+    for i in in_view {
+        state.entries[i].expanded = expand;
+        state.touch_entry(i);
+    }
 }
 
 /// How long a flash hint stays in the status line.

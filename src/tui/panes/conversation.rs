@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{inner, pane_block};
-use crate::tui::calls;
 use crate::tui::state::{CONV, CallLine, CallStatus, Entry, EntryKind, Focus, State, WrapCache};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
+use crate::tui::{calls, paste};
 
 /// The unwrapped-then-wrapped lines of one entry, with a blank line after it.
 pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -20,12 +20,24 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
     match entry.kind {
         EntryKind::User => {
             raw.push(Line::styled("❯ You", theme.user));
-            raw.extend(
-                entry
-                    .text
-                    .split('\n')
-                    .map(|l| Line::styled(l.to_string(), theme.text)),
-            );
+            let lines = entry.text.split('\n');
+            if foldable(entry) && !entry.expanded {
+                raw.extend(
+                    lines
+                        .take(FOLD_SHOW)
+                        .map(|l| Line::styled(l.to_string(), theme.text)),
+                );
+                let hidden = entry.text.trim_end_matches('\n').split('\n').count() - FOLD_SHOW;
+                raw.push(Line::styled(
+                    format!(
+                        "⋯ {} more lines (Enter in the conversation shows them)",
+                        paste::thousands(hidden)
+                    ),
+                    theme.muted,
+                ));
+            } else {
+                raw.extend(lines.map(|l| Line::styled(l.to_string(), theme.text)));
+            }
         }
         EntryKind::Assistant => {
             raw.push(Line::styled("◆ MiniClaw", theme.assistant));
@@ -110,6 +122,17 @@ fn duration_text(d: std::time::Duration) -> String {
     }
 }
 
+/// A prompt longer than this many lines is folded in the conversation.
+const FOLD_AT: usize = 12;
+
+/// Lines of a folded prompt that stay shown.
+const FOLD_SHOW: usize = 6;
+
+/// Whether `entry` is a prompt long enough to be folded.
+pub fn foldable(entry: &Entry) -> bool {
+    entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some()
+}
+
 /// The mark under an interrupted answer.
 fn interrupted_note(entry: &Entry) -> &'static str {
     if entry.text.trim().is_empty() {
@@ -158,9 +181,15 @@ const EXACT_SCREENS: usize = 3;
 /// plus the header and the blank line after it.
 fn estimate_height(entry: &Entry, width: usize) -> usize {
     let width = width.max(1);
+    let shown = if foldable(entry) && !entry.expanded {
+        FOLD_SHOW + 1
+    } else {
+        usize::MAX
+    };
     let body: usize = entry
         .text
         .split('\n')
+        .take(shown)
         .map(|l| wrap::width(l).div_ceil(width).max(1))
         .sum();
     if entry.kind == EntryKind::Call {

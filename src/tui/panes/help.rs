@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 26] = [
+pub const KEYS: [(&str, &str); 27] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -25,6 +25,10 @@ pub const KEYS: [(&str, &str); 26] = [
     ("Tab / Shift+Tab", "move focus between panes"),
     ("Up / Down (timeline)", "select a step"),
     ("Enter / Space (timeline)", "expand / collapse the step"),
+    (
+        "Enter (conversation)",
+        "show whole / fold the long prompts in view",
+    ),
     ("Ctrl+O", "expand / collapse every step"),
     ("Ctrl+T", "show / hide the reasoning"),
     ("Ctrl+Y", "copy the last answer (OSC 52)"),
