@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::llm::Preset;
+use crate::paths::{config_dir, data_dir};
 
 /// The default DeepSeek endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
@@ -78,26 +79,6 @@ impl std::fmt::Debug for Config {
     }
 }
 
-/// The sentence shown when no key is configured.
-pub fn missing_key_message() -> String {
-    let config_env = config_dir()
-        .map(|d| d.join(".env").display().to_string())
-        .unwrap_or_else(|| "<config dir>/miniclaw/.env".into());
-    format!(
-        "No DeepSeek API key: set DEEPSEEK_API_KEY in the environment, in ./.env, or in {config_env}."
-    )
-}
-
-/// MiniClaw's folder in the user's config directory.
-pub fn config_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.config_dir().to_path_buf())
-}
-
-/// MiniClaw's folder in the user's data directory (logs).
-pub fn data_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.data_dir().to_path_buf())
-}
-
 /// Where MiniClaw reads its own configuration: `./.env`, `./tools_plugins/` and the config
 /// folder. Tools may not write there (see `Sandbox::with_protected_config`).
 pub fn configuration_paths() -> Vec<PathBuf> {
@@ -131,7 +112,7 @@ impl Config {
     /// log file, which is known only at run time.
     pub fn from_env_and_args() -> Self {
         use clap::{CommandFactory, FromArgMatches};
-        let log = crate::logging::log_path()
+        let log = crate::paths::log_path()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "none (no data directory)".into());
         let command = Cli::command();
@@ -176,7 +157,7 @@ impl Config {
 
     /// The history file inside the workspace.
     pub fn history_path(&self) -> PathBuf {
-        self.cli.workspace.join(crate::agent::history::HISTORY_FILE)
+        self.cli.workspace.join(crate::paths::HISTORY_FILE)
     }
 }
 

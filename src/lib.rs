@@ -5,9 +5,11 @@
 
 pub mod agent;
 pub mod config;
+pub mod events;
 pub mod headless;
 pub mod llm;
 pub mod logging;
+pub mod paths;
 pub mod secrets;
 pub mod startup;
 pub mod terminal_text;

@@ -6,15 +6,10 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-/// Where the log file lives (`None` when the system has no data directory).
-pub fn log_path() -> Option<PathBuf> {
-    crate::config::data_dir().map(|d| d.join("miniclaw.log"))
-}
-
 /// Starts writing the log; the level comes from `MINICLAW_LOG` (default `info`).
 /// Returns the path written to, or `None` when the file could not be opened (logging is then off).
 pub fn init() -> Option<PathBuf> {
-    let path = log_path()?;
+    let path = crate::paths::log_path()?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }

@@ -118,7 +118,7 @@ fn install_panic_report() {
         }
         tracing::error!(panic = %info, "panic");
         previous(info);
-        match miniclaw::logging::log_path() {
+        match miniclaw::paths::log_path() {
             Some(log) => say!("miniclaw-tui crashed; the log is at {}", log.display()),
             None => say!("miniclaw-tui crashed"),
         }
@@ -143,7 +143,7 @@ async fn run(config: Config) -> ExitCode {
             return ExitCode::from(2);
         }
         if config.api_key().is_none() {
-            say!("miniclaw-tui: {}", config::missing_key_message());
+            say!("miniclaw-tui: {}", miniclaw::secrets::missing_key_message());
             return ExitCode::from(2);
         }
         let started = match startup::start(&config) {
@@ -202,7 +202,7 @@ async fn run_tui(config: Config) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             say!("miniclaw-tui: {e}");
-            if let Some(log) = miniclaw::logging::log_path() {
+            if let Some(log) = miniclaw::paths::log_path() {
                 say!("The log is at {}", log.display());
             }
             ExitCode::FAILURE

@@ -61,3 +61,13 @@ fn scrub(name: &str) {
         std::env::remove_var(name);
     }
 }
+
+/// The sentence shown when no key is configured.
+pub fn missing_key_message() -> String {
+    let config_env = crate::paths::config_dir()
+        .map(|d| d.join(".env").display().to_string())
+        .unwrap_or_else(|| "<config dir>/miniclaw/.env".into());
+    format!(
+        "No DeepSeek API key: set DEEPSEEK_API_KEY in the environment, in ./.env, or in {config_env}."
+    )
+}

@@ -93,7 +93,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         ));
     }
     if config.api_key().is_none() {
-        notices.push(crate::config::missing_key_message());
+        notices.push(crate::secrets::missing_key_message());
     }
     let client = LlmClient::new(&config.base_url, config.api_key())?;
     let agent = Agent::new(

@@ -112,7 +112,7 @@ struct TrustFile {
 
 /// Where trust is remembered.
 pub fn trust_path() -> Option<PathBuf> {
-    crate::config::data_dir().map(|d| d.join("trusted.json"))
+    crate::paths::data_dir().map(|d| d.join("trusted.json"))
 }
 
 fn read(path: &Path) -> TrustFile {

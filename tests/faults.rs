@@ -388,6 +388,7 @@ async fn a_tool_that_prints_ten_megabytes_is_capped_before_it_reaches_the_model(
     ];
     let mut registry = ToolRegistry::new();
     miniclaw::tools::files::register(&mut registry);
+    miniclaw::tools::file_edit::register(&mut registry);
     let mut r = rig_with(script, registry, Preset::Flash, 6, |c| c).await;
     std::fs::write(
         r.dir.path().join("big.txt"),

@@ -4,9 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use miniclaw::tools::fetch::FetchTool;
-use miniclaw::tools::html_parse::ParseLimits;
-use miniclaw::tools::web::{SearchWebTool, WebSettings};
+use miniclaw::tools::web::{FetchTool, ParseLimits, SearchWebTool, WebSettings};
 use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -2,14 +2,14 @@
 
 pub mod budget;
 pub mod context;
-pub mod events;
+pub mod delegation;
 pub mod history;
 pub mod runner;
 pub mod session;
 pub mod turn;
 
+pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use budget::{BudgetExhausted, RequestBudget};
-pub use events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use runner::{AgentCommand, AgentHandle, spawn};
 pub use session::{Message, Session};
 pub use turn::{Agent, AgentSettings};

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::events::{AgentEvent, AgentState, EventSink};
 use super::turn::Agent;
+use crate::events::{AgentEvent, AgentState, EventSink};
 use crate::llm::Preset;
 
 /// What the UI asks of the agent task.

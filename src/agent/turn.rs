@@ -15,14 +15,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
-use super::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use super::history;
 use super::session::{Message, Session};
+use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
     ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent, ToolCall,
     Usage,
 };
-use crate::tools::{ModelAccess, Sandbox, ToolContext, ToolRegistry};
+use crate::tools::{Sandbox, ToolContext, ToolRegistry};
 
 /// More calls than this in one response are answered with an error instead of being run.
 pub const MAX_CALLS_PER_STEP: usize = 32;
@@ -45,11 +45,11 @@ pub struct AgentSettings {
 
 /// An agent: a model client, tools, a sandbox and a conversation.
 pub struct Agent {
-    client: LlmClient,
+    pub(super) client: LlmClient,
     registry: Arc<ToolRegistry>,
     sandbox: Arc<Sandbox>,
     session: Session,
-    settings: AgentSettings,
+    pub(super) settings: AgentSettings,
     budget: ContextBudget,
     /// When shared with a handle: the preset to use, read at every request.
     shared_preset: Option<Arc<std::sync::Mutex<Preset>>>,
@@ -475,11 +475,7 @@ impl Agent {
         if indices.is_empty() {
             return;
         }
-        let model = Some(ModelAccess {
-            client: self.client.clone(),
-            preset: self.settings.preset.clone(),
-            budget: budget.clone(),
-        });
+        let delegator = Some(self.delegator(budget));
         let runs = indices.iter().map(|&i| {
             let call = &calls[i];
             let ctx = ToolContext {
@@ -487,7 +483,7 @@ impl Agent {
                 call_id: call.id.clone(),
                 events: events.clone(),
                 cancel: cancel.clone(),
-                model: model.clone(),
+                delegator: delegator.clone(),
             };
             events.send(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
@@ -600,7 +596,7 @@ fn same_arguments(a: &str, b: &str) -> bool {
 /// The error as a sentence that says what to do next.
 pub fn error_advice(e: &LlmError) -> String {
     let next = match e {
-        LlmError::MissingKey => return crate::config::missing_key_message(),
+        LlmError::MissingKey => return crate::secrets::missing_key_message(),
         LlmError::Http { status: 401, .. } => "Then restart MiniClaw.",
         LlmError::Http { status: 402, .. } => "Then send the prompt again.",
         LlmError::Http {

@@ -8,7 +8,9 @@ use tokio::time::Instant;
 use super::accumulate::Accumulator;
 use super::chunk::{ChunkError, decode_chunk};
 use super::presets::Preset;
-use super::retry::{delay_before, error_message, is_retryable_status, parse_retry_after, redact};
+use super::retry::{
+    RetryPolicy, delay_before, error_message, is_retryable_status, parse_retry_after, redact,
+};
 use super::sse::{Frame, SseParser};
 use super::types::{ChatMessage, Completion, StreamEvent, ToolSchema};
 
@@ -28,27 +30,6 @@ pub enum ClientEvent {
         /// What went wrong, for the status line.
         reason: String,
     },
-}
-
-/// How failed requests are retried.
-#[derive(Clone, Debug)]
-pub struct RetryPolicy {
-    /// Total attempts, the first included.
-    pub max_attempts: u32,
-    /// The first backoff delay; it doubles each time (with jitter).
-    pub base_delay: Duration,
-    /// The longest delay, `Retry-After` included.
-    pub max_delay: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_attempts: 5,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(30),
-        }
-    }
 }
 
 /// Why a request failed, phrased for the person reading it.

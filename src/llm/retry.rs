@@ -5,7 +5,26 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use super::client::RetryPolicy;
+/// How failed requests are retried.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    /// Total attempts, the first included.
+    pub max_attempts: u32,
+    /// The first backoff delay; it doubles each time (with jitter).
+    pub base_delay: Duration,
+    /// The longest delay, `Retry-After` included.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
 
 /// The longest server error body quoted in an error.
 const MESSAGE_CHARS: usize = 300;

@@ -5,10 +5,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::files::{blocking, decode_text, fields};
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_u64, arg_str,
 };
+use super::support::{blocking, decode_text, fields};
 use super::workspace_io::WriteTarget;
 use crate::llm::ToolSchema;
 

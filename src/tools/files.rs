@@ -7,11 +7,12 @@ use std::io::Read;
 use cap_std::fs::Dir;
 use serde_json::{Map, Value, json};
 
-pub(crate) use super::error::io_failed;
+use super::error::io_failed;
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
 };
 use super::sandbox::Sandbox;
+use super::support::{blocking, decode_text, fields};
 use super::workspace_io::{open_child_dir, open_dir, open_file};
 use crate::llm::ToolSchema;
 
@@ -26,30 +27,11 @@ pub const MAX_TREE_DEPTH: u64 = 10;
 /// The depth `list_directory_tree` uses when none is given.
 const DEFAULT_TREE_DEPTH: u64 = 3;
 
-/// Adds this family's tools (and the editing ones).
+/// Adds this family's tools (the editing ones are `file_edit`'s).
 pub fn register(registry: &mut ToolRegistry) {
     registry.register(ListFiles);
     registry.register(ReadTextFile);
     registry.register(ListDirectoryTree);
-    super::file_edit::register(registry);
-}
-
-/// Runs filesystem work off the async runtime.
-pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ToolError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
-{
-    // Inside the tool-call scope: a panic in `work` is the call's error, not a crash.
-    super::panic_guard::spawn_blocking(work).await?
-}
-
-/// A JSON object from `json!({...})` (always an object here).
-pub(crate) fn fields(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
 }
 
 /// The kind of a directory entry, without following symbolic links.
@@ -185,36 +167,6 @@ pub(crate) fn read_text(
     let read_len = bytes.len() as u64;
     let (text, truncated) = decode_text(bytes, cap, shown)?;
     Ok((text, meta.len().max(read_len), truncated))
-}
-
-/// The first `cap` bytes as UTF-8 text (a character cut at the cap is dropped), and whether
-/// there was more; binary and non-UTF-8 text are refused.
-pub(crate) fn decode_text(
-    mut bytes: Vec<u8>,
-    cap: usize,
-    shown: &str,
-) -> Result<(String, bool), ToolError> {
-    let truncated = bytes.len() > cap;
-    bytes.truncate(cap);
-    if bytes.contains(&0) {
-        return Err(ToolError::failed(format!(
-            "`{shown}` looks like a binary file (it contains NUL bytes); only UTF-8 text can be read"
-        )));
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok((text, truncated)),
-        // The cut may split a character; drop its partial bytes.
-        Err(e) if truncated && e.utf8_error().error_len().is_none() => {
-            let valid = e.utf8_error().valid_up_to();
-            let mut bytes = e.into_bytes();
-            bytes.truncate(valid);
-            Ok((String::from_utf8(bytes).unwrap_or_default(), truncated))
-        }
-        Err(e) => Err(ToolError::failed(format!(
-            "`{shown}` is not UTF-8 text (invalid byte at offset {}); only UTF-8 text can be read",
-            e.utf8_error().valid_up_to()
-        ))),
-    }
 }
 
 /// `read_text_file`: a UTF-8 text file, capped in size.

@@ -2,12 +2,8 @@
 
 pub mod confine;
 pub mod error;
-pub mod fetch;
 pub mod file_edit;
 pub mod files;
-pub mod html_parse;
-pub mod html_text;
-pub mod net_guard;
 pub mod observation;
 pub mod panic_guard;
 pub mod plugins;
@@ -18,13 +14,15 @@ pub mod search;
 pub mod shell;
 pub mod shell_policy;
 pub mod subagent;
+pub mod support;
 pub mod time_calc;
 pub mod toolbox;
 pub mod web;
 pub mod workspace_io;
 
 pub use registry::{
-    ModelAccess, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, ToolSource,
+    Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry,
+    ToolSource,
 };
 pub use sandbox::{Sandbox, SandboxError};
 
@@ -32,6 +30,7 @@ pub use sandbox::{Sandbox, SandboxError};
 pub fn builtin_registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     files::register(&mut registry);
+    file_edit::register(&mut registry);
     search::register(&mut registry);
     time_calc::register(&mut registry);
     registry

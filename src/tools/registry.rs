@@ -12,9 +12,8 @@ pub use super::error::ToolError;
 use super::observation::cap_observation;
 use super::panic_guard;
 use super::sandbox::Sandbox;
-use crate::agent::budget::RequestBudget;
-use crate::agent::events::EventSink;
-use crate::llm::{LlmClient, Preset, ToolSchema};
+use crate::events::EventSink;
+use crate::llm::ToolSchema;
 
 /// What a tool handler returns: the fields of a successful result, or an error.
 pub type ToolFuture<'a> = BoxFuture<'a, Result<Map<String, Value>, ToolError>>;
@@ -28,15 +27,55 @@ pub enum ToolSource {
     Plugin(String),
 }
 
-/// The model, for tools that run a sub-agent.
-#[derive(Clone, Debug)]
-pub struct ModelAccess {
-    /// The client the main agent uses.
-    pub client: LlmClient,
-    /// The preset of the current turn.
-    pub preset: Preset,
-    /// The turn's model requests; a sub-agent draws from it for each of its own.
-    pub budget: RequestBudget,
+// Delegation lives here, beside the context that carries it: a sub-agent's task names a
+// registry, and the context names the delegator, so apart they would import each other.
+
+/// A task for a sub-agent.
+#[derive(Clone)]
+pub struct SubTask {
+    /// Its instructions (the system prompt).
+    pub system_prompt: &'static str,
+    /// The prompt of its one turn.
+    pub prompt: String,
+    /// The tools it may call.
+    pub tools: Arc<ToolRegistry>,
+    /// The workspace its tools work in.
+    pub sandbox: Arc<Sandbox>,
+    /// Its step limit.
+    pub max_steps: usize,
+}
+
+/// How a sub-agent's turn ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubOutcome {
+    /// It answered.
+    Answered(String),
+    /// It used its steps; what it had said last (may be empty).
+    OutOfSteps(String),
+    /// The turn's model requests ran out; what it had said last and why it stopped.
+    OutOfRequests {
+        /// Its last words (may be empty).
+        answer: String,
+        /// The sentence saying which budget ran out.
+        reason: String,
+    },
+    /// The person interrupted the turn.
+    Interrupted,
+    /// An error ended it (its nested events say which).
+    Failed,
+}
+
+/// Runs sub-agents for tools; the agent layer implements it.
+pub trait Delegator: Send + Sync {
+    /// Why no further sub-agent may start in this turn, if so (its model requests are used up).
+    fn refusal(&self) -> Option<String>;
+    /// Runs `task` as one turn of a new agent; its events go to `events`.
+    fn run<'a>(
+        &'a self,
+        task: SubTask,
+        events: EventSink,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, SubOutcome>;
 }
 
 /// What a running tool may use.
@@ -50,8 +89,8 @@ pub struct ToolContext {
     pub events: EventSink,
     /// Fires when the turn is interrupted.
     pub cancel: CancellationToken,
-    /// The model, when one is configured.
-    pub model: Option<ModelAccess>,
+    /// Starts sub-agents, when a model is configured.
+    pub delegator: Option<Arc<dyn Delegator>>,
 }
 
 impl ToolContext {
@@ -62,7 +101,7 @@ impl ToolContext {
             call_id: "call".into(),
             events: EventSink::discard(),
             cancel: CancellationToken::new(),
-            model: None,
+            delegator: None,
         }
     }
 

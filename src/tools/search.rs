@@ -20,12 +20,13 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::files::{blocking, fields, io_failed};
+use super::error::io_failed;
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_bool, arg_opt_str, arg_opt_u64,
     arg_str,
 };
 use super::sandbox::Sandbox;
+use super::support::{blocking, fields};
 use super::workspace_io::{open_child_dir, open_dir, open_file, read_child_file};
 use crate::llm::ToolSchema;
 

@@ -2,16 +2,18 @@
 //! and read files; its events appear nested under the call and its messages stay out of the
 //! main history.
 //!
-//! Every model request of the sub-agent is drawn from the budget of the turn that delegated (see
-//! [`crate::agent::budget`]), and only a few sub-agents run per step
-//! ([`crate::agent::turn::MAX_AGENT_CALLS_PER_STEP`]).
+//! The tool knows nothing of the agent: it describes the task and the context's
+//! [`Delegator`](super::registry::Delegator) runs it. The agent layer draws every model request
+//! of the sub-agent from the budget of the turn that delegated, and runs only a few sub-agents
+//! per step.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_str};
-use crate::agent::{Agent, AgentSettings, BudgetExhausted, RequestBudget, Session, TurnOutcome};
+use super::registry::{
+    SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_str,
+};
 use crate::llm::ToolSchema;
 
 /// The sub-agent's step limit.
@@ -88,68 +90,51 @@ impl Tool for DelegateTool {
                     "`relative_path` and `task` may not be empty".into(),
                 ));
             }
-            let Some(model) = ctx.model.clone() else {
+            let Some(delegator) = ctx.delegator.clone() else {
                 return Err(ToolError::failed(
                     "no model configured: the sub-agent needs the same model as the main agent",
                 ));
             };
-            if model.budget.is_exhausted() {
-                return Err(out_of_budget(&model.budget));
+            if let Some(reason) = delegator.refusal() {
+                return Err(out_of_budget(&reason));
             }
-            let registry = match &self.tools {
+            let tools = match &self.tools {
                 Some(tools) => tools.clone(),
                 None => Arc::new(super::builtin_registry().subset(&SUBAGENT_TOOLS)),
             };
-            let budget = model.budget.clone();
-            let mut agent = Agent::new(
-                model.client,
-                registry,
-                ctx.sandbox.clone(),
-                Session::with_system(SUBAGENT_PROMPT),
-                AgentSettings {
-                    preset: model.preset,
-                    max_steps: SUBAGENT_MAX_STEPS,
-                    history_path: None,
-                },
-            )
-            .with_request_budget(budget.clone());
-            let prompt = format!("File: {path}\nTask: {task}");
-            let outcome = agent
-                .run_turn(&prompt, &ctx.events.nested(&ctx.call_id), &ctx.cancel)
+            let task = SubTask {
+                system_prompt: SUBAGENT_PROMPT,
+                prompt: format!("File: {path}\nTask: {task}"),
+                tools,
+                sandbox: ctx.sandbox.clone(),
+                max_steps: SUBAGENT_MAX_STEPS,
+            };
+            let outcome = delegator
+                .run(task, ctx.events.nested(&ctx.call_id), &ctx.cancel)
                 .await;
-            let answer = agent
-                .session()
-                .last_answer()
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            // A step limit with the budget gone is the budget's doing (or both at once).
-            let out_of_requests = outcome == TurnOutcome::StepLimit && budget.is_exhausted();
-            match outcome {
-                TurnOutcome::Interrupted => Err(ToolError::Cancelled),
-                TurnOutcome::Answered if !answer.is_empty() => {
-                    let mut out = Map::new();
-                    out.insert("relative_path".into(), json!(path));
-                    out.insert("analysis".into(), json!(answer));
-                    Ok(out)
-                }
-                TurnOutcome::StepLimit if !answer.is_empty() => {
-                    let mut out = Map::new();
-                    out.insert("relative_path".into(), json!(path));
-                    out.insert("analysis".into(), json!(answer));
-                    let note = if out_of_requests {
-                        out_of_budget(&budget).to_string()
-                    } else {
-                        "the helper ran out of steps".to_string()
-                    };
+            let analysis = |answer: String, note: Option<String>| {
+                let mut out = Map::new();
+                out.insert("relative_path".into(), json!(path));
+                out.insert("analysis".into(), json!(answer));
+                if let Some(note) = note {
                     out.insert("note".into(), json!(note));
-                    Ok(out)
                 }
-                TurnOutcome::StepLimit if out_of_requests => Err(out_of_budget(&budget)),
-                TurnOutcome::StepLimit => Err(ToolError::failed(format!(
+                Ok(out)
+            };
+            match outcome {
+                SubOutcome::Interrupted => Err(ToolError::Cancelled),
+                SubOutcome::Answered(answer) => analysis(answer, None),
+                SubOutcome::OutOfRequests { answer, reason } if !answer.is_empty() => {
+                    analysis(answer, Some(out_of_budget(&reason).to_string()))
+                }
+                SubOutcome::OutOfRequests { reason, .. } => Err(out_of_budget(&reason)),
+                SubOutcome::OutOfSteps(answer) if !answer.is_empty() => {
+                    analysis(answer, Some("the helper ran out of steps".into()))
+                }
+                SubOutcome::OutOfSteps(_) => Err(ToolError::failed(format!(
                     "the helper used its {SUBAGENT_MAX_STEPS} steps without an answer"
                 ))),
-                _ => Err(ToolError::failed(
+                SubOutcome::Failed => Err(ToolError::failed(
                     "the helper failed without an answer (see its nested events for the error)",
                 )),
             }
@@ -158,11 +143,8 @@ impl Tool for DelegateTool {
 }
 
 /// The error of a helper stopped (or never started) because the turn's requests are used up.
-fn out_of_budget(budget: &RequestBudget) -> ToolError {
+fn out_of_budget(reason: &str) -> ToolError {
     ToolError::failed(format!(
-        "the helper stopped: {}; answer with what you have",
-        BudgetExhausted {
-            limit: budget.limit()
-        }
+        "the helper stopped: {reason}; answer with what you have"
     ))
 }

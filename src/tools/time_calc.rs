@@ -10,10 +10,10 @@ use evalexpr::{
 };
 use serde_json::{Map, Value, json};
 
-use super::files::fields;
 use super::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
 };
+use super::support::fields;
 use crate::llm::ToolSchema;
 
 /// The longest expression accepted, in characters.

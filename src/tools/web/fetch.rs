@@ -12,10 +12,10 @@ use url::Url;
 use super::html_parse::{Cut, ParseLimits};
 use super::html_text::{self, PageText};
 use super::net_guard::non_public_reason;
-use super::panic_guard;
-use super::registry::{Tool, ToolContext, ToolError, ToolFuture, arg_opt_u64, arg_str};
-use super::web::WebSettings;
+use super::settings::WebSettings;
 use crate::llm::ToolSchema;
+use crate::tools::panic_guard;
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, arg_opt_u64, arg_str};
 
 /// Characters of text returned when the model does not say.
 pub const DEFAULT_MAX_CHARS: u64 = 8_000;

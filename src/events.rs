@@ -1,4 +1,5 @@
 //! What a running agent reports: one stream consumed alike by the full-screen UI and headless mode.
+//! A leaf below `agent` and `tools`, so tools can report live output without knowing the agent.
 
 use std::time::Duration;
 
