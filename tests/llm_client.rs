@@ -256,6 +256,17 @@ async fn server_errors_500_and_503_are_retried() {
     let attempts: Vec<_> = retries(&events).iter().map(|r| (r.0, r.1)).collect();
     assert_eq!(attempts, [(2, 3), (3, 3)]);
     assert!(retries(&events)[1].3.contains("overloaded (503)"));
+    // Every attempt sends the same JSON body, with its content type.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests.iter().all(|r| r.body == requests[0].body));
+    assert!(requests[0].json()["messages"].is_array());
+    assert!(
+        requests[0]
+            .headers
+            .iter()
+            .any(|(k, v)| k == "content-type" && v == "application/json")
+    );
 }
 
 #[tokio::test]
@@ -337,7 +348,13 @@ async fn connection_refused_is_retried_then_reported() {
     drop(listener);
     let (result, events) = run(&client(&url), Preset::Flash, &[]).await;
     let err = result.unwrap_err();
-    assert!(matches!(err, LlmError::Transport(_)), "{err:?}");
+    assert!(matches!(err, LlmError::Transport { .. }), "{err:?}");
+    // The HTTP library's error stays in the chain, under the plain-words message.
+    let source = std::error::Error::source(&err).expect("the transport error's source");
+    assert!(
+        source.to_string().contains("error sending request"),
+        "{source}"
+    );
     let text = err.to_string();
     assert!(
         text.contains("could not connect to http://127.0.0.1:"),
@@ -441,7 +458,7 @@ async fn a_server_that_never_answers_times_out_instead_of_hanging() {
     let started = Instant::now();
     let (result, events) = run(&c, Preset::Flash, &[]).await;
     let err = result.unwrap_err();
-    assert!(matches!(err, LlmError::Transport(_)), "{err:?}");
+    assert!(matches!(err, LlmError::Transport { .. }), "{err:?}");
     assert!(err.to_string().contains("did not answer"), "{err}");
     assert_eq!(retries(&events).len(), 1);
     assert!(started.elapsed() < Duration::from_secs(3));

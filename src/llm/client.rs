@@ -47,8 +47,14 @@ pub enum LlmError {
         message: String,
     },
     /// The connection failed or broke.
-    #[error("network error: {0}")]
-    Transport(String),
+    #[error("network error: {message}")]
+    Transport {
+        /// What happened, in plain words (the key redacted).
+        message: String,
+        /// The HTTP library's error, when there was one (for logs; its chain names the cause).
+        #[source]
+        source: Option<reqwest::Error>,
+    },
     /// No data arrived for too long (keep-alives do not count).
     #[error("the model server sent no data for {0:?}; the stream was abandoned")]
     IdleTimeout(Duration),
@@ -62,8 +68,32 @@ pub enum LlmError {
     #[error("the model server sent a malformed chunk: {0}")]
     Malformed(String),
     /// The client could not be built (bad base URL and the like).
-    #[error("client set-up failed: {0}")]
-    Setup(String),
+    #[error("client set-up failed: {message}")]
+    Setup {
+        /// What went wrong.
+        message: String,
+        /// The underlying error, when there was one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+impl LlmError {
+    /// A transport failure described in plain words, keeping `source` in the chain.
+    fn transport(source: reqwest::Error, key: &str) -> Self {
+        Self::Transport {
+            message: describe(&source, key),
+            source: Some(source),
+        }
+    }
+
+    /// A set-up failure caused by `source`.
+    fn setup(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Setup {
+            message,
+            source: Some(Box::new(source)),
+        }
+    }
 }
 
 /// Names the cause of an HTTP error and what to do about it.
@@ -138,7 +168,7 @@ impl LlmClient {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .build()
-            .map_err(|e| LlmError::Setup(e.to_string()))?;
+            .map_err(|e| LlmError::setup(e.to_string(), e))?;
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key: api_key.filter(|k| !k.trim().is_empty()),
@@ -169,7 +199,7 @@ impl LlmClient {
             .connect_timeout(Duration::from_secs(15))
             .dns_resolver(resolver)
             .build()
-            .map_err(|e| LlmError::Setup(e.to_string()))?;
+            .map_err(|e| LlmError::setup(e.to_string(), e))?;
         Ok(self)
     }
 
@@ -189,7 +219,11 @@ impl LlmClient {
         let Some(key) = self.api_key.as_deref() else {
             return Err(LlmError::MissingKey);
         };
-        let body = request_body(preset, messages, tools)?;
+        // Serialised once; a retry sends the same bytes again.
+        let body = bytes::Bytes::from(
+            serde_json::to_vec(&request_body(preset, messages, tools)?)
+                .map_err(|e| LlmError::setup(e.to_string(), e))?,
+        );
         let url = format!("{}/chat/completions", self.base_url);
         let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
@@ -218,7 +252,7 @@ impl LlmClient {
         &self,
         url: &str,
         key: &str,
-        body: &Value,
+        body: &bytes::Bytes,
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, Failure> {
         let idle = self.idle_timeout;
@@ -227,17 +261,22 @@ impl LlmClient {
             .post(url)
             .bearer_auth(key)
             .header(reqwest::header::ACCEPT, "text/event-stream")
-            .json(body)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.clone())
             .send();
         let response = match tokio::time::timeout(idle, send).await {
             Err(_) => {
-                let text = format!("the model server did not answer within {idle:?}");
-                return Err(Failure::retry(LlmError::Transport(text)));
+                let message = format!("the model server did not answer within {idle:?}");
+                let error = LlmError::Transport {
+                    message,
+                    source: None,
+                };
+                return Err(Failure::retry(error));
             }
             Ok(Err(e)) if e.is_builder() => {
-                return Err(Failure::fatal(LlmError::Setup(describe(&e, key))));
+                return Err(Failure::fatal(LlmError::setup(describe(&e, key), e)));
             }
-            Ok(Err(e)) => return Err(Failure::retry(LlmError::Transport(describe(&e, key)))),
+            Ok(Err(e)) => return Err(Failure::retry(LlmError::transport(e, key))),
             Ok(Ok(response)) => response,
         };
         if !response.status().is_success() {
@@ -255,7 +294,7 @@ fn request_body(
 ) -> Result<Value, LlmError> {
     let mut body = Map::new();
     preset.apply(&mut body);
-    let messages = serde_json::to_value(messages).map_err(|e| LlmError::Setup(e.to_string()))?;
+    let messages = serde_json::to_value(messages).map_err(|e| LlmError::setup(e.to_string(), e))?;
     body.insert("messages".into(), messages);
     body.insert("stream".into(), Value::Bool(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
@@ -332,7 +371,7 @@ async fn read_stream(
             Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
             Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
             Ok(Err(e)) if !reported => {
-                return Err(Failure::retry(LlmError::Transport(describe(&e, key))));
+                return Err(Failure::retry(LlmError::transport(e, key)));
             }
             Ok(Err(_)) => return Err(Failure::fatal(LlmError::StreamCut)),
         };
