@@ -66,6 +66,8 @@ pub struct Config {
     pub preset: Preset,
     /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
     pub project_trusted: bool,
+    /// Problems found while reading the configuration, shown at start.
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -99,12 +101,45 @@ pub fn key_files() -> Vec<PathBuf> {
 }
 
 /// Loads `./.env` then `<config dir>/miniclaw/.env` into the environment without overriding
-/// variables already set. Call before any thread starts (it sets process environment).
-pub fn load_dotenv() {
-    let _ = dotenvy::from_path(".env");
-    if let Some(dir) = config_dir() {
-        let _ = dotenvy::from_path(dir.join(".env"));
+/// variables already set. Call before any thread starts (it sets process environment). Returns
+/// a warning for each line that could not be read (file and line number, never its text, which
+/// may hold a key); the other lines still count.
+pub fn load_dotenv() -> Vec<String> {
+    let mut warnings = Vec::new();
+    for path in key_files() {
+        let items = match dotenvy::from_path_iter(&path) {
+            Ok(items) => items,
+            Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                warnings.push(format!("Could not read {}: {e}", path.display()));
+                continue;
+            }
+        };
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for item in items {
+            match item {
+                Ok((name, value)) => {
+                    if std::env::var_os(&name).is_none() {
+                        // SAFETY: called first thing in `main`, before any other thread exists.
+                        unsafe { std::env::set_var(name, value) };
+                    }
+                }
+                Err(dotenvy::Error::LineParse(line, _)) => {
+                    let number = text
+                        .lines()
+                        .position(|l| l.trim() == line.trim())
+                        .map(|i| format!(" line {}", i + 1))
+                        .unwrap_or_default();
+                    warnings.push(format!(
+                        "{}:{number} is not NAME=value and was skipped; the other lines were read.",
+                        path.display()
+                    ));
+                }
+                Err(e) => warnings.push(format!("Could not read {}: {e}", path.display())),
+            }
+        }
     }
+    warnings
 }
 
 impl Config {
@@ -147,6 +182,7 @@ impl Config {
             base_url,
             preset,
             project_trusted: false,
+            warnings: Vec::new(),
         }
     }
 
@@ -182,6 +218,7 @@ mod tests {
             base_url: DEFAULT_BASE_URL.into(),
             preset: Preset::Flash,
             project_trusted: false,
+            warnings: Vec::new(),
         };
         let text = format!("{c:?}");
         assert!(!text.contains("sk-secret-123"));

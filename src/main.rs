@@ -21,10 +21,11 @@ use miniclaw::{headless, startup};
 
 fn main() -> ExitCode {
     // .env files are read before any thread starts: they set process environment.
-    config::load_dotenv();
+    let env_warnings = config::load_dotenv();
     // Keys leave the environment before any thread or child exists (see `secrets`).
     miniclaw::secrets::take_from_environment();
     let mut config = Config::from_env_and_args();
+    config.warnings = env_warnings;
     match decide_trust(&config) {
         Ok(trusted) => config.project_trusted = trusted,
         Err(code) => return code,

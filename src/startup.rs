@@ -80,7 +80,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             });
         }
     }
-    let mut notices = Vec::new();
+    let mut notices = config.warnings.clone();
     let (tools, warnings) = registry(config);
     notices.extend(warnings);
     let lock = history::HistoryLock::acquire(&config.history_path())?;

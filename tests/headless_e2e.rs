@@ -252,7 +252,7 @@ fn env_file_in_the_current_folder_is_read_and_real_env_wins() {
     std::fs::write(
         dir.path().join(".env"),
         format!(
-            "DEEPSEEK_API_KEY=sk-file\nDEEPSEEK_BASE_URL={}\nDEEPSEEK_MODEL=deepseek-v4-flash\n",
+            "DEEPSEEK_API_KEY=sk-file\nnot a setting sk-broken-line\nDEEPSEEK_BASE_URL={}\nDEEPSEEK_MODEL=deepseek-v4-flash\n",
             server.url()
         ),
     )
@@ -274,6 +274,13 @@ fn env_file_in_the_current_folder_is_read_and_real_env_wins() {
         dir.path().join("workspace").is_dir(),
         "default workspace created"
     );
+    // A broken line is reported by file and number (never its text) and the rest still counts.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".env: line 2 is not NAME=value and was skipped"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-broken-line"), "{stderr}");
     let req = &server.requests()[0];
     assert_eq!(req.header("authorization"), Some("Bearer sk-file"));
     assert_eq!(

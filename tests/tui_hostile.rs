@@ -97,3 +97,34 @@ fn a_megabyte_paste_is_kept_whole_without_sending() {
     assert_eq!(got, big);
     assert_no_control_cells(&mut s, 100, 30);
 }
+
+#[test]
+fn absurd_token_counts_from_the_server_cannot_overflow_the_status_line() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "hi");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::ContextUsage {
+                used: usize::MAX,
+                budget: 1,
+            },
+            AgentEvent::TurnFinished {
+                answer: "ok".into(),
+                outcome: TurnOutcome::Answered,
+                usage: Some(miniclaw::llm::Usage {
+                    prompt_tokens: 1,
+                    completion_tokens: u64::MAX,
+                    total_tokens: u64::MAX,
+                    prompt_cache_hit_tokens: u64::MAX,
+                    ..Default::default()
+                }),
+                last_usage: None,
+            },
+        ],
+    );
+    let screen = render(&mut s, 160, 20, t0);
+    assert!(screen.contains("100% cached"), "{screen}");
+}

@@ -84,8 +84,11 @@ async fn run(
         match command {
             AgentCommand::Prompt(prompt) => {
                 // A test hook: proves that a panic in the agent task restores the terminal and
-                // exits non-zero (tests/tui_panic.rs). Never set in normal use.
-                if std::env::var_os("MINICLAW_TEST_PANIC_IN_AGENT").is_some() {
+                // exits non-zero (tests/tui_e2e.rs). Compiled only into debug builds (which the
+                // tests run); a release binary has no such switch.
+                if cfg!(debug_assertions)
+                    && std::env::var_os("MINICLAW_TEST_PANIC_IN_AGENT").is_some()
+                {
                     panic!("test panic in the agent task (MINICLAW_TEST_PANIC_IN_AGENT)");
                 }
                 // The token `AgentHandle::send` made for this prompt.

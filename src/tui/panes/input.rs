@@ -8,7 +8,8 @@ use crate::tui::state::{Focus, State};
 
 /// Rows the input wants: its lines plus the border, between 3 and 8.
 pub fn height(state: &State) -> u16 {
-    (state.input.lines().len() as u16 + 2).clamp(3, 8)
+    // A paste may hold more lines than a u16 counts: clamp before narrowing.
+    (state.input.lines().len().min(6) as u16 + 2).clamp(3, 8)
 }
 
 /// Draws the input.

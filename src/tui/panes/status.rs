@@ -95,9 +95,13 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
         span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
     });
     if let Some(u) = state.last_usage {
-        let share = (u.prompt_cache_hit_tokens * 100)
+        // Counts come from the server: no product may overflow.
+        let share = u
+            .prompt_cache_hit_tokens
+            .saturating_mul(100)
             .checked_div(u.prompt_tokens)
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .min(100);
         segments.push(Segment {
             rank: 4,
             span: Span::raw(format!(
@@ -108,7 +112,7 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
         });
     }
     if let Some((used, budget)) = state.context.filter(|(_, b)| *b > 0) {
-        let percent = used * 100 / budget;
+        let percent = used.saturating_mul(100) / budget;
         let shown = if percent == 0 && used > 0 {
             "<1".to_string()
         } else {
