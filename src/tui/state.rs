@@ -208,6 +208,27 @@ impl CallView {
     }
 }
 
+/// How a step's turn ended when it did not end with an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepStop {
+    /// The person interrupted it.
+    Interrupted,
+    /// An error ended it.
+    Failed,
+}
+
+impl StepStop {
+    /// The stop an unfinished message of the history was marked with (`interrupted`, or a
+    /// failure such as `failed: ...` or a cut).
+    pub fn of_incomplete(why: &str) -> Self {
+        if why == "interrupted" {
+            Self::Interrupted
+        } else {
+            Self::Failed
+        }
+    }
+}
+
 /// One Thought / Action / Observation step.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepView {
@@ -223,8 +244,8 @@ pub struct StepView {
     pub calls: Vec<CallView>,
     /// Whether it is shown expanded.
     pub expanded: bool,
-    /// How its turn ended when it did not end with an answer: `interrupted` or `failed`.
-    pub stopped: Option<&'static str>,
+    /// How its turn ended when it did not end with an answer.
+    pub stopped: Option<StepStop>,
 }
 
 /// A scrollable pane's position.
@@ -534,13 +555,7 @@ impl State {
                         })
                         .collect::<Vec<_>>();
                     let answer = calls.is_empty() && !m.content.trim().is_empty();
-                    let stopped = m.incomplete.as_deref().map(|why| {
-                        if why == "interrupted" {
-                            "interrupted"
-                        } else {
-                            "failed"
-                        }
-                    });
+                    let stopped = m.incomplete.as_deref().map(StepStop::of_incomplete);
                     self.steps.push(StepView {
                         turn,
                         number,
@@ -568,7 +583,7 @@ impl State {
                         }
                     }
                     // An answer, or the mark of one interrupted before it began.
-                    if answer || stopped == Some("interrupted") {
+                    if answer || stopped == Some(StepStop::Interrupted) {
                         let i = self.push(EntryKind::Assistant, m.content.clone());
                         self.entries[i].done = true;
                         self.entries[i].interrupted = m.incomplete.is_some();

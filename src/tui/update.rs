@@ -8,7 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::keymap::{Action, KeyContext};
 use super::paste;
 use super::state::{
-    CallStatus, Entry, EntryKind, Focus, Overlay, RetryView, State, StepView, TIMELINE,
+    CallStatus, Entry, EntryKind, Focus, Overlay, RetryView, State, StepStop, StepView, TIMELINE,
 };
 use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
 use crate::llm::Preset;
@@ -647,8 +647,8 @@ fn finish_live(state: &mut State) {
 
 fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
     let stopped = match outcome {
-        TurnOutcome::Interrupted => Some("interrupted"),
-        TurnOutcome::Failed => Some("failed"),
+        TurnOutcome::Interrupted => Some(StepStop::Interrupted),
+        TurnOutcome::Failed => Some(StepStop::Failed),
         _ => None,
     };
     let turn = state.turns.saturating_sub(1);
@@ -691,7 +691,12 @@ fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
         .collect();
     for i in open {
         if let Some(call) = &mut state.entries[i].call {
-            call.status = CallStatus::Failed(stopped.unwrap_or("stopped").to_string());
+            let why = match stopped {
+                Some(StepStop::Interrupted) => "interrupted",
+                Some(StepStop::Failed) => "failed",
+                None => "stopped",
+            };
+            call.status = CallStatus::Failed(why.to_string());
         }
         state.touch_entry(i);
     }

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::{draw_lines, inner, pane_block};
-use crate::tui::state::{CallView, Focus, Scroll, State, StepLines, StepView, TIMELINE};
+use crate::tui::state::{CallView, Focus, Scroll, State, StepLines, StepStop, StepView, TIMELINE};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -27,7 +27,9 @@ pub fn pretty(raw: &str) -> String {
 fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
     match (step.stopped, running) {
         (_, true) if step.calls.is_empty() => return Span::styled("…", theme.muted),
-        (Some("interrupted"), false) => return Span::styled("⏸ interrupted", theme.warning),
+        (Some(StepStop::Interrupted), false) => {
+            return Span::styled("⏸ interrupted", theme.warning);
+        }
         (Some(_), false) if step.calls.is_empty() => {
             return Span::styled("✗ failed", theme.error);
         }
@@ -184,7 +186,7 @@ fn fingerprint(step: &StepView) -> [usize; 8] {
         step.reasoning.len(),
         step.content.len(),
         step.calls.len(),
-        step.stopped.map_or(0, str::len),
+        step.stopped.map_or(0, |s| s as usize + 1),
         0,
     ];
     for c in &step.calls {
