@@ -1,11 +1,15 @@
 //! Killing a history writer at any moment leaves a history that loads: a child process saves
-//! ever-changing sessions in a loop and is killed (SIGKILL) at random points, many times.
+//! ever-changing sessions in a loop and is killed (SIGKILL) at random points, many times. One
+//! child saves whole files; the other saves as the agent does, appending to the journal and
+//! folding it into new snapshots, starting new sessions and clearing now and then.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use miniclaw::agent::{Message, Session, history};
+use miniclaw::agent::history::{self, CompactionPolicy, HistoryStore};
+use miniclaw::agent::{Message, Session};
+use miniclaw::llm::Role;
 use rand::Rng;
 
 const CHILD_ENV: &str = "MINICLAW_TEST_HISTORY_WRITER";
@@ -33,22 +37,71 @@ fn writer_child() {
     }
 }
 
+/// The journal child's job: continue the loaded session, one numbered message per save, as
+/// `"<pid> <n> …"`, so the parent can tell a lost or repeated entry; after each save returns,
+/// `"<pid> <n>"` goes to the progress file, so the parent can tell a lost save.
 #[test]
-fn killing_the_writer_at_random_points_never_leaves_a_broken_history() {
+fn journal_writer_child() {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let path = Path::new(&path);
+    let mut session = history::load(path).unwrap().session;
+    // Folded often, so kills land in compactions as well as in appends.
+    let mut store = HistoryStore::open(path).with_policy(CompactionPolicy {
+        small_history_bytes: 0,
+        max_journal_percent: 50,
+    });
+    let pid = std::process::id();
+    let mut rng = rand::rng();
+    let mut n = 0usize;
+    loop {
+        n += 1;
+        let size = if rng.random_range(0..5) == 0 {
+            20_000
+        } else {
+            n % 700
+        };
+        session.push(Message::user(format!("{pid} {n} {}", "内容".repeat(size))));
+        // Each child lives for a few dozen saves, so the session grows across children until
+        // it is replaced (a whole rewrite) or cleared.
+        if session.messages.len() > 60 {
+            session = Session::new();
+        } else if rng.random_range(0..60) == 0 {
+            store.clear().unwrap();
+            session = Session::new();
+        }
+        store.save(&session).unwrap();
+        std::fs::write(progress_path(path), format!("{pid} {n}")).unwrap();
+    }
+}
+
+fn progress_path(history: &Path) -> std::path::PathBuf {
+    history.with_file_name("progress")
+}
+
+/// Runs `child` against a fresh history `rounds` times, killing it at a random moment, and
+/// checks the history after each kill; returns how many kills left a history to load.
+fn kill_repeatedly(
+    child: &str,
+    rounds: usize,
+    max_ms: u64,
+    check: impl Fn(&Session, &Path, u32),
+) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
     let exe = std::env::current_exe().unwrap();
     let mut rng = rand::rng();
     let mut loads = 0;
-    for _ in 0..40 {
+    for _ in 0..rounds {
         let mut child = Command::new(&exe)
-            .args(["--exact", "writer_child", "--nocapture", "--test-threads=1"])
+            .args(["--exact", child, "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, &path)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(rng.random_range(5..80)));
+        std::thread::sleep(Duration::from_millis(rng.random_range(5..max_ms)));
         child.kill().unwrap(); // SIGKILL: no chance to clean up
         child.wait().unwrap();
         if path.exists() {
@@ -59,6 +112,7 @@ fn killing_the_writer_at_random_points_never_leaves_a_broken_history() {
                 loaded.notice
             );
             assert!(!loaded.session.messages.is_empty());
+            check(&loaded.session, &path, child.id());
             loads += 1;
         }
         let corrupt = std::fs::read_dir(dir.path())
@@ -67,5 +121,56 @@ fn killing_the_writer_at_random_points_never_leaves_a_broken_history() {
             .any(|e| e.file_name().to_string_lossy().contains("corrupt"));
         assert!(!corrupt);
     }
+    loads
+}
+
+#[test]
+fn killing_the_writer_at_random_points_never_leaves_a_broken_history() {
+    let loads = kill_repeatedly("writer_child", 40, 80, |_, _, _| {});
+    assert!(loads > 10, "the writer barely ran ({loads} loads)");
+}
+
+/// `"<pid> <n>"` at the start of `text`.
+fn numbered(text: &str) -> (u32, usize) {
+    let mut words = text.split(' ');
+    let pid = words.next().and_then(|w| w.parse().ok()).unwrap();
+    let n = words.next().and_then(|w| w.parse().ok()).unwrap();
+    (pid, n)
+}
+
+/// The numbered messages of a session run on without a gap or a repeat (within one child's
+/// run each number follows the one before, and a child that continued the history starts at
+/// 1), and the last save that returned is there: the history ends with it or with the save
+/// after it (or that save started a new session, or the child `killed` saved its first).
+fn numbered_in_order(session: &Session, history: &Path, killed: u32) {
+    let mut last: Option<(u32, usize)> = None;
+    for m in session.messages.iter().filter(|m| m.role == Role::User) {
+        let (pid, n) = numbered(&m.content);
+        if let Some((last_pid, last_n)) = last {
+            let expected = if last_pid == pid { last_n + 1 } else { 1 };
+            assert_eq!(n, expected, "after {last_pid} {last_n} came {pid} {n}");
+        }
+        last = Some((pid, n));
+    }
+    let Ok(progress) = std::fs::read_to_string(progress_path(history)) else {
+        return;
+    };
+    if progress.is_empty() {
+        return; // killed between the progress file's truncation and its write
+    }
+    let (acked_pid, acked_n) = numbered(&progress);
+    if let Some((pid, n)) = last {
+        let acked_or_next = pid == acked_pid && (n == acked_n || n == acked_n + 1);
+        let first_of_killed = pid == killed && acked_pid != killed && n == 1;
+        assert!(
+            acked_or_next || first_of_killed,
+            "the last save that returned was {acked_pid} {acked_n}, the history ends with {pid} {n}"
+        );
+    }
+}
+
+#[test]
+fn killing_the_journal_writer_at_random_points_never_loses_or_repeats_an_entry() {
+    let loads = kill_repeatedly("journal_writer_child", 50, 150, numbered_in_order);
     assert!(loads > 10, "the writer barely ran ({loads} loads)");
 }

@@ -1,8 +1,9 @@
 //! Inputs shared by the benches and the bench examples: a long markdown answer cut into
-//! tokens, and sessions of many turns.
+//! tokens, and sessions of many turns (with or without large tool outputs).
 #![allow(dead_code)]
 
 use miniclaw::agent::{Message, Session};
+use miniclaw::llm::{FunctionCall, ToolCall};
 
 /// The marker that ends every generated answer (the TUI bench polls the screen for it).
 pub fn end_marker(tokens: usize) -> String {
@@ -90,6 +91,63 @@ pub fn session(turns: usize) -> Session {
         )));
         s.push(Message::assistant(
             format!("Answer {t}.\n\n{answer}"),
+            None,
+            vec![],
+        ));
+    }
+    s
+}
+
+/// The JSON-escaped text of a file of about `bytes` bytes (a line more at most) of source-like lines, to splice into
+/// many observations without escaping it each time.
+pub fn escaped_file_text(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 100);
+    let mut n = 0usize;
+    while text.len() < bytes {
+        n += 1;
+        text.push_str(&format!(
+            "{n:>6}: let value = compute(&input, {n}); // \"quoted\" words, 内容\n"
+        ));
+    }
+    serde_json::to_string(&text).expect("a string always encodes")
+}
+
+/// One step of a tool-using turn: the model's call to read file `n`, and the observation
+/// holding `escaped` (from [`escaped_file_text`]).
+pub fn tool_step(s: &mut Session, n: usize, escaped: &str) {
+    let id = format!("call_{n}");
+    s.push(Message::assistant(
+        "",
+        Some(format!("I should read src/file{n}.rs first.")),
+        vec![ToolCall {
+            id: id.clone(),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "read_text_file".into(),
+                arguments: format!(r#"{{"relative_path":"src/file{n}.rs"}}"#),
+            },
+        }],
+    ));
+    s.push(Message::tool(
+        id,
+        format!(
+            r#"{{"ok":true,"tool":"read_text_file","path":"src/file{n}.rs","content":{escaped}}}"#
+        ),
+    ));
+}
+
+/// A session of `turns` turns that each read a file of `output_bytes` (one tool step) and
+/// then answer.
+pub fn session_with_tools(turns: usize, output_bytes: usize) -> Session {
+    let mut s = Session::new();
+    let escaped = escaped_file_text(output_bytes);
+    for t in 0..turns {
+        s.push(Message::user(format!(
+            "Question {t}: what does file {t} do?"
+        )));
+        tool_step(&mut s, t, &escaped);
+        s.push(Message::assistant(
+            format!("Answer {t}: it computes values."),
             None,
             vec![],
         ));

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
-use super::history;
+use super::history::{self, HistoryStore, HistoryWriter};
 use super::session::{Message, Session};
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
@@ -55,6 +55,8 @@ pub struct Agent {
     shared_preset: Option<Arc<std::sync::Mutex<Preset>>>,
     /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
     request_budget: Option<RequestBudget>,
+    /// Writes the history off the async runtime; started at the first save.
+    history: Option<HistoryWriter>,
 }
 
 /// The default context budget in prompt tokens.
@@ -86,6 +88,7 @@ impl Agent {
             budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
             shared_preset: None,
             request_budget: None,
+            history: None,
         }
     }
 
@@ -143,13 +146,15 @@ impl Agent {
         self.settings.preset.clone()
     }
 
-    /// Empties the conversation and deletes the history file.
+    /// Empties the conversation and deletes the history file and its journal.
     pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = Session::new();
-        if let Some(path) = &self.settings.history_path {
-            history::clear(path)?;
+        match (&mut self.history, &self.settings.history_path) {
+            // After the saves queued before it (none between turns: each turn waits for its own).
+            (Some(writer), _) => writer.clear(),
+            (None, Some(path)) => history::clear(path),
+            (None, None) => Ok(()),
         }
-        Ok(())
     }
 
     /// Runs one turn for `prompt`, reporting through `events`; `cancel` stops it at once.
@@ -170,7 +175,7 @@ impl Agent {
             events.send(AgentEvent::Error {
                 message: error_advice(&LlmError::MissingKey),
             });
-            self.finish(events, &turn, TurnOutcome::Failed);
+            self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
         }
         self.session.push(Message::user(prompt));
@@ -185,7 +190,7 @@ impl Agent {
                 events.send(AgentEvent::Error {
                     message: format!("Stopped: {e}."),
                 });
-                self.finish(events, &turn, TurnOutcome::StepLimit);
+                self.finish(events, &turn, TurnOutcome::StepLimit).await;
                 return TurnOutcome::StepLimit;
             }
             tracing::debug!(step, max, "model call");
@@ -197,13 +202,13 @@ impl Agent {
             self.save(events);
             if let StepEnd::Finished(outcome) = end {
                 tracing::info!(?outcome, step, "turn finished");
-                self.finish(events, &turn, outcome.clone());
+                self.finish(events, &turn, outcome.clone()).await;
                 return outcome;
             }
         }
         // A limit reached is not an error: said once, with the way on.
         events.send(AgentEvent::Notice(step_limit_notice(max)));
-        self.finish(events, &turn, TurnOutcome::StepLimit);
+        self.finish(events, &turn, TurnOutcome::StepLimit).await;
         TurnOutcome::StepLimit
     }
 
@@ -516,17 +521,34 @@ impl Agent {
         }
     }
 
+    /// Queues a save of what changed since the last one; the writer's thread does the file
+    /// work, so the runtime never waits for the disk.
     fn save(&mut self, events: &EventSink) {
-        if let Some(path) = &self.settings.history_path
-            && let Err(e) = history::save(path, &self.session)
-        {
-            events.send(AgentEvent::Error {
-                message: format!("Could not save the history: {e}"),
-            });
+        let Some(path) = &self.settings.history_path else {
+            return;
+        };
+        if self.history.is_none() {
+            match HistoryWriter::start(HistoryStore::open(path)) {
+                Ok(writer) => self.history = Some(writer),
+                Err(e) => {
+                    events.send(AgentEvent::Error {
+                        message: format!("Could not save the history: {e}"),
+                    });
+                    return;
+                }
+            }
+        }
+        if let Some(writer) = &mut self.history {
+            writer.save(&self.session, events);
         }
     }
 
-    fn finish(&self, events: &EventSink, turn: &TurnTally, outcome: TurnOutcome) {
+    async fn finish(&mut self, events: &EventSink, turn: &TurnTally, outcome: TurnOutcome) {
+        // The turn's saves are on disk before it is reported finished: a UI that quits then,
+        // or a caller that reads the file, finds them all.
+        if let Some(writer) = &mut self.history {
+            writer.settle(&self.session, events).await;
+        }
         events.send(AgentEvent::TurnFinished {
             answer: turn.answer.clone(),
             outcome,

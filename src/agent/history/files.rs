@@ -1,0 +1,191 @@
+//! The file work of the history: reading without following a link or blocking on a pipe,
+//! replacing the snapshot atomically, opening the journal safely, moving damaged files aside.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::HistoryError;
+use crate::agent::session::Session;
+
+/// The error kind `read_plain` gives for a file that is not a plain file.
+const NOT_PLAIN: io::ErrorKind = io::ErrorKind::InvalidInput;
+
+/// Turns an I/O error on `path` into the history's error.
+pub(super) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> HistoryError + '_ {
+    move |source| HistoryError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Options that never follow a link at the last component, never block on a pipe and never
+/// make a terminal ours: a workspace could plant any of them where a history file belongs.
+fn careful(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+    );
+    options
+}
+
+/// Fails with `NOT_PLAIN` unless `file` is a plain file.
+fn ensure_plain(file: &File) -> io::Result<()> {
+    if file.metadata()?.is_file() {
+        Ok(())
+    } else {
+        Err(io::Error::new(NOT_PLAIN, "not a regular file"))
+    }
+}
+
+/// Reads a plain file, never through a link and never blocking on a pipe.
+pub(super) fn read_plain(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = careful(OpenOptions::new().read(true)).open(path)?;
+    ensure_plain(&file)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// When `e` says the file is a link or not a plain file: those words, for a notice.
+pub(super) fn unusable(e: &io::Error) -> Option<&'static str> {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        Some("is a symbolic link")
+    } else if e.kind() == NOT_PLAIN {
+        Some("is not a regular file")
+    } else {
+        None
+    }
+}
+
+/// Renames what sits at `path` (a link itself, not its target) to a timestamped name beside it,
+/// and returns that name.
+pub(super) fn move_aside(path: &Path) -> Result<PathBuf, HistoryError> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    let aside = path.with_file_name(name);
+    fs::rename(path, &aside).map_err(io_err(path))?;
+    Ok(aside)
+}
+
+/// The folder holding `path`.
+fn folder(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Makes the creation, renaming or removal of a name in `path`'s folder durable. Best effort, as
+/// before: a folder that cannot be synced (some file systems refuse) must not fail the save.
+fn sync_folder(path: &Path) {
+    if let Ok(d) = File::open(folder(path)) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Replaces the file at `path` by `session` (pretty JSON, the schema of `history.json`): a
+/// temporary file beside it, synced, renamed over the old one, then the folder synced, so a
+/// crash at any moment leaves either the old file or the new one, whole. Returns its size.
+pub(super) fn write_snapshot(path: &Path, session: &Session) -> Result<u64, HistoryError> {
+    let dir = folder(path);
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let write = || -> Result<u64, HistoryError> {
+        // A stale temporary file (or a symlink planted in its place) is removed, and the new
+        // one is created exclusively, which never follows a symlink.
+        remove_if_there(&tmp).map_err(io_err(&tmp))?;
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(io_err(&tmp))?;
+        // Streamed through a buffer: a long history is never held twice in memory as text.
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        serde_json::to_writer_pretty(&mut out, session).map_err(|e| {
+            if e.is_io() {
+                io_err(&tmp)(e.into())
+            } else {
+                HistoryError::Encode(e)
+            }
+        })?;
+        let file = out.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
+        file.sync_all().map_err(io_err(&tmp))?;
+        let size = file.metadata().map_err(io_err(&tmp))?.len();
+        fs::rename(&tmp, path).map_err(io_err(path))?;
+        sync_folder(path);
+        Ok(size)
+    };
+    write().inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
+
+/// Removes the name `path` (a link itself, never its target); a missing file is fine.
+fn remove_if_there(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Removes the name `path`, durably: once this returns, a crash does not bring it back.
+pub(super) fn remove_durably(path: &Path) -> Result<(), HistoryError> {
+    remove_if_there(path).map_err(io_err(path))?;
+    sync_folder(path);
+    Ok(())
+}
+
+/// Starts an empty journal at `path`. Whatever sat there is superseded by the snapshot (a
+/// journal already folded into it, or one of a cleared conversation), or was planted: the name
+/// is removed and the file created exclusively, which never follows a link. The folder is
+/// synced so the new file survives a crash along with its first entries.
+pub(super) fn create_journal(path: &Path) -> Result<File, HistoryError> {
+    remove_if_there(path).map_err(io_err(path))?;
+    let file = careful(OpenOptions::new().append(true).create_new(true))
+        .open(path)
+        .map_err(io_err(path))?;
+    sync_folder(path);
+    Ok(file)
+}
+
+/// Opens the journal at `path` to append after its first `len` bytes (the entries load found
+/// whole); a torn entry after them, left by a kill, is cut off so the next entry starts on a
+/// line of its own. A link or anything but a plain file is refused.
+pub(super) fn open_journal(path: &Path, len: u64) -> Result<File, HistoryError> {
+    let file = careful(OpenOptions::new().append(true))
+        .open(path)
+        .map_err(io_err(path))?;
+    ensure_plain(&file).map_err(io_err(path))?;
+    let actual = file.metadata().map_err(io_err(path))?.len();
+    if actual < len {
+        return Err(HistoryError::Damaged {
+            path: path.to_path_buf(),
+            reason: format!("it is shorter ({actual} bytes) than what was written ({len} bytes)"),
+        });
+    }
+    if actual > len {
+        file.set_len(len).map_err(io_err(path))?;
+    }
+    Ok(file)
+}
+
+/// Appends `bytes` to the journal and syncs its data: once this returns, they survive a crash.
+pub(super) fn append_durably(
+    file: &mut File,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), HistoryError> {
+    file.write_all(bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(io_err(path))
+}
+
+/// Whether anything (a file, a link, a pipe) sits at `path`.
+pub(super) fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
