@@ -167,9 +167,9 @@ fn markdown_and_wrap(c: &mut Criterion) {
     let mut g = c.benchmark_group("markdown");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     g.bench_function("render_20k_tokens", |b| {
-        b.iter(|| black_box(markdown::render(&text, &theme)))
+        b.iter(|| black_box(markdown::render(&text, 94, &theme)))
     });
-    let lines = markdown::render(&text, &theme);
+    let lines = markdown::render(&text, 94, &theme);
     g.bench_function("wrap_20k_tokens_w94", |b| {
         b.iter(|| black_box(wrap::wrap_lines(lines.iter(), 94)))
     });
