@@ -160,7 +160,8 @@ fn status_line(c: &mut Criterion) {
     });
 }
 
-/// Rendering and wrapping a whole 20,000-token markdown answer (done once when it finishes).
+/// Rendering a whole 20,000-token markdown answer for 94 columns (done once when it finishes;
+/// the renderer wraps as it goes), and the other panes' wrapper over its lines.
 fn markdown_and_wrap(c: &mut Criterion) {
     let text = support::answer_text(20_000);
     let theme = Theme::dark();
