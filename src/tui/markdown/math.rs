@@ -233,19 +233,22 @@ fn script(s: &str, sup: bool) -> String {
     }
 }
 
+/// Characters with a Unicode superscript form (`SUP_TO`, same position). There is no `q`.
+const SUP_FROM: &str = "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ′∗";
+const SUP_TO: &str = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᵠᵡ′*";
+/// Characters with a Unicode subscript form (`SUB_TO`, same position): Unicode has only these.
+const SUB_FROM: &str = "0123456789+-−=()aehijklmnoprstuvxβγρφχ";
+const SUB_TO: &str = "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ";
+
 fn superscript(c: char) -> Option<char> {
-    const FROM: &str = "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ′∗";
-    const TO: &str = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᵠᵡ′*";
     if c == '°' {
         return Some('°');
     }
-    map_char(c, FROM, TO)
+    map_char(c, SUP_FROM, SUP_TO)
 }
 
 fn subscript(c: char) -> Option<char> {
-    const FROM: &str = "0123456789+-−=()aehijklmnoprstuvxβγρφχ";
-    const TO: &str = "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ";
-    map_char(c, FROM, TO)
+    map_char(c, SUB_FROM, SUB_TO)
 }
 
 fn map_char(c: char, from: &str, to: &str) -> Option<char> {
@@ -481,6 +484,14 @@ mod tests {
         ] {
             assert_eq!(to_unicode(tex), want, "{tex}");
         }
+    }
+
+    #[test]
+    fn script_tables_pair_up() {
+        use super::{SUB_FROM, SUB_TO, SUP_FROM, SUP_TO};
+        assert_eq!(SUP_FROM.chars().count(), SUP_TO.chars().count());
+        assert_eq!(SUB_FROM.chars().count(), SUB_TO.chars().count());
+        assert_eq!(to_unicode("x^{abz} y_{aex}"), "xᵃᵇᶻ yₐₑₓ");
     }
 
     #[test]
