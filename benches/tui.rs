@@ -160,16 +160,17 @@ fn status_line(c: &mut Criterion) {
     });
 }
 
-/// Rendering and wrapping a whole 20,000-token markdown answer (done once when it finishes).
+/// Rendering a whole 20,000-token markdown answer for 94 columns (done once when it finishes;
+/// the renderer wraps as it goes), and the other panes' wrapper over its lines.
 fn markdown_and_wrap(c: &mut Criterion) {
     let text = support::answer_text(20_000);
     let theme = Theme::dark();
     let mut g = c.benchmark_group("markdown");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     g.bench_function("render_20k_tokens", |b| {
-        b.iter(|| black_box(markdown::render(&text, &theme)))
+        b.iter(|| black_box(markdown::render(&text, 94, &theme)))
     });
-    let lines = markdown::render(&text, &theme);
+    let lines = markdown::render(&text, 94, &theme);
     g.bench_function("wrap_20k_tokens_w94", |b| {
         b.iter(|| black_box(wrap::wrap_lines(lines.iter(), 94)))
     });

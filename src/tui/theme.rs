@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
@@ -35,6 +36,35 @@ struct ThemeFile {
     code_theme: Option<String>,
     #[serde(default)]
     colors: BTreeMap<String, String>,
+}
+
+/// How many colours the terminal shows; code highlighting picks its colours by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ColorDepth {
+    /// xterm's 256 colours: RGB colours are mapped to the nearest index.
+    #[default]
+    Indexed256,
+    /// 24-bit RGB colours.
+    TrueColor,
+}
+
+impl ColorDepth {
+    /// The depth a `COLORTERM` value announces (`truecolor` or `24bit`, else 256 colours).
+    pub fn from_colorterm(value: Option<&str>) -> Self {
+        match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            Some("truecolor" | "24bit") => Self::TrueColor,
+            _ => Self::Indexed256,
+        }
+    }
+
+    /// The depth of this process's terminal, from `COLORTERM` (read once).
+    pub fn from_env() -> Self {
+        static DEPTH: OnceLock<ColorDepth> = OnceLock::new();
+        *DEPTH.get_or_init(|| {
+            let value = std::env::var("COLORTERM").ok();
+            Self::from_colorterm(value.as_deref())
+        })
+    }
 }
 
 /// The styles every pane draws with.
@@ -72,6 +102,9 @@ pub struct Theme {
     pub monochrome: bool,
     /// Whether the theme is light (picks a light code-highlighting theme).
     pub light: bool,
+    /// The terminal's colour depth (code highlighting is RGB or the nearest of 256 colours).
+    /// The built-in constructors say 256 colours; [`Theme::load`] asks the terminal.
+    pub color_depth: ColorDepth,
 }
 
 impl Default for Theme {
@@ -111,6 +144,7 @@ impl Theme {
             status: plain.add_modifier(Modifier::REVERSED),
             monochrome: true,
             light: false,
+            color_depth: ColorDepth::Indexed256,
         }
     }
 
@@ -151,12 +185,20 @@ impl Theme {
                 .code_theme
                 .as_deref()
                 .is_some_and(|c| c.contains("light") || c.contains("github")),
+            color_depth: ColorDepth::Indexed256,
         })
     }
 
     /// The theme for `--theme NAME|PATH` (`None`: dark); a theme that cannot be loaded falls
     /// back to dark with a warning. `no_color` (the `NO_COLOR` variable) wins over everything.
+    /// The colour depth comes from `COLORTERM`.
     pub fn load(name_or_path: Option<&str>, no_color: bool) -> (Theme, Option<String>) {
+        let (mut theme, warning) = Self::load_named(name_or_path, no_color);
+        theme.color_depth = ColorDepth::from_env();
+        (theme, warning)
+    }
+
+    fn load_named(name_or_path: Option<&str>, no_color: bool) -> (Theme, Option<String>) {
         if no_color {
             return (Self::monochrome(), None);
         }
@@ -215,6 +257,23 @@ mod tests {
             assert_eq!(style.fg, None);
             assert_eq!(style.bg, None);
         }
+    }
+
+    #[test]
+    fn colorterm_truecolor_or_24bit_means_rgb() {
+        assert_eq!(
+            ColorDepth::from_colorterm(Some("truecolor")),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(
+            ColorDepth::from_colorterm(Some("24bit")),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(
+            ColorDepth::from_colorterm(Some("8bit")),
+            ColorDepth::Indexed256
+        );
+        assert_eq!(ColorDepth::from_colorterm(None), ColorDepth::Indexed256);
     }
 
     #[test]

@@ -118,3 +118,64 @@ pub fn whole_turn(answer: &str) -> Vec<AgentEvent> {
     events.push(AgentEvent::State(AgentState::Idle));
     events
 }
+
+/// Rendered lines with their styles, for snapshots that fail when a highlight is lost: each
+/// line's text, then its styled runs by column (`0..2 fg=#4b5263 bold`; unstyled runs left out).
+pub fn styled(lines: &[ratatui::text::Line<'_>]) -> String {
+    use ratatui::style::{Color, Modifier, Style};
+    use unicode_width::UnicodeWidthStr;
+
+    fn color(c: Color) -> String {
+        match c {
+            Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+            other => format!("{other:?}"),
+        }
+    }
+    fn describe(s: Style) -> String {
+        let mut parts = Vec::new();
+        if let Some(fg) = s.fg {
+            parts.push(format!("fg={}", color(fg)));
+        }
+        if let Some(bg) = s.bg {
+            parts.push(format!("bg={}", color(bg)));
+        }
+        for (m, name) in [
+            (Modifier::BOLD, "bold"),
+            (Modifier::DIM, "dim"),
+            (Modifier::ITALIC, "italic"),
+            (Modifier::UNDERLINED, "underlined"),
+            (Modifier::REVERSED, "reversed"),
+            (Modifier::CROSSED_OUT, "crossed"),
+        ] {
+            if s.add_modifier.contains(m) {
+                parts.push(name.to_string());
+            }
+        }
+        parts.join(" ")
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(&format!("{i:02} │{}\n", line));
+        // Runs of one style, merged across spans, by display column.
+        let mut runs: Vec<(usize, usize, String)> = Vec::new();
+        let mut col = 0;
+        for span in &line.spans {
+            let w = span.content.width();
+            let d = describe(line.style.patch(span.style));
+            match runs.last_mut() {
+                Some(last) if last.2 == d && last.1 == col => last.1 += w,
+                _ => runs.push((col, col + w, d)),
+            }
+            col += w;
+        }
+        let shown: Vec<String> = runs
+            .into_iter()
+            .filter(|(a, b, d)| !d.is_empty() && a < b)
+            .map(|(a, b, d)| format!("{a}..{b} {d}"))
+            .collect();
+        if !shown.is_empty() {
+            out.push_str(&format!("   ╰ {}\n", shown.join("; ")));
+        }
+    }
+    out
+}

@@ -14,7 +14,9 @@ use crate::tui::theme::Theme;
 use crate::tui::wrap;
 use crate::tui::{calls, paste};
 
-/// The unwrapped-then-wrapped lines of one entry, with a blank line after it.
+/// The lines of one entry at `width`, with a blank line after it. An answer's markdown is
+/// rendered for the width already (list indents, quote bars, tables and centred math depend on
+/// it), so only the other entries are wrapped here.
 pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut raw: Vec<Line<'static>> = Vec::new();
     match entry.kind {
@@ -40,11 +42,18 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
             }
         }
         EntryKind::Assistant => {
-            raw.push(Line::styled("◆ MiniClaw", theme.assistant));
-            raw.extend(entry.markdown.lines(&entry.text, entry.done, theme));
+            let mut lines = wrap::wrap_line(&Line::styled("◆ MiniClaw", theme.assistant), width);
+            lines.extend(
+                entry
+                    .markdown
+                    .lines(&entry.text, entry.done, width.max(1), theme),
+            );
             if entry.interrupted {
-                raw.push(Line::styled(interrupted_note(entry), theme.warning));
+                let note = Line::styled(interrupted_note(entry), theme.warning);
+                lines.extend(wrap::wrap_line(&note, width));
             }
+            lines.push(Line::default());
+            return lines;
         }
         EntryKind::Error => {
             for (i, l) in entry.text.split('\n').enumerate() {
@@ -142,13 +151,16 @@ fn interrupted_note(entry: &Entry) -> &'static str {
     }
 }
 
-/// Re-wraps a streamed answer: the frozen blocks are wrapped once, only the open block again.
+/// Brings a streamed answer's lines up to date: the frozen blocks' lines are copied once, only
+/// the open block's again (the markdown is rendered for the width, so nothing is re-wrapped).
 fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
-    let kept = entry.markdown.update(&entry.text, entry.done, theme);
+    let w = width as usize;
+    let kept = entry
+        .markdown
+        .update(&entry.text, entry.done, w.max(1), theme);
     let frozen = entry.markdown.frozen();
     let note = entry.interrupted.then(|| interrupted_note(entry));
     let c = &mut entry.cache;
-    let w = width as usize;
     if c.width != width || !kept || !c.incremental || c.frozen_raw > frozen.len() {
         c.lines = wrap::wrap_line(&Line::styled("◆ MiniClaw", theme.assistant), w);
         c.width = width;
@@ -157,14 +169,10 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
         c.stable = c.lines.len();
     }
     c.lines.truncate(c.stable);
-    for line in &frozen[c.frozen_raw..] {
-        c.lines.extend(wrap::wrap_line(line, w));
-    }
+    c.lines.extend_from_slice(&frozen[c.frozen_raw..]);
     c.frozen_raw = frozen.len();
     c.stable = c.lines.len();
-    for line in entry.markdown.open() {
-        c.lines.extend(wrap::wrap_line(line, w));
-    }
+    c.lines.extend_from_slice(entry.markdown.open());
     if let Some(note) = note {
         c.lines
             .extend(wrap::wrap_line(&Line::styled(note, theme.warning), w));
@@ -197,6 +205,19 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
     }
     let header = matches!(entry.kind, EntryKind::User | EntryKind::Assistant) as usize;
     header + body + entry.gap as usize
+}
+
+/// An entry's height at `width` for choosing which entries to render exactly: its rendered
+/// lines when it was rendered at this width (perhaps a version ago: a live answer only grows),
+/// else the estimate. Counting the lines is free; estimating a long live answer on every delta
+/// would cost its whole text.
+fn height_guess(entry: &Entry, width: u16) -> usize {
+    let c = &entry.cache;
+    if c.width == width && c.estimated.is_none() && !c.lines.is_empty() {
+        c.lines.len()
+    } else {
+        estimate_height(entry, width as usize)
+    }
 }
 
 /// Renders `entry` exactly for `width` unless its cache is already exact and current.
@@ -252,7 +273,7 @@ pub fn prepare(state: &mut State, area: Rect) {
     let mut lines_below = 0;
     while exact_from > start && lines_below < EXACT_SCREENS * height.max(1) {
         exact_from -= 1;
-        lines_below += estimate_height(&state.entries[exact_from], width as usize);
+        lines_below += height_guess(&state.entries[exact_from], width);
     }
     for (i, entry) in state.entries.iter_mut().enumerate().skip(start) {
         let current = entry.cache.width == width && entry.cache.version == entry.version;
