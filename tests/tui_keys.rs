@@ -787,3 +787,42 @@ fn a_long_prompt_is_folded_and_enter_in_the_conversation_shows_it_whole() {
     let again = render(&mut s, 100, 30, t0);
     assert!(again.contains("⋯ 34 more lines"), "{again}");
 }
+
+#[test]
+fn copy_n_copies_the_numbered_code_block_of_the_last_answer() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "hi");
+    let answer = "First:\n\n```rust\nfn main() {}\n```\n\nThen:\n\n```\nplain\ntext\n```\n";
+    feed(&mut s, t0, whole_turn(answer));
+    // The headers carry the numbers that /copy takes.
+    let screen = render(&mut s, 110, 30, t0);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("╭─ rust") && l.contains(" 1 ─")),
+        "{screen}"
+    );
+    assert!(screen.lines().any(|l| l.contains(" 2 ─")), "{screen}");
+    assert_eq!(
+        send(&mut s, t0, "/copy 2"),
+        vec![Effect::Copy("plain\ntext\n".into())]
+    );
+    assert!(
+        s.entries
+            .last()
+            .unwrap()
+            .text
+            .contains("code block 2 (2 lines)")
+    );
+    assert_eq!(
+        send(&mut s, t0, "/copy 1"),
+        vec![Effect::Copy("fn main() {}\n".into())]
+    );
+    for bad in ["/copy 3", "/copy 0", "/copy x"] {
+        assert!(send(&mut s, t0, bad).is_empty(), "{bad}");
+        let last = s.entries.last().unwrap();
+        assert_eq!(last.kind, EntryKind::Error);
+        assert!(last.text.contains("has 2 code blocks"), "{}", last.text);
+    }
+}

@@ -359,7 +359,8 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
             state.quit = true;
             effects.push(Effect::Quit);
         }
-        ("copy", _) => copy(state, effects),
+        ("copy", None) => copy(state, effects),
+        ("copy", Some(n)) => copy_block(state, n, effects),
         ("help", _) => state.overlay = Overlay::Help,
         ("tools", _) => {
             let mut text = String::from("Tools:");
@@ -375,7 +376,7 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /clear, /copy, /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /clear, /copy [N], /tools, /help, /quit."
                 ),
             );
         }
@@ -403,6 +404,48 @@ fn copy(state: &mut State, effects: &mut Vec<Effect>) {
         }
         None => {
             state.push(EntryKind::Notice, "There is no answer to copy yet.");
+        }
+    }
+}
+
+/// `/copy N`: the N-th code block of the last answer (the number in its header).
+fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) {
+    let blocks = state
+        .last_answer()
+        .map(super::markdown::code_blocks)
+        .unwrap_or_default();
+    let count = blocks.len();
+    let pick = n
+        .parse::<usize>()
+        .ok()
+        .and_then(|i| i.checked_sub(1))
+        .and_then(|i| blocks.into_iter().nth(i));
+    match pick {
+        Some(code) => {
+            let lines = code.lines().count();
+            effects.push(Effect::Copy(code));
+            state.push(
+                EntryKind::Notice,
+                format!(
+                    "Sent code block {n} ({lines} lines) to the clipboard with OSC 52. If nothing \
+                     was copied, your terminal does not allow it (in tmux: set -g set-clipboard on)."
+                ),
+            );
+        }
+        None if count == 0 => {
+            state.push(
+                EntryKind::Error,
+                "The last answer has no code block: /copy copies the whole answer.",
+            );
+        }
+        None => {
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "`/copy {n}`: the last answer has {count} code block{}; give a number from 1 to {count} (the number in the block's header).",
+                    if count == 1 { "" } else { "s" }
+                ),
+            );
         }
     }
 }

@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 27] = [
+pub const KEYS: [(&str, &str); 28] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -38,7 +38,8 @@ pub const KEYS: [(&str, &str); 27] = [
     ("Shift+drag", "select text (most terminals)"),
     ("/model [NAME]", "show or pick the model"),
     ("/steps [N]", "show or set the step limit"),
-    ("/clear /copy /tools", "clear history · copy · list tools"),
+    ("/copy [N]", "copy the last answer, or its N-th code block"),
+    ("/clear /tools", "clear history · list tools"),
     ("/help /quit", "this help · quit"),
 ];
 
