@@ -107,7 +107,8 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             history_path: Some(config.history_path()),
         },
     )
-    .with_context_budget(config.cli.context_tokens as usize);
+    .with_context_budget(config.cli.context_tokens as usize)
+    .with_history(loaded.store);
     Ok(Started {
         agent,
         notices,

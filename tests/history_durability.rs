@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use miniclaw::agent::history::{self, CompactionPolicy, HistoryStore};
+use miniclaw::agent::history::{self, CompactionPolicy};
 use miniclaw::agent::{Message, Session};
 use miniclaw::llm::Role;
 use rand::Rng;
@@ -46,9 +46,10 @@ fn journal_writer_child() {
         return;
     };
     let path = Path::new(&path);
-    let mut session = history::load(path).unwrap().session;
+    let loaded = history::load(path).unwrap();
+    let mut session = loaded.session;
     // Folded often, so kills land in compactions as well as in appends.
-    let mut store = HistoryStore::open(path).with_policy(CompactionPolicy {
+    let mut store = loaded.store.with_policy(CompactionPolicy {
         small_history_bytes: 0,
         max_journal_percent: 50,
     });

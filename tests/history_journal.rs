@@ -53,10 +53,12 @@ fn step(s: &mut Session, n: usize) {
     s.push(answer);
 }
 
-fn loads_as(path: &Path, expected: &Session) {
+/// Loads `path`, checks it holds `expected`, and returns the store that continues it.
+fn loads_as(path: &Path, expected: &Session) -> HistoryStore {
     let loaded = history::load(path).unwrap();
     assert_eq!(loaded.notice, None);
     assert_eq!(&loaded.session, expected);
+    loaded.store
 }
 
 fn journal_lines(journal: &Path) -> usize {
@@ -112,7 +114,7 @@ fn a_store_continues_the_history_load_found_and_appends_to_its_journal() {
     let loaded = history::load(&path).unwrap();
     assert_eq!(loaded.session, s);
     let snapshot = fs::read(&path).unwrap();
-    let mut store = HistoryStore::open(&path).with_policy(APPEND_ONLY);
+    let mut store = loaded.store.with_policy(APPEND_ONLY);
     step(&mut s, 7);
     store.save(&s).unwrap();
     assert_eq!(
@@ -148,8 +150,9 @@ fn a_torn_last_line_is_ignored_and_cut_off_before_the_next_append() {
         assert_eq!(loaded.session.messages, without_last.messages);
     }
     // The store continuing from that load cuts the torn entry off and appends after it.
-    let mut resumed = history::load(&path).unwrap().session;
-    let mut store = HistoryStore::open(&path).with_policy(APPEND_ONLY);
+    let loaded = history::load(&path).unwrap();
+    let mut resumed = loaded.session;
+    let mut store = loaded.store.with_policy(APPEND_ONLY);
     resumed.push(Message::user("after the kill"));
     store.save(&resumed).unwrap();
     loads_as(&path, &resumed);
@@ -264,8 +267,7 @@ fn appends_never_write_through_a_link_planted_as_the_journal() {
     // Planted in place of a journal that is being continued: the append fails, nothing is
     // written through it, and the next save writes the whole history instead.
     drop(store);
-    history::load(&path).unwrap();
-    let mut store = HistoryStore::open(&path).with_policy(APPEND_ONLY);
+    let mut store = history::load(&path).unwrap().store.with_policy(APPEND_ONLY);
     fs::remove_file(&journal).unwrap();
     std::os::unix::fs::symlink(&outside, &journal).unwrap();
     s.push(Message::user("two"));
@@ -328,9 +330,8 @@ fn leftovers_of_a_kill_between_a_new_snapshot_and_the_journal_removal_are_skippe
     // Folded into the snapshot, and the old journal back as if the kill came before removal.
     history::save(&path, &s).unwrap();
     fs::write(&journal, &old_journal).unwrap();
-    loads_as(&path, &s);
     // The store continuing from that load starts a new journal instead of appending to it.
-    let mut store2 = HistoryStore::open(&path).with_policy(APPEND_ONLY);
+    let mut store2 = loads_as(&path, &s).with_policy(APPEND_ONLY);
     step(&mut s, 5);
     store2.save(&s).unwrap();
     assert_eq!(journal_lines(&journal), 3);
@@ -353,7 +354,7 @@ fn leftovers_of_a_kill_between_a_new_snapshot_and_the_journal_removal_are_skippe
     fs::write(&journal, &stale).unwrap();
     let loaded = history::load(&path).unwrap();
     assert_eq!((loaded.notice, loaded.session.messages.len()), (None, 1));
-    let mut store3 = HistoryStore::open(&path).with_policy(APPEND_ONLY);
+    let mut store3 = loaded.store.with_policy(APPEND_ONLY);
     store3.save(&loaded.session).unwrap();
     assert!(!journal.exists(), "the first save replaces what was left");
     loads_as(&path, &loaded.session);

@@ -57,6 +57,8 @@ pub struct Agent {
     request_budget: Option<RequestBudget>,
     /// Writes the history off the async runtime; started at the first save.
     history: Option<HistoryWriter>,
+    /// The store the writer starts with (from loading the history), if given.
+    history_store: Option<HistoryStore>,
 }
 
 /// The default context budget in prompt tokens.
@@ -89,6 +91,7 @@ impl Agent {
             shared_preset: None,
             request_budget: None,
             history: None,
+            history_store: None,
         }
     }
 
@@ -96,6 +99,13 @@ impl Agent {
     /// it) instead of giving each turn a budget of its own.
     pub fn with_request_budget(mut self, budget: RequestBudget) -> Self {
         self.request_budget = Some(budget);
+        self
+    }
+
+    /// Saves the history through `store` (what loading it returned), so the first save
+    /// appends to the files as they were found instead of writing them whole.
+    pub fn with_history(mut self, store: HistoryStore) -> Self {
+        self.history_store = Some(store);
         self
     }
 
@@ -528,7 +538,11 @@ impl Agent {
             return;
         };
         if self.history.is_none() {
-            match HistoryWriter::start(HistoryStore::open(path)) {
+            let store = self
+                .history_store
+                .take()
+                .unwrap_or_else(|| HistoryStore::open(path));
+            match HistoryWriter::start(store) {
                 Ok(writer) => self.history = Some(writer),
                 Err(e) => {
                     events.send(AgentEvent::Error {

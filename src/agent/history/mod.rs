@@ -94,6 +94,8 @@ pub struct Loaded {
     pub session: Session,
     /// A warning for the person, e.g. that a corrupt file was moved aside.
     pub notice: Option<String>,
+    /// The store that continues the files as they were found (its first save appends).
+    pub store: HistoryStore,
 }
 
 /// Loads the history: the snapshot and the journal entries that continue it. A snapshot that
@@ -101,9 +103,8 @@ pub struct Loaded {
 /// starts; a damaged journal is moved aside and the conversation goes on from the entries
 /// before the damage. Files are opened without following a link and without blocking: a link
 /// (to another conversation), a pipe or anything but a plain file is moved aside like a corrupt
-/// file, with a notice. What was found is remembered for the [`HistoryStore`] that continues it.
+/// file, with a notice. It returns the [`HistoryStore`] that continues what was found.
 pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
-    store::forget(path);
     let journal = journal_path(path);
     let text = match files::read_plain(path) {
         Ok(bytes) => bytes,
@@ -113,6 +114,7 @@ pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
             return Ok(Loaded {
                 session: Session::new(),
                 notice: None,
+                store: HistoryStore::open(path),
             });
         }
         Err(e) => match files::unusable(&e) {
@@ -170,8 +172,11 @@ pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
         },
     }
     session.repair();
-    store::remember(path, on_disk);
-    Ok(Loaded { session, notice })
+    Ok(Loaded {
+        session,
+        notice,
+        store: HistoryStore::continuing(path, on_disk),
+    })
 }
 
 /// Moves the snapshot at `path` aside, and its journal if there is one (it continues nothing
@@ -192,6 +197,7 @@ fn start_afresh(path: &Path, journal: &Path, what: &str) -> Result<Loaded, Histo
             "The history file {what}; it was kept as {}{journal_note} and a new conversation started.",
             aside.display()
         )),
+        store: HistoryStore::open(path),
     })
 }
 

@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 
@@ -160,44 +159,6 @@ pub(super) struct OnDisk {
     pub facts: Facts,
 }
 
-/// What the latest [`super::load`] of each history found, until a store takes it or anything
-/// writes the files. `Agent::new` is given the loaded session, not the store, so this is how
-/// the first save after start knows to append rather than rewrite. Keyed by path, and only
-/// valid while nothing else wrote: every write forgets its path's entry.
-static LOADED: Mutex<Vec<(PathBuf, OnDisk)>> = Mutex::new(Vec::new());
-
-/// At most this many entries are kept (tests load many histories; a dropped entry only costs
-/// one whole rewrite).
-const LOADED_KEPT: usize = 16;
-
-fn loaded() -> std::sync::MutexGuard<'static, Vec<(PathBuf, OnDisk)>> {
-    // The list is valid after any panic: each change is one call on the Vec.
-    LOADED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Records what loading `path` found.
-pub(super) fn remember(path: &Path, on_disk: OnDisk) {
-    let mut list = loaded();
-    list.retain(|(p, _)| p != path);
-    if list.len() >= LOADED_KEPT {
-        list.remove(0);
-    }
-    list.push((path.to_path_buf(), on_disk));
-}
-
-/// Drops what was recorded for `path` (its files are being written).
-pub(super) fn forget(path: &Path) {
-    loaded().retain(|(p, _)| p != path);
-}
-
-fn take(path: &Path) -> Option<OnDisk> {
-    let mut list = loaded();
-    let at = list.iter().position(|(p, _)| p == path)?;
-    Some(list.remove(at).1)
-}
-
 /// The files: writes each change, folding the journal into a new snapshot when the policy says.
 #[derive(Debug)]
 pub(super) struct Disk {
@@ -245,7 +206,6 @@ impl Disk {
     /// leaves a journal whose entries are in the snapshot already or continue something else:
     /// loading skips them.
     pub fn rewrite(&mut self, session: &Session) -> Result<(), HistoryError> {
-        forget(&self.path);
         self.file = None;
         let snapshot_bytes = files::write_snapshot(&self.path, session)?;
         files::remove_durably(&self.journal_path)?;
@@ -258,7 +218,6 @@ impl Disk {
 
     fn append(&mut self, append: &Append) -> Result<(), HistoryError> {
         let facts = self.facts.ok_or(HistoryError::OutOfStep)?;
-        forget(&self.path);
         let lines = append.encode()?;
         let journal_len = match facts.journal {
             Journal::Fresh => 0,
@@ -335,7 +294,6 @@ impl Disk {
     /// Removes the snapshot, then the journal: a crash between leaves a journal with no
     /// snapshot to continue, which loading ignores.
     pub fn clear(&mut self) -> Result<(), HistoryError> {
-        forget(&self.path);
         self.file = None;
         self.facts = None;
         files::remove_durably(&self.path)?;
@@ -353,19 +311,21 @@ pub struct HistoryStore {
 }
 
 impl HistoryStore {
-    /// The store of the history at `path`. It continues from what the latest [`super::load`]
-    /// of `path` found, if nothing wrote the files since; otherwise its first save writes the
-    /// whole session.
+    /// A store of the history at `path` that knows nothing of its files: its first save
+    /// writes the whole session. [`super::load`] returns one that continues what it read.
     pub fn open(path: &Path) -> Self {
-        match take(path) {
-            Some(OnDisk { known, facts }) => Self {
-                tracker: Tracker { known: Some(known) },
-                disk: Disk::new(path, Some(facts)),
-            },
-            None => Self {
-                tracker: Tracker::default(),
-                disk: Disk::new(path, None),
-            },
+        Self {
+            tracker: Tracker::default(),
+            disk: Disk::new(path, None),
+        }
+    }
+
+    /// A store continuing what loading `path` found on disk: its first save appends.
+    pub(super) fn continuing(path: &Path, on_disk: OnDisk) -> Self {
+        let OnDisk { known, facts } = on_disk;
+        Self {
+            tracker: Tracker { known: Some(known) },
+            disk: Disk::new(path, Some(facts)),
         }
     }
 
