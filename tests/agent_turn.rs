@@ -488,7 +488,7 @@ async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_int
     handle.send(AgentCommand::Prompt("go".into()));
     while let Some(e) = events.recv().await {
         if matches!(e, AgentEvent::ToolCallStarted { .. }) {
-            handle.send(AgentCommand::SetPreset(Preset::Pro));
+            handle.set_preset(Preset::Pro);
         }
         if matches!(e, AgentEvent::TurnFinished { .. }) {
             break;

@@ -220,15 +220,9 @@ fn f2_and_model_command_switch_the_preset_at_once() {
     let mut s = state();
     let fx = update::apply(&mut s, Action::TogglePreset, t0);
     assert_eq!(s.preset, Preset::Pro);
-    assert_eq!(
-        fx,
-        vec![Effect::Command(AgentCommand::SetPreset(Preset::Pro))]
-    );
+    assert_eq!(fx, vec![Effect::SetPreset(Preset::Pro)]);
     let fx = send(&mut s, t0, "/model deepseek-v4-flash");
-    assert_eq!(
-        fx,
-        vec![Effect::Command(AgentCommand::SetPreset(Preset::Flash))]
-    );
+    assert_eq!(fx, vec![Effect::SetPreset(Preset::Flash)]);
     assert_eq!(s.preset, Preset::Flash);
     assert!(send(&mut s, t0, "/model gpt-9").is_empty());
     assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);

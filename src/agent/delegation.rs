@@ -30,7 +30,7 @@ impl Agent {
     pub(super) fn delegator(&self, budget: &RequestBudget) -> Arc<dyn Delegator> {
         Arc::new(TurnDelegator {
             client: self.client.clone(),
-            preset: self.settings.preset.clone(),
+            preset: self.current_preset(),
             budget: budget.clone(),
         })
     }

@@ -2,11 +2,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::turn::Agent;
-use crate::events::{AgentEvent, AgentState, EventSink};
+use crate::events::{AgentEvent, EventSink};
 use crate::llm::Preset;
 
 /// What the UI asks of the agent task.
@@ -14,75 +14,76 @@ use crate::llm::Preset;
 pub enum AgentCommand {
     /// Run a turn for this prompt.
     Prompt(String),
-    /// Use this preset from the next request on.
-    SetPreset(Preset),
     /// Empty the conversation and delete the history file.
     ClearHistory,
     /// Use at most this many steps per turn from the next turn on.
     SetMaxSteps(usize),
 }
 
+/// What travels to the task: a prompt carries the token that cancels its own turn, so an
+/// interrupt always reaches the turn it meant, however the prompts queue up.
+enum Job {
+    Prompt(String, CancellationToken),
+    ClearHistory,
+    SetMaxSteps(usize),
+}
+
 /// The UI's side of a running agent task.
 #[derive(Clone, Debug)]
 pub struct AgentHandle {
-    tx: mpsc::UnboundedSender<AgentCommand>,
-    cancel: Arc<Mutex<CancellationToken>>,
-    preset: Arc<Mutex<Preset>>,
+    tx: mpsc::UnboundedSender<Job>,
+    /// The token of the latest prompt sent (what an interrupt cancels).
+    latest: Arc<Mutex<CancellationToken>>,
+    preset: watch::Sender<Preset>,
 }
 
 impl AgentHandle {
-    /// Queues a command (ignored once the task has ended). A prompt gets its cancel token here,
-    /// so an interrupt pressed right after sending reaches the turn it meant; a preset applies
-    /// from the next request, even within a running turn.
+    /// Queues a command (ignored once the task has ended). A prompt gets its cancel token here.
     pub fn send(&self, command: AgentCommand) {
-        match &command {
-            AgentCommand::Prompt(_) => {
-                if let Ok(mut slot) = self.cancel.lock() {
-                    *slot = CancellationToken::new();
+        let job = match command {
+            AgentCommand::Prompt(text) => {
+                let token = CancellationToken::new();
+                if let Ok(mut latest) = self.latest.lock() {
+                    *latest = token.clone();
                 }
+                Job::Prompt(text, token)
             }
-            AgentCommand::SetPreset(preset) => {
-                if let Ok(mut current) = self.preset.lock() {
-                    *current = preset.clone();
-                }
-            }
-            AgentCommand::ClearHistory | AgentCommand::SetMaxSteps(_) => {}
-        }
-        let _ = self.tx.send(command);
+            AgentCommand::ClearHistory => Job::ClearHistory,
+            AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
+        };
+        let _ = self.tx.send(job);
     }
 
-    /// Interrupts the running turn, if any.
+    /// Uses `preset` from the next request on, even within a running turn.
+    pub fn set_preset(&self, preset: Preset) {
+        self.preset.send_replace(preset);
+    }
+
+    /// Interrupts the turn of the latest prompt, if it runs.
     pub fn interrupt(&self) {
-        if let Ok(token) = self.cancel.lock() {
+        if let Ok(token) = self.latest.lock() {
             token.cancel();
         }
     }
 }
 
 /// Starts `agent` on its own task; returns its handle and the receiver of its events.
-pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
-    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+    let (job_tx, job_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
-    let cancel = Arc::new(Mutex::new(CancellationToken::new()));
-    let preset = agent.share_preset();
-    tokio::spawn(run(agent, cmd_rx, EventSink::new(ev_tx), cancel.clone()));
     let handle = AgentHandle {
-        tx: cmd_tx,
-        cancel,
-        preset,
+        tx: job_tx,
+        latest: Arc::new(Mutex::new(CancellationToken::new())),
+        preset: agent.preset_sender(),
     };
+    tokio::spawn(run(agent, job_rx, EventSink::new(ev_tx)));
     (handle, ev_rx)
 }
 
-async fn run(
-    mut agent: Agent,
-    mut commands: mpsc::UnboundedReceiver<AgentCommand>,
-    events: EventSink,
-    cancel: Arc<Mutex<CancellationToken>>,
-) {
-    while let Some(command) = commands.recv().await {
-        match command {
-            AgentCommand::Prompt(prompt) => {
+async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: EventSink) {
+    while let Some(job) = jobs.recv().await {
+        match job {
+            Job::Prompt(prompt, token) => {
                 // A test hook: proves that a panic in the agent task restores the terminal and
                 // exits non-zero (tests/tui_e2e.rs). Compiled only into debug builds (which the
                 // tests run); a release binary has no such switch.
@@ -91,17 +92,11 @@ async fn run(
                 {
                     panic!("test panic in the agent task (MINICLAW_TEST_PANIC_IN_AGENT)");
                 }
-                // The token `AgentHandle::send` made for this prompt.
-                let token = match cancel.lock() {
-                    Ok(slot) => slot.clone(),
-                    Err(_) => CancellationToken::new(),
-                };
+                // The turn's `TurnFinished` is the one end-of-turn signal.
                 agent.run_turn(&prompt, &events, &token).await;
-                events.send(AgentEvent::State(AgentState::Idle));
             }
-            AgentCommand::SetPreset(preset) => agent.set_preset(preset),
-            AgentCommand::SetMaxSteps(max) => agent.set_max_steps(max),
-            AgentCommand::ClearHistory => match agent.clear_history() {
+            Job::SetMaxSteps(max) => agent.set_max_steps(max),
+            Job::ClearHistory => match agent.clear_history() {
                 Ok(()) => events.send(AgentEvent::HistoryCleared),
                 Err(e) => events.send(AgentEvent::Error {
                     message: format!("Could not clear the history: {e}"),

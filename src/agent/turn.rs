@@ -51,8 +51,9 @@ pub struct Agent {
     session: Session,
     pub(super) settings: AgentSettings,
     budget: ContextBudget,
-    /// When shared with a handle: the preset to use, read at every request.
-    shared_preset: Option<Arc<std::sync::Mutex<Preset>>>,
+    /// The preset of the next request: the one place it lives. A handle holds a clone of the
+    /// sender and may change it while a turn runs; the agent reads it before every request.
+    preset: tokio::sync::watch::Sender<Preset>,
     /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
     request_budget: Option<RequestBudget>,
     /// Writes the history off the async runtime; started at the first save.
@@ -81,6 +82,7 @@ impl Agent {
         session: Session,
         settings: AgentSettings,
     ) -> Self {
+        let preset = settings.preset.clone();
         Self {
             client,
             registry,
@@ -88,7 +90,7 @@ impl Agent {
             session,
             settings,
             budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
-            shared_preset: None,
+            preset: tokio::sync::watch::Sender::new(preset),
             request_budget: None,
             history: None,
             history_store: None,
@@ -131,29 +133,18 @@ impl Agent {
     }
 
     /// Uses `preset` from the next request on.
-    pub fn set_preset(&mut self, preset: Preset) {
-        if let Some(shared) = &self.shared_preset
-            && let Ok(mut p) = shared.lock()
-        {
-            *p = preset.clone();
-        }
-        self.settings.preset = preset;
+    pub fn set_preset(&self, preset: Preset) {
+        self.preset.send_replace(preset);
     }
 
-    /// A cell holding the preset that anyone may change while a turn runs; the agent reads it
-    /// before every request.
-    pub fn share_preset(&mut self) -> Arc<std::sync::Mutex<Preset>> {
-        let cell = Arc::new(std::sync::Mutex::new(self.settings.preset.clone()));
-        self.shared_preset = Some(cell.clone());
-        cell
+    /// The sender of the preset, for a handle that changes it while a turn runs.
+    pub fn preset_sender(&self) -> tokio::sync::watch::Sender<Preset> {
+        self.preset.clone()
     }
 
     /// The preset of the next request.
-    fn current_preset(&mut self) -> Preset {
-        if let Some(p) = self.shared_preset.as_ref().and_then(|c| c.lock().ok()) {
-            self.settings.preset = p.clone();
-        }
-        self.settings.preset.clone()
+    pub fn current_preset(&self) -> Preset {
+        self.preset.borrow().clone()
     }
 
     /// Empties the conversation and deletes the history file and its journal.
@@ -192,7 +183,7 @@ impl Agent {
         // Saved at once: a crash during the first step must not lose the prompt.
         self.save(events);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
-        tracing::info!(session = %self.session.id, preset = %self.settings.preset, "turn started");
+        tracing::info!(session = %self.session.id, preset = %self.current_preset(), "turn started");
         for step in 1..=max {
             if let Err(e) = self.draw_request(&turn.budget) {
                 // Only a sub-agent can get here: the main loop's steps are reserved.

@@ -104,6 +104,7 @@ fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
     for effect in effects {
         match effect {
             Effect::Command(c) => agent.send(c),
+            Effect::SetPreset(preset) => agent.set_preset(preset),
             Effect::Interrupt => agent.interrupt(),
             // A clipboard that cannot be written is not worth stopping for.
             Effect::Copy(text) => {

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 pub use theme::Theme;
 
-use crate::agent::{Agent, AgentEvent, AgentState, spawn};
+use crate::agent::{Agent, AgentEvent, spawn};
 use crate::llm::Preset;
 
 /// What the UI starts with.
@@ -81,7 +81,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
         handle.interrupt();
         let settled = async {
             while let Some(event) = events.recv().await {
-                if matches!(event, AgentEvent::State(AgentState::Idle)) {
+                if matches!(event, AgentEvent::TurnFinished { .. }) {
                     break;
                 }
             }

@@ -21,6 +21,8 @@ pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 pub enum Effect {
     /// Send a command to the agent.
     Command(AgentCommand),
+    /// Use this preset from the next request on.
+    SetPreset(Preset),
     /// Interrupt the running turn.
     Interrupt,
     /// Copy text to the clipboard.
@@ -385,7 +387,7 @@ fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effec
 
 fn set_preset(state: &mut State, preset: Preset, effects: &mut Vec<Effect>) {
     state.preset = preset.clone();
-    effects.push(Effect::Command(AgentCommand::SetPreset(preset)));
+    effects.push(Effect::SetPreset(preset));
 }
 
 fn copy(state: &mut State, effects: &mut Vec<Effect>) {
