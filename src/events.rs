@@ -98,10 +98,9 @@ pub enum AgentEvent {
         /// A sentence for the person.
         message: String,
     },
-    /// A turn ended.
+    /// A turn ended: the one end-of-turn signal. Its answer is what `ContentDelta` brought in
+    /// its last step (the session holds it too); it is not sent again here.
     TurnFinished {
-        /// The final answer (possibly partial).
-        answer: String,
         /// How it ended.
         outcome: TurnOutcome,
         /// Tokens of the turn's model calls added up.

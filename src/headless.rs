@@ -134,11 +134,13 @@ impl TracePrinter {
                 writeln!(err, "{pad}[error] {}", clean(message))?;
             }
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text))?,
-            AgentEvent::TurnFinished { answer, .. } if depth == 0 => {
+            AgentEvent::TurnFinished { .. } if depth == 0 => {
                 self.end_reasoning(err)?;
+                // The answer is what the last step said (its text was not a thought).
+                let answer = std::mem::take(&mut self.text);
                 if !answer.is_empty() {
                     match self.answer_output {
-                        AnswerOutput::Clean => writeln!(out, "{}", clean(answer))?,
+                        AnswerOutput::Clean => writeln!(out, "{}", clean(&answer))?,
                         AnswerOutput::Exact => writeln!(out, "{answer}")?,
                     }
                 }
@@ -211,7 +213,6 @@ mod tests {
             AgentEvent::StepStarted { step: 2, max: 6 },
             AgentEvent::ContentDelta("Done.".into()),
             AgentEvent::TurnFinished {
-                answer: "Done.".into(),
                 outcome: TurnOutcome::Answered,
                 usage: None,
                 last_usage: None,
@@ -310,8 +311,8 @@ mod tests {
                 message: format!("error {NASTY}"),
             },
             AgentEvent::StepStarted { step: 2, max: 6 },
+            AgentEvent::ContentDelta(format!("answer {NASTY}")),
             AgentEvent::TurnFinished {
-                answer: format!("answer {NASTY}"),
                 outcome: TurnOutcome::Answered,
                 usage: None,
                 last_usage: None,

@@ -66,9 +66,21 @@ async fn a_tool_call_then_an_answer_sends_the_observation_back_and_saves_the_tur
 
     assert!(events.contains(&AgentEvent::StepStarted { step: 2, max: 6 }));
     assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolOutputDelta { id, text } if id == "call_1" && text == "probe running\n")));
+    // The answer is what the last step streamed (TurnFinished does not repeat it).
+    let last_step = events
+        .iter()
+        .rposition(|e| matches!(e, AgentEvent::StepStarted { .. }))
+        .unwrap();
+    let answer: String = events[last_step..]
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ContentDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answer, "All **done**.");
     match events.last().unwrap() {
-        AgentEvent::TurnFinished { answer, usage, .. } => {
-            assert_eq!(answer, "All **done**.");
+        AgentEvent::TurnFinished { usage, .. } => {
             assert_eq!(
                 usage.unwrap().prompt_tokens,
                 240,

@@ -250,14 +250,13 @@ async fn a_stream_cut_in_content_keeps_the_partial_answer() {
     let mut r = rig(vec![cut], vec![], Preset::Flash, 6).await;
     let (_, events) = run(&mut r.agent, "x").await;
     match events.last().unwrap() {
-        AgentEvent::TurnFinished {
-            answer, outcome, ..
-        } => {
-            assert_eq!(answer, "Half of the ans");
+        AgentEvent::TurnFinished { outcome, .. } => {
             assert_eq!(*outcome, TurnOutcome::Failed);
         }
         e => panic!("{e:?}"),
     }
+    // What the client had received when the stream broke is what it returned, and kept.
+    assert!(events.contains(&AgentEvent::ContentDelta("Half of the ans".into())));
     let s = assert_history_valid(&r.dir.path().join("history.json"));
     assert_eq!(s.messages.last().unwrap().content, "Half of the ans");
     r.server.push(SseBuilder::answer("whole"));

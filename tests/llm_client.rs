@@ -11,6 +11,7 @@ use miniclaw::llm::{
 };
 use serde_json::json;
 use support::{MockServer, Reply, SseBuilder};
+use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-test-SECRET-0123456789";
 
@@ -56,11 +57,12 @@ async fn run(
     let mut events = Vec::new();
     let mut on_event = |e: ClientEvent| events.push(e);
     let messages = [user("hi")];
-    let chat = client.chat(&preset, &messages, tools, &mut on_event);
+    let cancel = CancellationToken::new();
+    let chat = client.chat(&preset, &messages, tools, &cancel, &mut on_event);
     let result = tokio::time::timeout(Duration::from_secs(20), chat)
         .await
         .expect("the client hung");
-    (result, events)
+    (result.map_err(|e| e.error), events)
 }
 
 fn retries(events: &[ClientEvent]) -> Vec<(u32, u32, Duration, String)> {
@@ -521,4 +523,40 @@ async fn a_cloned_client_shares_its_setup() {
             .iter()
             .all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}")))
     );
+}
+
+#[tokio::test]
+async fn a_cancelled_chat_returns_at_once_with_what_had_arrived() {
+    let server = MockServer::start(vec![
+        SseBuilder::new()
+            .role()
+            .reasoning(&["Weighing it"])
+            .content(&["Hello, "])
+            .pause(30_000)
+            .content(&["never sent"])
+            .finish("stop")
+            .done()
+            .build(),
+    ])
+    .await;
+    let client = client(&server.url());
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    // Cancelled as soon as the first text arrives.
+    let mut on_event = move |e: ClientEvent| {
+        if matches!(e, ClientEvent::Stream(StreamEvent::Content(_))) {
+            trigger.cancel();
+        }
+    };
+    let messages = [user("hi")];
+    let started = Instant::now();
+    let chat = client.chat(&Preset::Pro, &messages, &[], &cancel, &mut on_event);
+    let err = tokio::time::timeout(Duration::from_secs(10), chat)
+        .await
+        .expect("cancel ends the chat")
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(err.error, LlmError::Cancelled), "{err:?}");
+    assert_eq!(err.partial.content, "Hello, ");
+    assert_eq!(err.partial.reasoning, "Weighing it");
 }

@@ -148,7 +148,13 @@ async fn through_server(text: &str) -> (Completion, Vec<StreamEvent>) {
         }
     };
     let completion = client
-        .chat(&Preset::Pro, &[], &[], &mut on_event)
+        .chat(
+            &Preset::Pro,
+            &[],
+            &[],
+            &tokio_util::sync::CancellationToken::new(),
+            &mut on_event,
+        )
         .await
         .unwrap();
     assert_eq!(server.requests().len(), 1);

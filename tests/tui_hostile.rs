@@ -62,7 +62,6 @@ fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
                 message: format!("error {NASTY}"),
             },
             AgentEvent::TurnFinished {
-                answer: format!("# Answer {NASTY}"),
                 outcome: TurnOutcome::Answered,
                 usage: None,
                 last_usage: None,
@@ -112,7 +111,6 @@ fn absurd_token_counts_from_the_server_cannot_overflow_the_status_line() {
                 budget: 1,
             },
             AgentEvent::TurnFinished {
-                answer: "ok".into(),
                 outcome: TurnOutcome::Answered,
                 usage: Some(miniclaw::llm::Usage {
                     prompt_tokens: 1,

@@ -258,7 +258,6 @@ fn the_step_limit_is_said_once_as_a_notice() {
         vec![
             AgentEvent::Notice(miniclaw::agent::turn::step_limit_notice(6)),
             AgentEvent::TurnFinished {
-                answer: String::new(),
                 outcome: TurnOutcome::StepLimit,
                 usage: None,
                 last_usage: None,
@@ -347,7 +346,6 @@ fn interrupt_only_while_busy_and_the_partial_answer_stays() {
             AgentEvent::StepStarted { step: 1, max: 10 },
             AgentEvent::ContentDelta("Once".into()),
             AgentEvent::TurnFinished {
-                answer: "Once".into(),
                 outcome: TurnOutcome::Interrupted,
                 usage: None,
                 last_usage: None,
@@ -635,7 +633,6 @@ fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
             AgentEvent::StepStarted { step: 1, max: 10 },
             AgentEvent::ReasoningDelta("hmm".into()),
             AgentEvent::TurnFinished {
-                answer: String::new(),
                 outcome: TurnOutcome::Interrupted,
                 usage: None,
                 last_usage: None,

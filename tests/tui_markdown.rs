@@ -59,7 +59,7 @@ proptest! {
             prop_assert_eq!(&lines[..committed.len()], &committed[..]);
             render_screen(&mut s, width);
         }
-        feed(&mut s, t0, vec![AgentEvent::TurnFinished { answer: answer.into(), outcome: TurnOutcome::Answered, usage: None, last_usage: None }]);
+        feed(&mut s, t0, vec![AgentEvent::TurnFinished { outcome: TurnOutcome::Answered, usage: None, last_usage: None }]);
         render_screen(&mut s, width);
         let e = s.entries.last().unwrap();
         prop_assert_eq!(&e.cache.lines, &whole(answer, width - 2));
@@ -79,12 +79,14 @@ fn resize_rewraps_from_the_source() {
     feed(
         &mut s,
         t0,
-        vec![AgentEvent::TurnFinished {
-            answer: ANSWERS[0].into(),
-            outcome: TurnOutcome::Answered,
-            usage: None,
-            last_usage: None,
-        }],
+        vec![
+            AgentEvent::ContentDelta(ANSWERS[0].into()),
+            AgentEvent::TurnFinished {
+                outcome: TurnOutcome::Answered,
+                usage: None,
+                last_usage: None,
+            },
+        ],
     );
     render_screen(&mut s, 40);
     render_screen(&mut s, 80);

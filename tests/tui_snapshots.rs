@@ -148,7 +148,7 @@ fn error_line_and_retry_status() {
     insta::assert_snapshot!("retrying", retrying);
     feed(&mut s, t0, vec![
         AgentEvent::Error { message: "The API key was rejected (401). Check DEEPSEEK_API_KEY and send the prompt again.".into() },
-        AgentEvent::TurnFinished { answer: String::new(), outcome: TurnOutcome::Failed, usage: None, last_usage: None },
+        AgentEvent::TurnFinished { outcome: TurnOutcome::Failed, usage: None, last_usage: None },
         AgentEvent::State(AgentState::Idle),
     ]);
     insta::assert_snapshot!("error_line", render(&mut s, 100, 14, later(t0)));
@@ -166,7 +166,6 @@ fn interrupted_answer_stays_marked() {
             AgentEvent::StepStarted { step: 1, max: 10 },
             AgentEvent::ContentDelta("Once upon a time".into()),
             AgentEvent::TurnFinished {
-                answer: "Once upon a time".into(),
                 outcome: TurnOutcome::Interrupted,
                 usage: None,
                 last_usage: None,
@@ -193,7 +192,7 @@ fn chinese_text_and_emoji_wrap() {
     feed(&mut s, t0, vec![
         AgentEvent::StepStarted { step: 1, max: 10 },
         AgentEvent::ContentDelta("我是 MiniClaw，一个终端里的助手。我可以读写工作区里的文件、搜索文本、计算表达式。🦀🚀".into()),
-        AgentEvent::TurnFinished { answer: "我是 MiniClaw，一个终端里的助手。我可以读写工作区里的文件、搜索文本、计算表达式。🦀🚀".into(), outcome: TurnOutcome::Answered, usage: None, last_usage: None },
+        AgentEvent::TurnFinished { outcome: TurnOutcome::Answered, usage: None, last_usage: None },
     ]);
     insta::assert_snapshot!(render(&mut s, 44, 20, later(t0)));
 }
@@ -227,12 +226,14 @@ fn scrolled_up_shows_more_below_marker() {
         feed(
             &mut s,
             t0,
-            vec![AgentEvent::TurnFinished {
-                answer: format!("answer {i}"),
-                outcome: TurnOutcome::Answered,
-                usage: None,
-                last_usage: None,
-            }],
+            vec![
+                AgentEvent::ContentDelta(format!("answer {i}")),
+                AgentEvent::TurnFinished {
+                    outcome: TurnOutcome::Answered,
+                    usage: None,
+                    last_usage: None,
+                },
+            ],
         );
     }
     render(&mut s, 80, 16, t0);

@@ -19,8 +19,8 @@ use super::history::{self, HistoryStore, HistoryWriter};
 use super::session::{Message, Session};
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
-    ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent, ToolCall,
-    Usage,
+    ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
+    ToolCall, Usage,
 };
 use crate::tools::{Sandbox, ToolContext, ToolRegistry};
 
@@ -242,14 +242,12 @@ impl Agent {
             self.session.to_chat(reasoning_back),
             crate::agent::context::estimate_schemas(&schemas),
         );
-        let mut partial = Completion::default();
+        // The client keeps what arrives; this only passes it on as it comes.
         let mut on_event = |event: ClientEvent| match event {
             ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
-                partial.reasoning.push_str(&text);
                 events.send(AgentEvent::ReasoningDelta(text));
             }
             ClientEvent::Stream(StreamEvent::Content(text)) => {
-                partial.content.push_str(&text);
                 events.send(AgentEvent::ContentDelta(text));
             }
             ClientEvent::Stream(_) => {}
@@ -265,26 +263,27 @@ impl Agent {
                 reason,
             }),
         };
-        let result = tokio::select! {
-            r = self.client.chat(&preset, &messages, &schemas, &mut on_event) => Some(r),
-            _ = cancel.cancelled() => None,
-        };
+        let result = self
+            .client
+            .chat(&preset, &messages, &schemas, cancel, &mut on_event)
+            .await;
         let completion = match result {
-            None => {
+            Ok(c) => c,
+            Err(ChatError {
+                error: LlmError::Cancelled,
+                partial,
+            }) => {
                 self.keep_partial(&partial, "interrupted");
-                turn.answer = partial.content;
                 return StepEnd::Finished(TurnOutcome::Interrupted);
             }
-            Some(Err(e)) => {
-                tracing::warn!(error = %e, "model call failed");
-                self.keep_partial(&partial, &format!("failed: {e}"));
-                turn.answer = partial.content;
+            Err(ChatError { error, partial }) => {
+                tracing::warn!(error = %error, "model call failed");
+                self.keep_partial(&partial, &format!("failed: {error}"));
                 events.send(AgentEvent::Error {
-                    message: error_advice(&e),
+                    message: error_advice(&error),
                 });
                 return StepEnd::Finished(TurnOutcome::Failed);
             }
-            Some(Ok(c)) => c,
         };
         if let Some(u) = &completion.usage {
             turn.add_usage(u);
@@ -302,7 +301,7 @@ impl Agent {
             // not kept (a half-written call sent back could make the server refuse the history).
             let mut completion = completion;
             completion.tool_calls.clear();
-            return self.answered(events, completion, turn);
+            return self.answered(events, completion);
         }
 
         let calls = completion.tool_calls.clone();
@@ -334,7 +333,7 @@ impl Agent {
     }
 
     /// The model answered without tools: keep the answer, marking it when it was cut.
-    fn answered(&mut self, events: &EventSink, c: Completion, turn: &mut TurnTally) -> StepEnd {
+    fn answered(&mut self, events: &EventSink, c: Completion) -> StepEnd {
         let cut = match &c.finish_reason {
             Some(FinishReason::Length) => Some(
                 "The answer was cut off: the model reached its output limit. Ask it to continue.",
@@ -350,7 +349,6 @@ impl Agent {
         let mut message = Message::assistant(c.content.clone(), Some(c.reasoning), vec![]);
         message.incomplete = cut.map(str::to_string);
         self.session.push(message);
-        turn.answer = c.content;
         match cut {
             Some(text) => {
                 events.send(AgentEvent::Error {
@@ -555,7 +553,6 @@ impl Agent {
             writer.settle(&self.session, events).await;
         }
         events.send(AgentEvent::TurnFinished {
-            answer: turn.answer.clone(),
             outcome,
             usage: turn.usage,
             last_usage: turn.last_usage,
@@ -565,7 +562,6 @@ impl Agent {
 
 /// What a turn adds up to.
 struct TurnTally {
-    answer: String,
     usage: Option<Usage>,
     last_usage: Option<Usage>,
     /// The model requests the turn may still make, sub-agents included.
@@ -575,7 +571,6 @@ struct TurnTally {
 impl TurnTally {
     fn new(budget: RequestBudget) -> Self {
         Self {
-            answer: String::new(),
             usage: None,
             last_usage: None,
             budget,

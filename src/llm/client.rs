@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::accumulate::Accumulator;
 use super::chunk::{ChunkError, decode_chunk};
@@ -67,6 +68,9 @@ pub enum LlmError {
     /// A chunk was not valid JSON of the expected shape.
     #[error("the model server sent a malformed chunk: {0}")]
     Malformed(String),
+    /// The request was cancelled (the person interrupted the turn).
+    #[error("the request was cancelled")]
+    Cancelled,
     /// The client could not be built (bad base URL and the like).
     #[error("client set-up failed: {message}")]
     Setup {
@@ -92,6 +96,26 @@ impl LlmError {
         Self::Setup {
             message,
             source: Some(Box::new(source)),
+        }
+    }
+}
+
+/// A chat that did not complete: why, and what of the answer had arrived (reasoning, text and
+/// whole tool calls), so the caller keeps no copy of its own.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct ChatError {
+    /// Why it stopped ([`LlmError::Cancelled`] when interrupted).
+    pub error: LlmError,
+    /// What arrived before it stopped (empty when nothing did).
+    pub partial: Completion,
+}
+
+impl From<LlmError> for ChatError {
+    fn from(error: LlmError) -> Self {
+        Self {
+            error,
+            partial: Completion::default(),
         }
     }
 }
@@ -137,11 +161,12 @@ impl std::fmt::Debug for LlmClient {
     }
 }
 
-/// How one attempt failed, and whether another may follow.
+/// How one attempt failed, whether another may follow, and what had arrived.
 struct Failure {
     error: LlmError,
     retryable: bool,
     retry_after: Option<Duration>,
+    partial: Completion,
 }
 
 impl Failure {
@@ -150,6 +175,7 @@ impl Failure {
             error,
             retryable: false,
             retry_after: None,
+            partial: Completion::default(),
         }
     }
 
@@ -157,8 +183,14 @@ impl Failure {
         Self {
             error,
             retryable: true,
-            retry_after: None,
+            ..Self::fatal(LlmError::Cancelled)
         }
+    }
+
+    /// This failure, carrying what arrived before it.
+    fn with_partial(mut self, partial: Completion) -> Self {
+        self.partial = partial;
+        self
     }
 }
 
@@ -208,16 +240,19 @@ impl LlmClient {
         self.api_key.is_some()
     }
 
-    /// Streams one chat completion, reporting each piece through `on_event`, and returns the whole.
+    /// Streams one chat completion, reporting each piece through `on_event`, and returns the
+    /// whole. `cancel` stops it at once; then, as after any failure, the error carries what had
+    /// arrived.
     pub async fn chat(
         &self,
         preset: &Preset,
         messages: &[ChatMessage],
         tools: &[ToolSchema],
+        cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
-    ) -> Result<Completion, LlmError> {
+    ) -> Result<Completion, ChatError> {
         let Some(key) = self.api_key.as_deref() else {
-            return Err(LlmError::MissingKey);
+            return Err(LlmError::MissingKey.into());
         };
         // Serialised once; a retry sends the same bytes again.
         let body = bytes::Bytes::from(
@@ -228,12 +263,15 @@ impl LlmClient {
         let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
         loop {
-            let failure = match self.attempt(&url, key, &body, on_event).await {
+            let failure = match self.attempt(&url, key, &body, cancel, on_event).await {
                 Ok(completion) => return Ok(completion),
                 Err(failure) => failure,
             };
             if !failure.retryable || attempt >= max_attempts {
-                return Err(failure.error);
+                return Err(ChatError {
+                    error: failure.error,
+                    partial: failure.partial,
+                });
             }
             attempt += 1;
             let delay = delay_before(&self.retry, attempt, failure.retry_after);
@@ -243,7 +281,10 @@ impl LlmClient {
                 delay,
                 reason: failure.error.to_string(),
             });
-            tokio::time::sleep(delay).await;
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled.into()),
+            }
         }
     }
 
@@ -253,6 +294,7 @@ impl LlmClient {
         url: &str,
         key: &str,
         body: &bytes::Bytes,
+        cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, Failure> {
         let idle = self.idle_timeout;
@@ -264,8 +306,15 @@ impl LlmClient {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.clone())
             .send();
-        let response = match tokio::time::timeout(idle, send).await {
-            Err(_) => {
+        let send = async {
+            tokio::select! {
+                r = tokio::time::timeout(idle, send) => Some(r),
+                _ = cancel.cancelled() => None,
+            }
+        };
+        let response = match send.await {
+            None => return Err(Failure::fatal(LlmError::Cancelled)),
+            Some(Err(_)) => {
                 let message = format!("the model server did not answer within {idle:?}");
                 let error = LlmError::Transport {
                     message,
@@ -273,16 +322,21 @@ impl LlmClient {
                 };
                 return Err(Failure::retry(error));
             }
-            Ok(Err(e)) if e.is_builder() => {
+            Some(Ok(Err(e))) if e.is_builder() => {
                 return Err(Failure::fatal(LlmError::setup(describe(&e, key), e)));
             }
-            Ok(Err(e)) => return Err(Failure::retry(LlmError::transport(e, key))),
-            Ok(Ok(response)) => response,
+            Some(Ok(Err(e))) => return Err(Failure::retry(LlmError::transport(e, key))),
+            Some(Ok(Ok(response))) => response,
         };
         if !response.status().is_success() {
             return Err(http_failure(response, key, idle).await);
         }
-        read_stream(response, key, idle, on_event).await
+        let mut acc = Accumulator::new();
+        let read = read_stream(response, key, idle, cancel, &mut acc, on_event).await;
+        match read {
+            Ok(()) => Ok(acc.finish()),
+            Err(failure) => Err(failure.with_partial(acc.finish())),
+        }
     }
 }
 
@@ -329,6 +383,7 @@ async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) ->
         error: LlmError::Http { status, message },
         retryable: is_retryable_status(status),
         retry_after,
+        partial: Completion::default(),
     }
 }
 
@@ -350,15 +405,20 @@ async fn read_stream(
     mut response: reqwest::Response,
     key: &str,
     idle: Duration,
+    cancel: &CancellationToken,
+    acc: &mut Accumulator,
     on_event: &mut (dyn FnMut(ClientEvent) + Send),
-) -> Result<Completion, Failure> {
+) -> Result<(), Failure> {
     let mut parser = SseParser::new();
-    let mut acc = Accumulator::new();
     let mut reported = false;
     // Only data moves the deadline: keep-alive comments must not keep a dead stream alive.
     let mut deadline = Instant::now() + idle;
     loop {
-        let bytes = match tokio::time::timeout_at(deadline, response.chunk()).await {
+        let chunk = tokio::select! {
+            c = tokio::time::timeout_at(deadline, response.chunk()) => c,
+            _ = cancel.cancelled() => return Err(Failure::fatal(LlmError::Cancelled)),
+        };
+        let bytes = match chunk {
             // A server that accepted the request but never sent data (DeepSeek queues busy
             // requests behind keep-alives) is worth another attempt; one that went silent
             // mid-answer is not (a retry would repeat what was shown).
@@ -366,7 +426,7 @@ async fn read_stream(
             Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
             // `data: [DONE]` without its closing blank line still ends the stream properly.
-            Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => return Ok(acc.finish()),
+            Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => return Ok(()),
             // Nothing shown yet means a fresh attempt cannot duplicate anything.
             Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
             Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
@@ -378,7 +438,7 @@ async fn read_stream(
         for frame in parser.push(&bytes) {
             deadline = Instant::now() + idle;
             let text = match frame {
-                Frame::Done => return Ok(acc.finish()),
+                Frame::Done => return Ok(()),
                 Frame::Data(text) => text,
             };
             let events = decode_chunk(&text).map_err(|e| {

@@ -8,7 +8,7 @@ pub mod retry;
 pub mod sse;
 pub mod types;
 
-pub use client::{ClientEvent, LlmClient, LlmError};
+pub use client::{ChatError, ClientEvent, LlmClient, LlmError};
 pub use presets::Preset;
 pub use retry::RetryPolicy;
 pub use types::*;

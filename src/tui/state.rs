@@ -197,6 +197,8 @@ pub struct CallView {
     pub duration: Option<Duration>,
     /// One line per sub-agent event worth showing.
     pub nested: Vec<String>,
+    /// What the sub-agent has said in its current step (its answer, when the turn ends).
+    pub nested_text: String,
 }
 
 impl CallView {

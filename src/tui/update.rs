@@ -634,13 +634,8 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
         AgentEvent::Error { message } => {
             state.push(EntryKind::Error, message);
         }
-        AgentEvent::TurnFinished {
-            answer,
-            outcome,
-            usage,
-            ..
-        } => {
-            turn_finished(state, answer, outcome);
+        AgentEvent::TurnFinished { outcome, usage, .. } => {
+            turn_finished(state, outcome);
             if usage.is_some() {
                 state.last_usage = usage;
             }
@@ -690,7 +685,7 @@ fn finish_live(state: &mut State) {
     }
 }
 
-fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
+fn turn_finished(state: &mut State, outcome: TurnOutcome) {
     let stopped = match outcome {
         TurnOutcome::Interrupted => Some(StepStop::Interrupted),
         TurnOutcome::Failed => Some(StepStop::Failed),
@@ -699,12 +694,6 @@ fn turn_finished(state: &mut State, answer: String, outcome: TurnOutcome) {
     let turn = state.turns.saturating_sub(1);
     if let Some(step) = state.steps.last_mut().filter(|s| s.turn == turn) {
         step.stopped = stopped;
-    }
-    if !answer.is_empty() {
-        let i = live_entry(state);
-        let e = &mut state.entries[i];
-        e.text = answer;
-        e.touch();
     }
     let interrupted = outcome == TurnOutcome::Interrupted;
     match state.live {
@@ -757,9 +746,11 @@ fn nested(state: &mut State, parent_id: &str, event: AgentEvent) {
     match event {
         AgentEvent::ToolCallStarted {
             name, arguments, ..
-        } => call
-            .nested
-            .push(format!("↳ {}", super::calls::call_label(&name, &arguments))),
+        } => {
+            call.nested_text.clear();
+            call.nested
+                .push(format!("↳ {}", super::calls::call_label(&name, &arguments)));
+        }
         AgentEvent::ToolFinished {
             result, duration, ..
         } => {
@@ -772,11 +763,15 @@ fn nested(state: &mut State, parent_id: &str, event: AgentEvent) {
                 ));
             }
         }
-        AgentEvent::StepStarted { step, .. } => call.nested.push(format!("↳ step {step}")),
+        AgentEvent::StepStarted { step, .. } => {
+            call.nested_text.clear();
+            call.nested.push(format!("↳ step {step}"));
+        }
+        AgentEvent::ContentDelta(text) => call.nested_text.push_str(&text),
         AgentEvent::Error { message } => call.nested.push(format!("↳ ✗ {message}")),
-        AgentEvent::TurnFinished { answer, .. } if !answer.is_empty() => {
-            call.nested
-                .push(format!("↳ answer: {}", answer.lines().next().unwrap_or("")));
+        AgentEvent::TurnFinished { .. } if !call.nested_text.trim().is_empty() => {
+            let first = call.nested_text.trim().lines().next().unwrap_or("");
+            call.nested.push(format!("↳ answer: {first}"));
         }
         _ => {}
     }

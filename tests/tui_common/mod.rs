@@ -104,7 +104,6 @@ pub fn whole_turn(answer: &str) -> Vec<AgentEvent> {
     events.push(AgentEvent::StepStarted { step: 2, max: 10 });
     events.push(AgentEvent::ContentDelta(answer.into()));
     events.push(AgentEvent::TurnFinished {
-        answer: answer.into(),
         outcome: TurnOutcome::Answered,
         usage: Some(Usage {
             prompt_tokens: 1200,
