@@ -12,7 +12,6 @@ pub mod registry;
 pub mod sandbox;
 pub mod search;
 pub mod shell;
-pub mod shell_policy;
 pub mod subagent;
 pub mod support;
 pub mod time_calc;

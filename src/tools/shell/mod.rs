@@ -1,16 +1,23 @@
 //! `run_shell_command`: a few read-only commands, started without a shell, checked by
-//! [`shell_policy`](super::shell_policy), bounded in time and output, streamed line by line.
+//! [`policy`] against the flag tables of [`flags`], bounded in time and output, streamed line by
+//! line. A refusal is a [`Refusal`].
+
+pub mod flags;
+pub mod paths;
+pub mod policy;
+pub mod refusal;
 
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
 
-use super::confine::Confinement;
-use super::process::{self, Limits, ProcessError};
-use super::registry::{
+use crate::llm::ToolSchema;
+use crate::tools::confine::Confinement;
+use crate::tools::process::{self, Limits, ProcessError};
+use crate::tools::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
 };
-use super::shell_policy::{self, ALLOWED_COMMANDS};
-use crate::llm::ToolSchema;
+use flags::ALLOWED_COMMANDS;
+pub use refusal::Refusal;
 
 /// How the shell tool runs commands.
 #[derive(Clone, Debug, Default)]
@@ -86,8 +93,7 @@ impl Tool for ShellTool {
             let argv = string_list(&args, "args")?;
             let working_dir = arg_opt_str(&args, "working_dir")?.unwrap_or(".");
             let root = ctx.sandbox.root();
-            let checked = shell_policy::check(root, &command, &argv, working_dir)
-                .map_err(|reason| ToolError::failed(format!("refused: {reason}")))?;
+            let checked = policy::check(root, &command, &argv, working_dir)?;
 
             let path = self
                 .settings
