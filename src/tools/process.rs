@@ -8,6 +8,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use super::error::ToolError;
+
 /// The fallback search path when the environment has none.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -59,6 +61,16 @@ pub enum ProcessError {
     /// The turn was interrupted and it was killed.
     #[error("interrupted")]
     Cancelled,
+}
+
+impl From<ProcessError> for ToolError {
+    fn from(e: ProcessError) -> Self {
+        match e {
+            ProcessError::Timeout(secs) => ToolError::Timeout(secs),
+            ProcessError::Cancelled => ToolError::Cancelled,
+            other => ToolError::failed(other.to_string()),
+        }
+    }
 }
 
 /// The PATH given to children: the parent's absolute entries outside `workspace` (so a file the

@@ -12,7 +12,7 @@ use tokio::process::Command;
 
 use crate::llm::ToolSchema;
 use crate::tools::confine::Confinement;
-use crate::tools::process::{self, Limits, ProcessError};
+use crate::tools::process::{self, Limits};
 use crate::tools::registry::{
     Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
 };
@@ -124,12 +124,7 @@ impl Tool for ShellTool {
                 &ctx.cancel,
                 &on_line,
             )
-            .await
-            .map_err(|e| match e {
-                ProcessError::Timeout(s) => ToolError::Timeout(s),
-                ProcessError::Cancelled => ToolError::Cancelled,
-                other => ToolError::failed(other.to_string()),
-            })?;
+            .await?;
 
             let mut shown = vec![checked.program.clone()];
             shown.extend(checked.args.iter().cloned());

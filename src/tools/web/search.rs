@@ -8,6 +8,55 @@ use crate::tools::registry::{
     Tool, ToolContext, ToolError, ToolFuture, arg_opt_str, arg_opt_u64, arg_str,
 };
 
+/// Why a SerpAPI request failed: the search layer's error type. Its text may quote the key (an
+/// echoed URL or body), so it becomes a [`ToolError`] only through [`SearchError::scrubbed`].
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// `SERPAPI_BASE_URL` does not parse.
+    #[error("SERPAPI_BASE_URL `{base}` is not a valid URL ({source})")]
+    BadBaseUrl {
+        /// The configured base.
+        base: String,
+        /// The parse error.
+        source: url::ParseError,
+    },
+    /// The HTTP client could not be built.
+    #[error("could not build the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// The request did not get an answer (the error without its URL, which holds the key).
+    #[error("the search request failed: {0}")]
+    Request(#[source] reqwest::Error),
+    /// The answer could not be read.
+    #[error("reading the search response failed: {0}")]
+    Read(#[source] reqwest::Error),
+    /// SerpAPI explained a failure as `{"error": "..."}`.
+    #[error("SerpAPI error (HTTP {status}): {message}")]
+    Api {
+        /// The HTTP status code.
+        status: u16,
+        /// SerpAPI's message.
+        message: String,
+    },
+    /// An error status without SerpAPI's explanation.
+    #[error("SerpAPI answered HTTP {status}: {snippet}")]
+    Http {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// The start of the body.
+        snippet: String,
+    },
+    /// A success status with a body that is not JSON.
+    #[error("SerpAPI answered something that is not JSON")]
+    NotJson,
+}
+
+impl SearchError {
+    /// The tool error, its text with every form of `key` removed.
+    pub fn scrubbed(&self, key: &str) -> ToolError {
+        ToolError::failed(scrub(&self.to_string(), key))
+    }
+}
+
 /// The `search_web` tool.
 #[derive(Clone, Debug)]
 pub struct SearchWebTool {
@@ -74,7 +123,7 @@ impl Tool for SearchWebTool {
             let body = self
                 .request(&q, max, key)
                 .await
-                .map_err(|e| ToolError::failed(scrub(&e, key)))?;
+                .map_err(|e| e.scrubbed(key))?;
             Ok(results(&body, &q, max))
         })
     }
@@ -82,11 +131,15 @@ impl Tool for SearchWebTool {
 
 impl SearchWebTool {
     /// Sends the search; the error text may contain the key and must be scrubbed by the caller.
-    async fn request(&self, q: &str, max: usize, key: &str) -> Result<Value, String> {
+    async fn request(&self, q: &str, max: usize, key: &str) -> Result<Value, SearchError> {
         let s = &self.settings;
         let base = s.base_url.trim_end_matches('/');
-        let mut url = url::Url::parse(&format!("{base}/search.json"))
-            .map_err(|e| format!("SERPAPI_BASE_URL `{base}` is not a valid URL ({e})"))?;
+        let mut url = url::Url::parse(&format!("{base}/search.json")).map_err(|source| {
+            SearchError::BadBaseUrl {
+                base: base.to_string(),
+                source,
+            }
+        })?;
         url.query_pairs_mut()
             .append_pair("engine", "google")
             .append_pair("q", q)
@@ -99,17 +152,17 @@ impl SearchWebTool {
         let client = reqwest::Client::builder()
             .timeout(s.timeout)
             .build()
-            .map_err(|e| format!("could not build the HTTP client: {e}"))?;
+            .map_err(SearchError::Client)?;
         let response = client
             .get(url)
             .send()
             .await
-            .map_err(|e| format!("the search request failed: {}", e.without_url()))?;
+            .map_err(|e| SearchError::Request(e.without_url()))?;
         let status = response.status();
         let text = response
             .text()
             .await
-            .map_err(|e| format!("reading the search response failed: {}", e.without_url()))?;
+            .map_err(|e| SearchError::Read(e.without_url()))?;
         // Scrubbed before anything is cut from it: a cut through an echoed key would leave a
         // piece that no longer matches the whole key.
         let text = scrub(&text, key);
@@ -120,13 +173,18 @@ impl SearchWebTool {
             .and_then(|b| b.get("error"))
             .and_then(Value::as_str)
         {
-            return Err(format!("SerpAPI error (HTTP {}): {err}", status.as_u16()));
+            return Err(SearchError::Api {
+                status: status.as_u16(),
+                message: err.to_string(),
+            });
         }
         if !status.is_success() {
-            let snippet: String = text.chars().take(300).collect();
-            return Err(format!("SerpAPI answered HTTP {status}: {snippet}"));
+            return Err(SearchError::Http {
+                status,
+                snippet: text.chars().take(300).collect(),
+            });
         }
-        body.ok_or_else(|| "SerpAPI answered something that is not JSON".to_string())
+        body.ok_or(SearchError::NotJson)
     }
 }
 
