@@ -1,5 +1,6 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
+pub mod args;
 pub mod confine;
 pub mod error;
 pub mod file_edit;

@@ -14,16 +14,16 @@ mod walk;
 
 use std::sync::atomic::Ordering;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::llm::ToolSchema;
-use crate::tools::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_bool, arg_opt_str, arg_opt_u64,
-    arg_str,
-};
+use crate::tools::args::{parameters_of, parse_args, to_usize, workspace_root};
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
 use crate::tools::support::{blocking, fields};
 pub use matcher::MAX_LINE_CHARS;
-use matcher::build_matcher;
+use matcher::{Shared, build_matcher};
 use walk::run_search;
 
 /// Matches returned when the call does not say.
@@ -39,6 +39,29 @@ pub fn register(registry: &mut ToolRegistry) {
 /// `search_files`: regex search of file contents.
 struct SearchFiles;
 
+/// The arguments of `search_files`.
+#[derive(Deserialize, JsonSchema)]
+struct SearchFilesArgs {
+    /// Regular expression to find.
+    pattern: String,
+    /// Folder (or single file) to search, relative to the workspace; "." is the root.
+    #[serde(default = "workspace_root")]
+    relative_dir: String,
+    /// Match letter case exactly (default false).
+    #[serde(default)]
+    case_sensitive: bool,
+    #[schemars(
+        description = format!(
+            "Most matching lines to return (default {DEFAULT_MAX_MATCHES}, at most {MAX_MATCHES})."
+        ),
+        range(min = 1, max = MAX_MATCHES)
+    )]
+    max_matches: Option<u64>,
+    /// Also search files excluded by .gitignore/.ignore (default false).
+    #[serde(default)]
+    include_ignored: bool,
+}
+
 impl Tool for SearchFiles {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -52,34 +75,7 @@ impl Tool for SearchFiles {
                  .gitignore are skipped (set `include_ignored` to search those too). \
                  `truncated` tells when more matches existed than `max_matches`."
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "description": "Regular expression to find."},
-                    "relative_dir": {
-                        "type": "string",
-                        "description": "Folder (or single file) to search, relative to the workspace; \".\" is the root.",
-                        "default": "."
-                    },
-                    "case_sensitive": {
-                        "type": "boolean",
-                        "description": "Match letter case exactly (default false).",
-                        "default": false
-                    },
-                    "max_matches": {
-                        "type": "integer",
-                        "description": format!("Most matching lines to return (default {DEFAULT_MAX_MATCHES}, at most {MAX_MATCHES})."),
-                        "minimum": 1,
-                        "maximum": MAX_MATCHES
-                    },
-                    "include_ignored": {
-                        "type": "boolean",
-                        "description": "Also search files excluded by .gitignore/.ignore (default false).",
-                        "default": false
-                    }
-                },
-                "required": ["pattern"]
-            }),
+            parameters: parameters_of::<SearchFilesArgs>(),
         }
     }
 
@@ -89,21 +85,24 @@ impl Tool for SearchFiles {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let pattern = arg_str(&args, "pattern")?;
-            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
-            let case_sensitive = arg_opt_bool(&args, "case_sensitive")?.unwrap_or(false);
-            let include_ignored = arg_opt_bool(&args, "include_ignored")?.unwrap_or(false);
-            let limit = arg_opt_u64(&args, "max_matches", MAX_MATCHES)?
-                .unwrap_or(DEFAULT_MAX_MATCHES)
-                .max(1) as usize;
-            let (re, literal_because) = build_matcher(pattern, case_sensitive)?;
+            let SearchFilesArgs {
+                pattern,
+                relative_dir: relative,
+                case_sensitive,
+                max_matches,
+                include_ignored,
+            } = parse_args(args)?;
+            let limit = to_usize(
+                max_matches
+                    .unwrap_or(DEFAULT_MAX_MATCHES)
+                    .clamp(1, MAX_MATCHES),
+            );
+            let (re, literal_because) = build_matcher(&pattern, case_sensitive)?;
             let shown = ctx
                 .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
             let sandbox = ctx.sandbox.clone();
             let cancel = ctx.cancel.clone();
-            let pattern = pattern.to_string();
-            let relative = relative.to_string();
             blocking(move || {
                 let shared = run_search(
                     &sandbox,
@@ -117,49 +116,73 @@ impl Tool for SearchFiles {
                 if cancel.is_cancelled() {
                     return Err(ToolError::Cancelled);
                 }
-                let mut hits = shared.hits.into_inner().unwrap_or_default();
-                hits.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
-                hits.truncate(limit);
-                let truncated = shared.found.load(Ordering::Relaxed) > limit;
-                let matches: Vec<String> = hits
-                    .iter()
-                    .map(|h| format!("{}:{}:{}", h.path, h.line, h.text))
-                    .collect();
-                let mut out = fields(json!({
-                    "path": shown,
-                    "pattern": pattern,
-                    "literal": literal_because.is_some(),
-                    "match_count": matches.len(),
-                    "truncated": truncated,
-                    "files_searched": shared.files.load(Ordering::Relaxed),
-                    "binary_files_skipped": shared.binary.load(Ordering::Relaxed),
-                    "matches": matches,
-                }));
-                let large = shared.large.load(Ordering::Relaxed);
-                if large > 0 {
-                    out.insert("large_files_skipped".into(), json!(large));
-                }
-                let skipped_dirs = shared.skipped_dirs.load(Ordering::Relaxed);
-                if skipped_dirs > 0 {
-                    out.insert("folders_skipped".into(), json!(skipped_dirs));
-                }
-                let mut notes = Vec::new();
-                if let Some(why) = literal_because {
-                    notes.push(format!(
-                        "the pattern is not a valid regular expression ({why}); it was searched as literal text"
-                    ));
-                }
-                if truncated {
-                    notes.push(format!(
-                        "stopped after {limit} matches; narrow the pattern or folder, or raise max_matches"
-                    ));
-                }
-                if !notes.is_empty() {
-                    out.insert("note".into(), json!(notes.join("; ")));
-                }
-                Ok(out)
+                let found = Found {
+                    shown,
+                    pattern,
+                    literal_because,
+                    limit,
+                };
+                Ok(found.report(shared))
             })
             .await
         })
+    }
+}
+
+/// What a finished search reports besides its counters.
+struct Found {
+    shown: String,
+    pattern: String,
+    /// Why the pattern was searched as literal text, if it was.
+    literal_because: Option<String>,
+    limit: usize,
+}
+
+impl Found {
+    /// The result fields: the matches sorted by path and line, the counters, and notes.
+    fn report(self, shared: Shared) -> Map<String, Value> {
+        let limit = self.limit;
+        let mut hits = shared.hits.into_inner().unwrap_or_default();
+        hits.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        hits.truncate(limit);
+        let truncated = shared.found.load(Ordering::Relaxed) > limit;
+        let matches: Vec<String> = hits
+            .iter()
+            .map(|h| format!("{}:{}:{}", h.path, h.line, h.text))
+            .collect();
+        let mut out = fields(json!({
+            "path": self.shown,
+            "pattern": self.pattern,
+            "literal": self.literal_because.is_some(),
+            "match_count": matches.len(),
+            "truncated": truncated,
+            "files_searched": shared.files.load(Ordering::Relaxed),
+            "binary_files_skipped": shared.binary.load(Ordering::Relaxed),
+            "matches": matches,
+        }));
+        let large = shared.large.load(Ordering::Relaxed);
+        if large > 0 {
+            out.insert("large_files_skipped".into(), json!(large));
+        }
+        let skipped_dirs = shared.skipped_dirs.load(Ordering::Relaxed);
+        if skipped_dirs > 0 {
+            out.insert("folders_skipped".into(), json!(skipped_dirs));
+        }
+        let mut notes = Vec::new();
+        if let Some(why) = self.literal_because {
+            notes.push(format!(
+                "the pattern is not a valid regular expression ({why}); it was searched as \
+                 literal text"
+            ));
+        }
+        if truncated {
+            notes.push(format!(
+                "stopped after {limit} matches; narrow the pattern or folder, or raise max_matches"
+            ));
+        }
+        if !notes.is_empty() {
+            out.insert("note".into(), json!(notes.join("; ")));
+        }
+        out
     }
 }

@@ -5,6 +5,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -14,8 +16,9 @@ use super::html_text::{self, PageText};
 use super::net_guard::non_public_reason;
 use super::settings::WebSettings;
 use crate::llm::ToolSchema;
+use crate::tools::args::{parameters_of, parse_args, to_usize};
 use crate::tools::panic_guard;
-use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, arg_opt_u64, arg_str};
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture};
 
 /// Characters of text returned when the model does not say.
 pub const DEFAULT_MAX_CHARS: u64 = 8_000;
@@ -25,6 +28,17 @@ pub const DEFAULT_MAX_BYTES: usize = 2 * 1024 * 1024;
 pub const MAX_REDIRECTS: usize = 5;
 /// At most this many links are listed.
 pub const MAX_LINKS: usize = 20;
+/// The most characters of text one call may ask for.
+const MAX_CHARS: u64 = 200_000;
+
+/// The arguments of `fetch_web_page`.
+#[derive(Deserialize, JsonSchema)]
+struct FetchArgs {
+    /// The http(s) URL.
+    url: String,
+    /// At most this many characters of text (default 8000).
+    max_chars: Option<u64>,
+}
 
 /// The `fetch_web_page` tool.
 #[derive(Clone, Debug)]
@@ -66,14 +80,7 @@ impl Tool for FetchTool {
                 absolute URLs. Plain text and JSON come back as text. Local and private network \
                 addresses are refused."
                 .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "url": {"type": "string", "description": "The http(s) URL."},
-                    "max_chars": {"type": "integer", "description": "At most this many characters of text (default 8000)."}
-                },
-                "required": ["url"]
-            }),
+            parameters: parameters_of::<FetchArgs>(),
         }
     }
 
@@ -83,10 +90,12 @@ impl Tool for FetchTool {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let raw = arg_str(&args, "url")?.trim();
-            let max_chars = arg_opt_u64(&args, "max_chars", 200_000)?
-                .unwrap_or(DEFAULT_MAX_CHARS)
-                .max(1) as usize;
+            let FetchArgs {
+                url: raw,
+                max_chars,
+            } = parse_args(args)?;
+            let raw = raw.trim();
+            let max_chars = to_usize(max_chars.unwrap_or(DEFAULT_MAX_CHARS).clamp(1, MAX_CHARS));
             let mut url = Url::parse(raw)
                 .map_err(|e| ToolError::InvalidArguments(format!("`{raw}` is not a URL ({e})")))?;
             for hop in 0..=MAX_REDIRECTS {

@@ -1,12 +1,29 @@
 //! `search_web`: Google results through SerpAPI.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::settings::{WebSettings, scrub};
 use crate::llm::ToolSchema;
-use crate::tools::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, arg_opt_str, arg_opt_u64, arg_str,
-};
+use crate::tools::args::{parameters_of, parse_args, to_usize};
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture};
+
+/// Results returned when the call does not say.
+const DEFAULT_RESULTS: u64 = 5;
+/// The most results one call may ask for.
+const MAX_RESULTS: u64 = 10;
+
+/// The arguments of `search_web`.
+#[derive(Deserialize, JsonSchema)]
+struct SearchWebArgs {
+    /// What to search for.
+    query: String,
+    /// At most this many results (1-10, default 5).
+    max_results: Option<u64>,
+    /// Only results from this site, e.g. docs.rs.
+    site: Option<String>,
+}
 
 /// Why a SerpAPI request failed: the search layer's error type. Its text may quote the key (an
 /// echoed URL or body), so it becomes a [`ToolError`] only through [`SearchError::scrubbed`].
@@ -84,15 +101,7 @@ impl Tool for SearchWebTool {
                     " — unavailable until SERPAPI_KEY is set"
                 }
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "What to search for."},
-                    "max_results": {"type": "integer", "description": "At most this many results (1-10, default 5)."},
-                    "site": {"type": "string", "description": "Only results from this site, e.g. docs.rs."}
-                },
-                "required": ["query"]
-            }),
+            parameters: parameters_of::<SearchWebArgs>(),
         }
     }
 
@@ -102,14 +111,17 @@ impl Tool for SearchWebTool {
 
     fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let query = arg_str(&args, "query")?.trim();
+            let SearchWebArgs {
+                query,
+                max_results,
+                site,
+            } = parse_args(args)?;
+            let query = query.trim();
             if query.is_empty() {
                 return Err(ToolError::InvalidArguments("`query` is empty".into()));
             }
-            let max = arg_opt_u64(&args, "max_results", 10)?.unwrap_or(5).max(1) as usize;
-            let site = arg_opt_str(&args, "site")?
-                .map(str::trim)
-                .filter(|s| !s.is_empty());
+            let max = to_usize(max_results.unwrap_or(DEFAULT_RESULTS).clamp(1, MAX_RESULTS));
+            let site = site.as_deref().map(str::trim).filter(|s| !s.is_empty());
             let Some(key) = self.settings.serpapi_key.as_deref() else {
                 return Err(ToolError::failed(
                     "web search is not configured: set SERPAPI_KEY (a key from serpapi.com) in \
