@@ -1,5 +1,7 @@
 //! Plugin tools: `tools_plugins/*.toml` files declaring commands that read their arguments as JSON
-//! on stdin and print a JSON result on stdout. A broken file is reported and skipped.
+//! on stdin and print a JSON result on stdout. A broken file is reported and skipped. A call ends
+//! everything its command started (the process group) when it returns, times out or is
+//! interrupted.
 //!
 //! ```toml
 //! [[tool]]
