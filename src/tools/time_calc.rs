@@ -237,7 +237,7 @@ fn nesting(text: &str) -> usize {
     for c in text.chars() {
         match c {
             '(' => {
-                depth += 1;
+                depth = depth.saturating_add(1);
                 deepest = deepest.max(depth);
             }
             ')' => depth = depth.saturating_sub(1),

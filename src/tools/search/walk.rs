@@ -140,7 +140,9 @@ fn search_jobs(
                     }
                     let Some((_, dir)) = &open else { continue };
                     match read_child_file(dir, &job.name, MAX_FILE_BYTES) {
-                        Some(data) if data.len() as u64 > MAX_FILE_BYTES => {
+                        Some(data)
+                            if u64::try_from(data.len()).map_or(true, |n| n > MAX_FILE_BYTES) =>
+                        {
                             shared.large.fetch_add(1, Ordering::Relaxed);
                         }
                         Some(data) => search_bytes(&data, &job.shown, re, limit, shared),

@@ -1,5 +1,7 @@
 //! `search_web`: Google results through SerpAPI.
 
+use std::sync::{Arc, OnceLock};
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -78,12 +80,29 @@ impl SearchError {
 #[derive(Clone, Debug)]
 pub struct SearchWebTool {
     settings: WebSettings,
+    /// Built at the first search and shared by every later one (and by clones of the tool).
+    client: Arc<OnceLock<reqwest::Client>>,
 }
 
 impl SearchWebTool {
     /// A search tool with these settings.
     pub fn new(settings: WebSettings) -> Self {
-        Self { settings }
+        Self {
+            settings,
+            client: Arc::default(),
+        }
+    }
+
+    /// The pooled client, built at the first search (a failed build is tried again next time).
+    fn client(&self) -> Result<&reqwest::Client, SearchError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let built = reqwest::Client::builder()
+            .timeout(self.settings.timeout)
+            .build()
+            .map_err(SearchError::Client)?;
+        Ok(self.client.get_or_init(|| built))
     }
 }
 
@@ -161,11 +180,8 @@ impl SearchWebTool {
             .append_pair("gl", &s.gl)
             .append_pair("google_domain", &s.google_domain)
             .append_pair("api_key", key);
-        let client = reqwest::Client::builder()
-            .timeout(s.timeout)
-            .build()
-            .map_err(SearchError::Client)?;
-        let response = client
+        let response = self
+            .client()?
             .get(url)
             .send()
             .await

@@ -108,7 +108,8 @@ impl<'s> BoundedSink<'s> {
         if self.frozen() {
             return false;
         }
-        let built = self.built.get() + 1;
+        // Saturating: the counts come from the page, and an unbounded parse may run very long.
+        let built = self.built.get().saturating_add(1);
         self.built.set(built);
         let bytes = self.attribute_bytes.get().saturating_add(bytes);
         self.attribute_bytes.set(bytes);
@@ -123,7 +124,7 @@ impl<'s> BoundedSink<'s> {
     }
 
     fn dropped(&self, name: QualName) -> Handle {
-        let id = self.dropped.get() + 1;
+        let id = self.dropped.get().saturating_add(1);
         self.dropped.set(id);
         Handle::Dropped(Rc::new(DroppedNode { id, name }))
     }
@@ -214,8 +215,8 @@ impl<'s> TreeSink for BoundedSink<'s> {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
         let bytes = attrs
             .iter()
-            .map(|a| a.name.local.len() + a.value.len())
-            .sum();
+            .map(|a| a.name.local.len().saturating_add(a.value.len()))
+            .fold(0usize, usize::saturating_add);
         if self.admit(bytes) {
             Handle::Kept(self.inner.create_element(name, attrs, flags))
         } else {
@@ -247,7 +248,7 @@ impl<'s> TreeSink for BoundedSink<'s> {
             return;
         }
         let admitted = match child {
-            NodeOrText::AppendNode(_) => self.admit_depth(self.depth(*parent) + 1),
+            NodeOrText::AppendNode(_) => self.admit_depth(self.depth(*parent).saturating_add(1)),
             NodeOrText::AppendText(_) => self.last_child_is_text(*parent) || self.admit(0),
         };
         if admitted {
