@@ -87,8 +87,11 @@ pub(super) fn kind_of(content_type: &str, body: &[u8]) -> Option<Kind> {
 
 /// A page decoded: its text, the charset used, and why the parse was cut, if it was.
 pub(super) struct Decoded {
+    /// Title, text and links.
     pub(super) page: PageText,
+    /// The charset the body was decoded with.
     pub(super) charset: &'static str,
+    /// Why the HTML parse stopped early, if it did.
     pub(super) cut: Option<Cut>,
 }
 
@@ -141,12 +144,17 @@ impl Drop for StopOnDrop {
 
 /// What the result reports about the answer besides the page.
 pub(super) struct Answer {
+    /// The final URL, after redirects.
     pub(super) url: Url,
+    /// Its HTTP status.
     pub(super) status: reqwest::StatusCode,
+    /// The content type, in lower case.
     pub(super) content_type: String,
+    /// How the body was read.
     pub(super) kind: Kind,
-    /// Whether the body was cut at the size cap, and the cap.
+    /// Whether the body was cut at the size cap.
     pub(super) size_capped: bool,
+    /// The size cap, in bytes.
     pub(super) max_bytes: usize,
 }
 
