@@ -1,5 +1,6 @@
 //! Property tests for tool-argument parsing: whatever the model writes, parsing never panics,
-//! objects are accepted whole, and anything else is a clear error.
+//! objects holding the required field are accepted whole, and anything else is an error that
+//! says why (not JSON, not an object, a missing field).
 //! Run with more cases: `PROPTEST_CASES=100000 cargo test --test tool_args_props`.
 
 use miniclaw::tools::registry::parse_arguments;
@@ -26,15 +27,72 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Text a model might send: anything, whole JSON values, and JSON cut short or padded.
+fn argument_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        ".*",
+        json_value().prop_map(|v| v.to_string()),
+        (json_value(), any::<prop::sample::Index>()).prop_map(|(v, cut)| {
+            let text = v.to_string();
+            let at = cut.index(text.len() + 1);
+            // Cut on a character boundary: the text stays valid UTF-8.
+            let at = (0..=at)
+                .rev()
+                .find(|i| text.is_char_boundary(*i))
+                .unwrap_or(0);
+            text[..at].to_string()
+        }),
+        (json_value(), "[ \t\r\n]{0,3}").prop_map(|(v, pad)| format!("{pad}{v}{pad}")),
+    ]
+}
+
+/// What `parse_arguments` must make of `raw`, judged by serde_json's own reading of the text:
+/// the object back when it holds a non-null `a`, else an invalid-arguments error that says why.
+fn check_outcome(raw: &str) -> Result<(), TestCaseError> {
+    let result = parse_arguments(raw, &schema());
+    let trimmed = raw.trim();
+    let value = if trimmed.is_empty() {
+        Ok(Value::Object(serde_json::Map::new()))
+    } else {
+        serde_json::from_str::<Value>(trimmed)
+    };
+    let why = match value {
+        Err(_) => "the arguments are not valid JSON",
+        Ok(Value::Object(m)) if m.get("a").is_some_and(|a| !a.is_null()) => {
+            prop_assert_eq!(result.ok(), Some(m));
+            return Ok(());
+        }
+        Ok(Value::Object(_)) => "missing required field(s): a",
+        Ok(_) => "the arguments must be a JSON object",
+    };
+    let error = match result {
+        Ok(parsed) => {
+            return Err(TestCaseError::fail(format!(
+                "{raw:?} was accepted: {parsed:?}"
+            )));
+        }
+        Err(e) => e.to_string(),
+    };
+    prop_assert!(
+        error.starts_with(&format!("invalid arguments: {why}")),
+        "{:?}: {}",
+        raw,
+        error
+    );
+    Ok(())
+}
+
 proptest! {
     #[test]
-    fn arbitrary_text_never_panics(raw in ".*") {
-        let _ = parse_arguments(&raw, &schema());
+    fn any_text_is_parsed_or_refused_with_the_reason(raw in argument_text()) {
+        check_outcome(&raw)?;
     }
 
     #[test]
-    fn arbitrary_bytes_as_lossy_text_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
-        let _ = parse_arguments(&String::from_utf8_lossy(&bytes), &schema());
+    fn arbitrary_bytes_as_lossy_text_are_parsed_or_refused_with_the_reason(
+        bytes in prop::collection::vec(any::<u8>(), 0..256)
+    ) {
+        check_outcome(&String::from_utf8_lossy(&bytes))?;
     }
 
     #[test]

@@ -278,3 +278,134 @@ fn describe_tools_lists_names_sources_and_first_lines() {
         "an untrusted project's plugins are not searched"
     );
 }
+
+/// A registry with one plugin, `bg`, that runs `script` under `sh` in `dir` (its own folder).
+fn shell_plugin(dir: &Path, script: &str, timeout_secs: u64) -> ToolRegistry {
+    write(
+        dir,
+        "bg.toml",
+        &format!(
+            "[[tool]]\nname = \"bg\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", {}]\ntimeout_secs = {timeout_secs}\n",
+            toml_str(script)
+        ),
+    );
+    let (tools, warnings) = load_dirs(&[dir.to_path_buf()], &Default::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    registry
+}
+
+/// Starts a `sleep` in the background that keeps the plugin's stdout open and writes its pid.
+const BACKGROUND_SLEEP: &str = "sleep 1000 & echo $! > grandchild.pid;";
+
+/// The pid the plugin's background `sleep` wrote, once it is there.
+async fn grandchild_pid(dir: &Path) -> i32 {
+    let file = dir.join("grandchild.pid");
+    for _ in 0..200 {
+        if let Some(pid) = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the plugin never started its background process");
+}
+
+/// Whether `pid` still runs (a zombie waiting for its new parent to reap it has ended).
+fn running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses, which may hold spaces.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to 3 s for `pid` to end.
+async fn ends_soon(pid: i32) -> bool {
+    for _ in 0..120 {
+        if !running(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_timeout_ends_the_plugins_background_processes_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = shell_plugin(dir.path(), &format!("{BACKGROUND_SLEEP} wait"), 1);
+    let started = Instant::now();
+    let obs = call(&registry, dir.path(), "bg", json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(error_of(&obs).contains("timed out after 1 s"), "{obs}");
+    let pid = grandchild_pid(dir.path()).await;
+    assert!(
+        ends_soon(pid).await,
+        "the background sleep {pid} outlived the call"
+    );
+}
+
+#[tokio::test]
+async fn an_interrupt_ends_the_plugins_background_processes_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = shell_plugin(dir.path(), &format!("{BACKGROUND_SLEEP} wait"), 60);
+    let ctx = ToolContext::standalone(Arc::new(Sandbox::new(dir.path()).unwrap()));
+    let cancel = ctx.cancel.clone();
+    let folder = dir.path().to_path_buf();
+    let interrupter = tokio::spawn(async move {
+        let pid = grandchild_pid(&folder).await;
+        cancel.cancel();
+        (pid, Instant::now())
+    });
+    let obs = registry.execute("bg", "{}", &ctx).await;
+    let (pid, interrupted_at) = interrupter.await.unwrap();
+    assert!(
+        interrupted_at.elapsed() < Duration::from_secs(2),
+        "{:?} after the interrupt",
+        interrupted_at.elapsed()
+    );
+    assert_eq!(error_of(&obs), "interrupted", "{obs}");
+    assert!(
+        ends_soon(pid).await,
+        "the background sleep {pid} outlived the call"
+    );
+}
+
+#[tokio::test]
+async fn a_background_process_holding_stdout_cannot_keep_a_finished_plugin_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!("{BACKGROUND_SLEEP} echo '{{\"done\": 1}}'");
+    let registry = shell_plugin(dir.path(), &script, 60);
+    let started = Instant::now();
+    let obs = call(&registry, dir.path(), "bg", json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(obs["ok"], true, "{obs}");
+    assert_eq!(obs["done"], 1, "{obs}");
+    let pid = grandchild_pid(dir.path()).await;
+    assert!(
+        ends_soon(pid).await,
+        "the background sleep {pid} outlived the call"
+    );
+}
+
+fn error_of(obs: &Value) -> &str {
+    assert_eq!(obs["ok"], false, "expected a failure: {obs}");
+    obs["error"].as_str().unwrap_or_default()
+}

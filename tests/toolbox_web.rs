@@ -242,6 +242,65 @@ async fn huge_bodies_are_capped() {
     assert_eq!(small["text"].as_str().unwrap().len(), 100);
 }
 
+/// A keep-alive HTTP/1.1 server answering every request on a connection with `page`; counts the
+/// connections it accepted.
+async fn keep_alive_server(page: &'static str) -> (SocketAddr, Arc<Mutex<usize>>, Server) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connections = Arc::new(Mutex::new(0usize));
+    let counted = connections.clone();
+    let task = tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            *counted.lock().unwrap() += 1;
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    buf.clear();
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+                        page.len()
+                    );
+                    if socket.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let server = Server {
+        addr,
+        requests: Arc::default(),
+        task,
+    };
+    (addr, connections, server)
+}
+
+#[tokio::test]
+async fn calls_share_one_pooled_client() {
+    let (addr, connections, _server) = keep_alive_server("<title>Pooled</title><p>x</p>").await;
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::standalone(Arc::new(Sandbox::new(dir.path()).unwrap()));
+    let mut r = ToolRegistry::new();
+    r.register(FetchTool::new(settings(false, &["127.0.0.1"])));
+    for _ in 0..3 {
+        let args = json!({"url": format!("http://{addr}/")});
+        let obs = r.execute("fetch_web_page", &args.to_string(), &ctx).await;
+        assert_eq!(obs["title"], "Pooled", "{obs}");
+    }
+    assert_eq!(
+        *connections.lock().unwrap(),
+        1,
+        "three calls, one kept-alive connection"
+    );
+}
+
 /// A page that makes the HTML parser re-open `n` distinct formatting elements in each of
 /// 100,000 paragraphs (`n` x 100,000 nodes if parsed in full).
 fn reopened_formatting_page(n: usize) -> String {

@@ -357,3 +357,56 @@ async fn a_named_pipe_is_refused_instead_of_blocking_the_read() {
     .expect("reading a pipe must not block");
     assert!(error.contains("not a regular file"), "{error}");
 }
+
+#[tokio::test]
+async fn the_largest_counts_a_model_can_write_are_clamped_not_overflowed() {
+    let env = env();
+    let path = env.dir.path().join("many.txt");
+    fs::write(&path, "a a a").unwrap();
+    let max = u64::MAX;
+    let replaced = env
+        .ok(
+            "replace_text_in_file",
+            json!({"relative_path": "many.txt", "old_text": "a", "new_text": "bb", "count": max}),
+        )
+        .await;
+    assert_eq!(replaced["replaced"], json!(3));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "bb bb bb");
+    let quoted = env
+        .ok(
+            "replace_text_in_file",
+            json!({"relative_path": "many.txt", "old_text": "bb", "new_text": "c", "count": max.to_string()}),
+        )
+        .await;
+    assert_eq!(quoted["replaced"], json!(3));
+
+    fs::create_dir_all(env.dir.path().join("d/e")).unwrap();
+    let tree = env
+        .ok(
+            "list_directory_tree",
+            json!({"relative_dir": "d", "max_depth": max}),
+        )
+        .await;
+    assert_eq!(
+        tree["max_depth"],
+        json!(10),
+        "clamped to the most levels allowed"
+    );
+    let shallow = env
+        .ok(
+            "list_directory_tree",
+            json!({"relative_dir": "d", "max_depth": 0}),
+        )
+        .await;
+    assert_eq!(shallow["max_depth"], json!(1), "at least one level");
+    let past_u64 = env
+        .err(
+            "list_directory_tree",
+            json!({"max_depth": "18446744073709551616"}),
+        )
+        .await;
+    assert!(
+        past_u64.contains("`max_depth` must be a non-negative whole number"),
+        "{past_u64}"
+    );
+}

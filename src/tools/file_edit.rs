@@ -3,11 +3,12 @@
 //! no link followed, a new file renamed over the old), and no result may exceed
 //! `MAX_WRITE_BYTES`: sizes are computed before anything is built.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_u64, arg_str,
-};
+use super::args::{parameters_of, parse_args, to_usize};
+use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
 use super::support::{blocking, decode_text, fields};
 use super::workspace_io::WriteTarget;
 use crate::llm::ToolSchema;
@@ -37,7 +38,8 @@ fn check_size(shown: &str, size: usize, what: &str) -> Result<(), ToolError> {
 
 /// The current text of the target (`None` when it does not exist), refusing files over the cap.
 fn current_text(target: &WriteTarget) -> Result<Option<String>, ToolError> {
-    let Some(bytes) = target.read_existing(MAX_WRITE_BYTES as u64)? else {
+    let cap = u64::try_from(MAX_WRITE_BYTES).unwrap_or(u64::MAX);
+    let Some(bytes) = target.read_existing(cap)? else {
         return Ok(None);
     };
     if bytes.len() > MAX_WRITE_BYTES {
@@ -49,23 +51,17 @@ fn current_text(target: &WriteTarget) -> Result<Option<String>, ToolError> {
     decode_text(bytes, MAX_WRITE_BYTES, target.shown()).map(|(text, _)| Some(text))
 }
 
-/// The `relative_path` + `content` schema shared by write and append.
-fn path_content_schema(content_doc: &str) -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "relative_path": {
-                "type": "string",
-                "description": "File path relative to the workspace, e.g. \"notes/todo.md\"."
-            },
-            "content": {"type": "string", "description": content_doc}
-        },
-        "required": ["relative_path", "content"]
-    })
-}
-
 /// `write_text_file`: creates or replaces a file.
 struct WriteTextFile;
+
+/// The arguments of `write_text_file`.
+#[derive(Deserialize, JsonSchema)]
+struct WriteTextFileArgs {
+    /// File path relative to the workspace, e.g. "notes/todo.md".
+    relative_path: String,
+    /// The full text to write (UTF-8).
+    content: String,
+}
 
 impl Tool for WriteTextFile {
     fn schema(&self) -> ToolSchema {
@@ -74,7 +70,7 @@ impl Tool for WriteTextFile {
             description: "Create a text file in the workspace, or replace all of an existing \
                 file's content. Missing parent folders are created. Reports the bytes written."
                 .into(),
-            parameters: path_content_schema("The full text to write (UTF-8)."),
+            parameters: parameters_of::<WriteTextFileArgs>(),
         }
     }
 
@@ -84,10 +80,11 @@ impl Tool for WriteTextFile {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_str(&args, "relative_path")?;
-            let content = arg_str(&args, "content")?.to_string();
+            let WriteTextFileArgs {
+                relative_path: relative,
+                content,
+            } = parse_args(args)?;
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 let target = WriteTarget::open(&sandbox, &relative, true)?;
                 check_size(target.shown(), content.len(), "writing")?;
@@ -107,6 +104,15 @@ impl Tool for WriteTextFile {
 /// `append_text_file`: adds text at the end of a file.
 struct AppendTextFile;
 
+/// The arguments of `append_text_file`.
+#[derive(Deserialize, JsonSchema)]
+struct AppendTextFileArgs {
+    /// File path relative to the workspace, e.g. "notes/todo.md".
+    relative_path: String,
+    /// The text to add at the end (UTF-8).
+    content: String,
+}
+
 impl Tool for AppendTextFile {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -114,7 +120,7 @@ impl Tool for AppendTextFile {
             description: "Add text at the end of a text file in the workspace; the file (and its \
                 folders) are created when missing. No newline is added for you."
                 .into(),
-            parameters: path_content_schema("The text to add at the end (UTF-8)."),
+            parameters: parameters_of::<AppendTextFileArgs>(),
         }
     }
 
@@ -124,16 +130,17 @@ impl Tool for AppendTextFile {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_str(&args, "relative_path")?;
-            let content = arg_str(&args, "content")?.to_string();
+            let AppendTextFileArgs {
+                relative_path: relative,
+                content,
+            } = parse_args(args)?;
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 let target = WriteTarget::open(&sandbox, &relative, true)?;
                 let old = current_text(&target)?.unwrap_or_default();
-                check_size(target.shown(), old.len() + content.len(), "appending to")?;
+                let size = old.len().saturating_add(content.len());
+                check_size(target.shown(), size, "appending to")?;
                 let existed = target.exists();
-                let size = old.len() + content.len();
                 target.replace_with(format!("{old}{content}").as_bytes())?;
                 Ok(fields(json!({
                     "path": target.shown(),
@@ -150,6 +157,19 @@ impl Tool for AppendTextFile {
 /// `replace_text_in_file`: exact text replacement.
 struct ReplaceTextInFile;
 
+/// The arguments of `replace_text_in_file`.
+#[derive(Deserialize, JsonSchema)]
+struct ReplaceTextInFileArgs {
+    /// File path relative to the workspace.
+    relative_path: String,
+    /// The exact text to find (not empty; whitespace matters).
+    old_text: String,
+    /// The text to put instead.
+    new_text: String,
+    /// How many occurrences to replace, from the start; 0 or absent = all.
+    count: Option<u64>,
+}
+
 impl Tool for ReplaceTextInFile {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -159,26 +179,7 @@ impl Tool for ReplaceTextInFile {
                 occurrence unless `count` limits it (the first `count` ones); reports how many \
                 were replaced."
                 .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "relative_path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace."
-                    },
-                    "old_text": {
-                        "type": "string",
-                        "description": "The exact text to find (not empty; whitespace matters)."
-                    },
-                    "new_text": {"type": "string", "description": "The text to put instead."},
-                    "count": {
-                        "type": "integer",
-                        "description": "How many occurrences to replace, from the start; 0 or absent = all.",
-                        "minimum": 0
-                    }
-                },
-                "required": ["relative_path", "old_text", "new_text"]
-            }),
+            parameters: parameters_of::<ReplaceTextInFileArgs>(),
         }
     }
 
@@ -188,17 +189,19 @@ impl Tool for ReplaceTextInFile {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_str(&args, "relative_path")?;
-            let old_text = arg_str(&args, "old_text")?.to_string();
-            let new_text = arg_str(&args, "new_text")?.to_string();
-            let limit = arg_opt_u64(&args, "count", usize::MAX as u64)?.unwrap_or(0) as usize;
+            let ReplaceTextInFileArgs {
+                relative_path: relative,
+                old_text,
+                new_text,
+                count,
+            } = parse_args(args)?;
+            let limit = to_usize(count.unwrap_or(0));
             if old_text.is_empty() {
                 return Err(ToolError::InvalidArguments(
                     "`old_text` must not be empty".into(),
                 ));
             }
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 let target = WriteTarget::open(&sandbox, &relative, false)?;
                 let shown = target.shown().to_string();
@@ -219,7 +222,9 @@ impl Tool for ReplaceTextInFile {
                 };
                 // The size is known before the text is built: a small file with many matches
                 // and a long replacement must not allocate gigabytes.
-                let size = (text.len() - replaced * old_text.len())
+                let size = text
+                    .len()
+                    .saturating_sub(replaced.saturating_mul(old_text.len()))
                     .saturating_add(replaced.saturating_mul(new_text.len()));
                 check_size(&shown, size, "this replacement in")?;
                 let updated = text.replacen(old_text.as_str(), &new_text, replaced);

@@ -5,12 +5,13 @@ use std::cmp::Ordering;
 use std::io::Read;
 
 use cap_std::fs::Dir;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::{parameters_of, parse_args, to_usize, workspace_root};
 use super::error::io_failed;
-use super::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_opt_u64, arg_str,
-};
+use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
 use super::sandbox::Sandbox;
 use super::support::{blocking, decode_text, fields};
 use super::workspace_io::{open_child_dir, open_dir, open_file};
@@ -83,6 +84,14 @@ fn read_entries(dir: &Dir, shown: &str) -> Result<Vec<Entry>, ToolError> {
 /// `list_files`: the direct children of a folder.
 struct ListFiles;
 
+/// The arguments of `list_files`.
+#[derive(Deserialize, JsonSchema)]
+struct ListFilesArgs {
+    /// Folder path relative to the workspace; "." is the root.
+    #[serde(default = "workspace_root")]
+    relative_dir: String,
+}
+
 impl Tool for ListFiles {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -91,17 +100,7 @@ impl Tool for ListFiles {
                 (shown with a trailing `/`), then files with their sizes in bytes. Use \".\" for \
                 the workspace root."
                 .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "relative_dir": {
-                        "type": "string",
-                        "description": "Folder path relative to the workspace; \".\" is the root.",
-                        "default": "."
-                    }
-                },
-                "required": []
-            }),
+            parameters: parameters_of::<ListFilesArgs>(),
         }
     }
 
@@ -111,12 +110,13 @@ impl Tool for ListFiles {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
+            let ListFilesArgs {
+                relative_dir: relative,
+            } = parse_args(args)?;
             let shown = ctx
                 .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 let dir = open_dir(&sandbox, &relative, &shown)?;
                 let mut entries = read_entries(&dir, &shown)?;
@@ -159,18 +159,25 @@ pub(crate) fn read_text(
     cap: usize,
 ) -> Result<(String, u64, bool), ToolError> {
     let (file, meta) = open_file(sandbox, relative, shown)?;
-    let mut bytes = Vec::with_capacity((meta.len() as usize).min(cap));
+    let mut bytes = Vec::with_capacity(to_usize(meta.len()).min(cap));
     // One byte past the cap tells whether the file goes on, even if its size changed.
-    file.take(cap as u64 + 1)
+    file.take(u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| io_failed("read", shown, &e))?;
-    let read_len = bytes.len() as u64;
+    let read_len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
     let (text, truncated) = decode_text(bytes, cap, shown)?;
     Ok((text, meta.len().max(read_len), truncated))
 }
 
 /// `read_text_file`: a UTF-8 text file, capped in size.
 struct ReadTextFile;
+
+/// The arguments of `read_text_file`.
+#[derive(Deserialize, JsonSchema)]
+struct ReadTextFileArgs {
+    /// File path relative to the workspace, e.g. "notes/todo.md".
+    relative_path: String,
+}
 
 impl Tool for ReadTextFile {
     fn schema(&self) -> ToolSchema {
@@ -182,16 +189,7 @@ impl Tool for ReadTextFile {
                  non-UTF-8 files are refused.",
                 MAX_READ_BYTES / 1024
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "relative_path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace, e.g. \"notes/todo.md\"."
-                    }
-                },
-                "required": ["relative_path"]
-            }),
+            parameters: parameters_of::<ReadTextFileArgs>(),
         }
     }
 
@@ -201,12 +199,13 @@ impl Tool for ReadTextFile {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_str(&args, "relative_path")?;
+            let ReadTextFileArgs {
+                relative_path: relative,
+            } = parse_args(args)?;
             let shown = ctx
                 .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 let (content, total, truncated) =
                     read_text(&sandbox, &relative, &shown, MAX_READ_BYTES)?;
@@ -276,6 +275,23 @@ impl Tree {
 /// `list_directory_tree`: an indented tree, bounded in depth and size.
 struct ListDirectoryTree;
 
+/// The arguments of `list_directory_tree`.
+#[derive(Deserialize, JsonSchema)]
+struct ListDirectoryTreeArgs {
+    /// Folder path relative to the workspace; "." is the root.
+    #[serde(default = "workspace_root")]
+    relative_dir: String,
+    /// How many levels to show (1 = only direct children).
+    #[serde(default = "default_tree_depth")]
+    #[schemars(range(min = 1, max = MAX_TREE_DEPTH))]
+    max_depth: u64,
+}
+
+/// The depth shown when the call does not say.
+fn default_tree_depth() -> u64 {
+    DEFAULT_TREE_DEPTH
+}
+
 impl Tool for ListDirectoryTree {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -286,24 +302,7 @@ impl Tool for ListDirectoryTree {
                  `max_depth` levels deep (default {DEFAULT_TREE_DEPTH}, at most {MAX_TREE_DEPTH}) \
                  and shows at most {MAX_TREE_ENTRIES} entries; `truncated` tells when it was cut."
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "relative_dir": {
-                        "type": "string",
-                        "description": "Folder path relative to the workspace; \".\" is the root.",
-                        "default": "."
-                    },
-                    "max_depth": {
-                        "type": "integer",
-                        "description": "How many levels to show (1 = only direct children).",
-                        "minimum": 1,
-                        "maximum": MAX_TREE_DEPTH,
-                        "default": DEFAULT_TREE_DEPTH
-                    }
-                },
-                "required": []
-            }),
+            parameters: parameters_of::<ListDirectoryTreeArgs>(),
         }
     }
 
@@ -313,15 +312,15 @@ impl Tool for ListDirectoryTree {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let relative = arg_opt_str(&args, "relative_dir")?.unwrap_or(".");
-            let max_depth = arg_opt_u64(&args, "max_depth", MAX_TREE_DEPTH)?
-                .unwrap_or(DEFAULT_TREE_DEPTH)
-                .max(1) as usize;
+            let ListDirectoryTreeArgs {
+                relative_dir: relative,
+                max_depth,
+            } = parse_args(args)?;
+            let max_depth = to_usize(max_depth.clamp(1, MAX_TREE_DEPTH));
             let shown = ctx
                 .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(relative)?);
+                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
             let sandbox = ctx.sandbox.clone();
-            let relative = relative.to_string();
             blocking(move || {
                 // Reports a missing folder or a file clearly before walking.
                 let dir = open_dir(&sandbox, &relative, &shown)?;

@@ -1,5 +1,6 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
+pub mod args;
 pub mod confine;
 pub mod error;
 pub mod file_edit;
@@ -12,7 +13,6 @@ pub mod registry;
 pub mod sandbox;
 pub mod search;
 pub mod shell;
-pub mod shell_policy;
 pub mod subagent;
 pub mod support;
 pub mod time_calc;

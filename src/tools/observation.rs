@@ -17,7 +17,7 @@ pub fn cap_observation(value: &mut Value, cap: usize) {
             break;
         };
         let len = longest.len();
-        let excess = size.saturating_sub(cap) + 200;
+        let excess = size.saturating_sub(cap).saturating_add(200);
         let keep = len.saturating_sub(excess) / 2;
         let head = floor_char_boundary(longest, keep);
         let tail = ceil_char_boundary(longest, len - keep);

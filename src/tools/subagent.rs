@@ -9,10 +9,13 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::{parameters_of, parse_args};
 use super::registry::{
-    SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_str,
+    SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry,
 };
 use crate::llm::ToolSchema;
 
@@ -49,6 +52,15 @@ impl DelegateTool {
     }
 }
 
+/// The arguments of `delegate_file_analysis`.
+#[derive(Deserialize, JsonSchema)]
+struct DelegateArgs {
+    /// The file, relative to the workspace.
+    relative_path: String,
+    /// What to find out about it.
+    task: String,
+}
+
 impl Tool for DelegateTool {
     /// A sub-agent makes several model calls: longer than the registry's default per call.
     fn call_timeout(&self) -> Option<std::time::Duration> {
@@ -62,14 +74,7 @@ impl Tool for DelegateTool {
                 it (summarise, find, explain), so a long file does not fill this conversation. \
                 Returns the helper's analysis."
                 .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "relative_path": {"type": "string", "description": "The file, relative to the workspace."},
-                    "task": {"type": "string", "description": "What to find out about it."}
-                },
-                "required": ["relative_path", "task"]
-            }),
+            parameters: parameters_of::<DelegateArgs>(),
         }
     }
 
@@ -83,8 +88,11 @@ impl Tool for DelegateTool {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let path = arg_str(&args, "relative_path")?.trim();
-            let task = arg_str(&args, "task")?.trim();
+            let DelegateArgs {
+                relative_path,
+                task,
+            } = parse_args(args)?;
+            let (path, task) = (relative_path.trim(), task.trim());
             if path.is_empty() || task.is_empty() {
                 return Err(ToolError::InvalidArguments(
                     "`relative_path` and `task` may not be empty".into(),

@@ -8,11 +8,12 @@ use evalexpr::{
     ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
     Function, HashMapContext, Value as ExprValue,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
-};
+use super::args::{parameters_of, parse_args};
+use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
 use super::support::fields;
 use crate::llm::ToolSchema;
 
@@ -32,6 +33,19 @@ pub fn register(registry: &mut ToolRegistry) {
 /// `get_current_time`: the time now in a time zone.
 struct GetCurrentTime;
 
+/// The arguments of `get_current_time`.
+#[derive(Deserialize, JsonSchema)]
+struct GetCurrentTimeArgs {
+    /// IANA time zone name; UTC when absent.
+    #[serde(default = "utc")]
+    timezone: String,
+}
+
+/// The zone used when the call names none.
+fn utc() -> String {
+    "UTC".to_string()
+}
+
 impl Tool for GetCurrentTime {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -40,17 +54,7 @@ impl Tool for GetCurrentTime {
                 \"Asia/Shanghai\", \"Europe/London\", \"America/New_York\"; default UTC): ISO \
                 8601 time, UTC offset, weekday and zone abbreviation."
                 .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "timezone": {
-                        "type": "string",
-                        "description": "IANA time zone name; UTC when absent.",
-                        "default": "UTC"
-                    }
-                },
-                "required": []
-            }),
+            parameters: parameters_of::<GetCurrentTimeArgs>(),
         }
     }
 
@@ -60,8 +64,9 @@ impl Tool for GetCurrentTime {
 
     fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let name = arg_opt_str(&args, "timezone")?
-                .map(str::trim)
+            let GetCurrentTimeArgs { timezone } = parse_args(args)?;
+            // An empty name counts as absent.
+            let name = Some(timezone.trim())
                 .filter(|s| !s.is_empty())
                 .unwrap_or("UTC");
             let tz = Tz::from_str(name).map_err(|_| ToolError::failed(unknown_zone(name)))?;
@@ -154,6 +159,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// `calculate_expression`: one arithmetic expression, no state.
 struct CalculateExpression;
 
+/// The arguments of `calculate_expression`.
+#[derive(Deserialize, JsonSchema)]
+struct CalculateExpressionArgs {
+    /// The expression to evaluate.
+    expression: String,
+}
+
 impl Tool for CalculateExpression {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
@@ -167,13 +179,7 @@ impl Tool for CalculateExpression {
                  Integer division truncates (7 / 2 = 3); write 7.0 / 2 for 3.5. No variables: \
                  each call stands alone. At most {MAX_EXPRESSION_CHARS} characters."
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "expression": {"type": "string", "description": "The expression to evaluate."}
-                },
-                "required": ["expression"]
-            }),
+            parameters: parameters_of::<CalculateExpressionArgs>(),
         }
     }
 
@@ -183,7 +189,8 @@ impl Tool for CalculateExpression {
 
     fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let expression = arg_str(&args, "expression")?.trim();
+            let CalculateExpressionArgs { expression } = parse_args(args)?;
+            let expression = expression.trim();
             let (result, text) = calculate(expression)?;
             Ok(fields(json!({
                 "expression": expression,
@@ -230,7 +237,7 @@ fn nesting(text: &str) -> usize {
     for c in text.chars() {
         match c {
             '(' => {
-                depth += 1;
+                depth = depth.saturating_add(1);
                 deepest = deepest.max(depth);
             }
             ')' => depth = depth.saturating_sub(1),

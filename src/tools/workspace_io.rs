@@ -143,7 +143,9 @@ pub(crate) fn read_child_file(dir: &Dir, name: &OsStr, cap: u64) -> Option<Vec<u
         return None;
     }
     let mut bytes = Vec::new();
-    file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
     Some(bytes)
 }
 

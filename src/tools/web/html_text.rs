@@ -167,10 +167,10 @@ fn page_of(doc: &Html, base: &Url, max_links: usize) -> PageText {
         if closing {
             if let Some(name) = name {
                 if name == "pre" {
-                    pre_depth -= 1;
+                    pre_depth = pre_depth.saturating_sub(1);
                 }
                 if DROPPED.contains(&name) {
-                    dropped_depth -= 1;
+                    dropped_depth = dropped_depth.saturating_sub(1);
                 } else if BLOCKS.contains(&name) {
                     raw.push('\n');
                 }
@@ -192,10 +192,11 @@ fn page_of(doc: &Html, base: &Url, max_links: usize) -> PageText {
                     title = t.filter(|t| !t.is_empty());
                 }
                 if name == "pre" {
-                    pre_depth += 1;
+                    // Nesting comes from the page: saturate rather than overflow.
+                    pre_depth = pre_depth.saturating_add(1);
                 }
                 if DROPPED.contains(&name) {
-                    dropped_depth += 1;
+                    dropped_depth = dropped_depth.saturating_add(1);
                 } else if BLOCKS.contains(&name) {
                     raw.push('\n');
                 }

@@ -5,6 +5,7 @@ pub mod fetch;
 pub mod html_parse;
 pub mod html_text;
 pub mod net_guard;
+pub mod resolver;
 pub mod search;
 pub mod settings;
 

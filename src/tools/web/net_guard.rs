@@ -3,6 +3,26 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+/// Which addresses fetch_web_page may reach: public ones, plus private ones when the person
+/// allowed them all (`MINICLAW_ALLOW_PRIVATE_FETCH=1`) or named them as exceptions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddressPolicy {
+    /// Every address is allowed.
+    pub allow_private: bool,
+    /// These addresses are allowed even though they are not public.
+    pub exceptions: Vec<IpAddr>,
+}
+
+impl AddressPolicy {
+    /// Why `ip` may not be reached, or `None` when it may.
+    pub fn refusal(&self, ip: IpAddr) -> Option<&'static str> {
+        if self.allow_private || self.exceptions.contains(&ip) {
+            return None;
+        }
+        non_public_reason(ip)
+    }
+}
+
 /// Why `ip` is not a public address, or `None` when it is.
 pub fn non_public_reason(ip: IpAddr) -> Option<&'static str> {
     match ip {
@@ -63,7 +83,8 @@ fn v6_reason(ip: Ipv6Addr) -> Option<&'static str> {
 /// The IPv4 address inside a mapped (`::ffff:a.b.c.d`), compatible, NAT64 or 6to4 address.
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = ip.segments();
-    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    let [.., a, b, c, d] = ip.octets();
+    let tail = Ipv4Addr::new(a, b, c, d);
     if let Some(v4) = ip.to_ipv4_mapped() {
         return Some(v4);
     }
@@ -78,12 +99,9 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
         return Some(tail);
     }
     if s[0] == 0x2002 {
-        return Some(Ipv4Addr::new(
-            (s[1] >> 8) as u8,
-            s[1] as u8,
-            (s[2] >> 8) as u8,
-            s[2] as u8,
-        ));
+        // 6to4: the IPv4 address is in bytes 2 to 5.
+        let [_, _, a, b, c, d, ..] = ip.octets();
+        return Some(Ipv4Addr::new(a, b, c, d));
     }
     None
 }

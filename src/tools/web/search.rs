@@ -1,23 +1,108 @@
 //! `search_web`: Google results through SerpAPI.
 
+use std::sync::{Arc, OnceLock};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::settings::{WebSettings, scrub};
 use crate::llm::ToolSchema;
-use crate::tools::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, arg_opt_str, arg_opt_u64, arg_str,
-};
+use crate::tools::args::{parameters_of, parse_args, to_usize};
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture};
+
+/// Results returned when the call does not say.
+const DEFAULT_RESULTS: u64 = 5;
+/// The most results one call may ask for.
+const MAX_RESULTS: u64 = 10;
+
+/// The arguments of `search_web`.
+#[derive(Deserialize, JsonSchema)]
+struct SearchWebArgs {
+    /// What to search for.
+    query: String,
+    /// At most this many results (1-10, default 5).
+    max_results: Option<u64>,
+    /// Only results from this site, e.g. docs.rs.
+    site: Option<String>,
+}
+
+/// Why a SerpAPI request failed: the search layer's error type. Its text may quote the key (an
+/// echoed URL or body), so it becomes a [`ToolError`] only through [`SearchError::scrubbed`].
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// `SERPAPI_BASE_URL` does not parse.
+    #[error("SERPAPI_BASE_URL `{base}` is not a valid URL ({source})")]
+    BadBaseUrl {
+        /// The configured base.
+        base: String,
+        /// The parse error.
+        source: url::ParseError,
+    },
+    /// The HTTP client could not be built.
+    #[error("could not build the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// The request did not get an answer (the error without its URL, which holds the key).
+    #[error("the search request failed: {0}")]
+    Request(#[source] reqwest::Error),
+    /// The answer could not be read.
+    #[error("reading the search response failed: {0}")]
+    Read(#[source] reqwest::Error),
+    /// SerpAPI explained a failure as `{"error": "..."}`.
+    #[error("SerpAPI error (HTTP {status}): {message}")]
+    Api {
+        /// The HTTP status code.
+        status: u16,
+        /// SerpAPI's message.
+        message: String,
+    },
+    /// An error status without SerpAPI's explanation.
+    #[error("SerpAPI answered HTTP {status}: {snippet}")]
+    Http {
+        /// The HTTP status.
+        status: reqwest::StatusCode,
+        /// The start of the body.
+        snippet: String,
+    },
+    /// A success status with a body that is not JSON.
+    #[error("SerpAPI answered something that is not JSON")]
+    NotJson,
+}
+
+impl SearchError {
+    /// The tool error, its text with every form of `key` removed.
+    pub fn scrubbed(&self, key: &str) -> ToolError {
+        ToolError::failed(scrub(&self.to_string(), key))
+    }
+}
 
 /// The `search_web` tool.
 #[derive(Clone, Debug)]
 pub struct SearchWebTool {
     settings: WebSettings,
+    /// Built at the first search and shared by every later one (and by clones of the tool).
+    client: Arc<OnceLock<reqwest::Client>>,
 }
 
 impl SearchWebTool {
     /// A search tool with these settings.
     pub fn new(settings: WebSettings) -> Self {
-        Self { settings }
+        Self {
+            settings,
+            client: Arc::default(),
+        }
+    }
+
+    /// The pooled client, built at the first search (a failed build is tried again next time).
+    fn client(&self) -> Result<&reqwest::Client, SearchError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let built = reqwest::Client::builder()
+            .timeout(self.settings.timeout)
+            .build()
+            .map_err(SearchError::Client)?;
+        Ok(self.client.get_or_init(|| built))
     }
 }
 
@@ -35,15 +120,7 @@ impl Tool for SearchWebTool {
                     " — unavailable until SERPAPI_KEY is set"
                 }
             ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "What to search for."},
-                    "max_results": {"type": "integer", "description": "At most this many results (1-10, default 5)."},
-                    "site": {"type": "string", "description": "Only results from this site, e.g. docs.rs."}
-                },
-                "required": ["query"]
-            }),
+            parameters: parameters_of::<SearchWebArgs>(),
         }
     }
 
@@ -53,14 +130,17 @@ impl Tool for SearchWebTool {
 
     fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let query = arg_str(&args, "query")?.trim();
+            let SearchWebArgs {
+                query,
+                max_results,
+                site,
+            } = parse_args(args)?;
+            let query = query.trim();
             if query.is_empty() {
                 return Err(ToolError::InvalidArguments("`query` is empty".into()));
             }
-            let max = arg_opt_u64(&args, "max_results", 10)?.unwrap_or(5).max(1) as usize;
-            let site = arg_opt_str(&args, "site")?
-                .map(str::trim)
-                .filter(|s| !s.is_empty());
+            let max = to_usize(max_results.unwrap_or(DEFAULT_RESULTS).clamp(1, MAX_RESULTS));
+            let site = site.as_deref().map(str::trim).filter(|s| !s.is_empty());
             let Some(key) = self.settings.serpapi_key.as_deref() else {
                 return Err(ToolError::failed(
                     "web search is not configured: set SERPAPI_KEY (a key from serpapi.com) in \
@@ -74,7 +154,7 @@ impl Tool for SearchWebTool {
             let body = self
                 .request(&q, max, key)
                 .await
-                .map_err(|e| ToolError::failed(scrub(&e, key)))?;
+                .map_err(|e| e.scrubbed(key))?;
             Ok(results(&body, &q, max))
         })
     }
@@ -82,11 +162,15 @@ impl Tool for SearchWebTool {
 
 impl SearchWebTool {
     /// Sends the search; the error text may contain the key and must be scrubbed by the caller.
-    async fn request(&self, q: &str, max: usize, key: &str) -> Result<Value, String> {
+    async fn request(&self, q: &str, max: usize, key: &str) -> Result<Value, SearchError> {
         let s = &self.settings;
         let base = s.base_url.trim_end_matches('/');
-        let mut url = url::Url::parse(&format!("{base}/search.json"))
-            .map_err(|e| format!("SERPAPI_BASE_URL `{base}` is not a valid URL ({e})"))?;
+        let mut url = url::Url::parse(&format!("{base}/search.json")).map_err(|source| {
+            SearchError::BadBaseUrl {
+                base: base.to_string(),
+                source,
+            }
+        })?;
         url.query_pairs_mut()
             .append_pair("engine", "google")
             .append_pair("q", q)
@@ -96,20 +180,17 @@ impl SearchWebTool {
             .append_pair("gl", &s.gl)
             .append_pair("google_domain", &s.google_domain)
             .append_pair("api_key", key);
-        let client = reqwest::Client::builder()
-            .timeout(s.timeout)
-            .build()
-            .map_err(|e| format!("could not build the HTTP client: {e}"))?;
-        let response = client
+        let response = self
+            .client()?
             .get(url)
             .send()
             .await
-            .map_err(|e| format!("the search request failed: {}", e.without_url()))?;
+            .map_err(|e| SearchError::Request(e.without_url()))?;
         let status = response.status();
         let text = response
             .text()
             .await
-            .map_err(|e| format!("reading the search response failed: {}", e.without_url()))?;
+            .map_err(|e| SearchError::Read(e.without_url()))?;
         // Scrubbed before anything is cut from it: a cut through an echoed key would leave a
         // piece that no longer matches the whole key.
         let text = scrub(&text, key);
@@ -120,13 +201,18 @@ impl SearchWebTool {
             .and_then(|b| b.get("error"))
             .and_then(Value::as_str)
         {
-            return Err(format!("SerpAPI error (HTTP {}): {err}", status.as_u16()));
+            return Err(SearchError::Api {
+                status: status.as_u16(),
+                message: err.to_string(),
+            });
         }
         if !status.is_success() {
-            let snippet: String = text.chars().take(300).collect();
-            return Err(format!("SerpAPI answered HTTP {status}: {snippet}"));
+            return Err(SearchError::Http {
+                status,
+                snippet: text.chars().take(300).collect(),
+            });
         }
-        body.ok_or_else(|| "SerpAPI answered something that is not JSON".to_string())
+        body.ok_or(SearchError::NotJson)
     }
 }
 

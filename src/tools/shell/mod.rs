@@ -1,16 +1,24 @@
 //! `run_shell_command`: a few read-only commands, started without a shell, checked by
-//! [`shell_policy`](super::shell_policy), bounded in time and output, streamed line by line.
+//! [`policy`] against the flag tables of [`flags`], bounded in time and output, streamed line by
+//! line. A refusal is a [`Refusal`].
 
+pub mod flags;
+pub mod paths;
+pub mod policy;
+pub mod refusal;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
 
-use super::confine::Confinement;
-use super::process::{self, Limits, ProcessError};
-use super::registry::{
-    Tool, ToolContext, ToolError, ToolFuture, ToolRegistry, arg_opt_str, arg_str,
-};
-use super::shell_policy::{self, ALLOWED_COMMANDS};
 use crate::llm::ToolSchema;
+use crate::tools::args::{parameters_of, parse_args};
+use crate::tools::confine::Confinement;
+use crate::tools::process::{self, Limits};
+use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
+use flags::ALLOWED_COMMANDS;
+pub use refusal::Refusal;
 
 /// How the shell tool runs commands.
 #[derive(Clone, Debug, Default)]
@@ -48,31 +56,25 @@ use several `-e PATTERN` flags. Only common reading flags are allowed (e.g. ls -
 tail -n 20, wc -l, rg -n -i -w -F -g GLOB -t TYPE -C 2); following files (tail -f), rg --pre, \
 -z and --follow are refused. Times out after 10 s; output is capped at 64 KB per stream.";
 
+/// The arguments of `run_shell_command`.
+#[derive(Deserialize, JsonSchema)]
+struct ShellArgs {
+    /// The program: pwd, ls, cat, head, tail, wc or rg.
+    // Listed for the model; any other name is refused by the policy with its reason.
+    #[schemars(extend("enum" = ALLOWED_COMMANDS))]
+    command: String,
+    /// The arguments, one item each (flags, pattern, relative paths).
+    args: Option<Vec<String>>,
+    /// A folder relative to the workspace to run in (default: the workspace).
+    working_dir: Option<String>,
+}
+
 impl Tool for ShellTool {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: "run_shell_command".into(),
             description: DESCRIPTION.into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "type": "string",
-                        "enum": ALLOWED_COMMANDS,
-                        "description": "The program: pwd, ls, cat, head, tail, wc or rg."
-                    },
-                    "args": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "The arguments, one item each (flags, pattern, relative paths)."
-                    },
-                    "working_dir": {
-                        "type": "string",
-                        "description": "A folder relative to the workspace to run in (default: the workspace)."
-                    }
-                },
-                "required": ["command"]
-            }),
+            parameters: parameters_of::<ShellArgs>(),
         }
     }
 
@@ -82,12 +84,15 @@ impl Tool for ShellTool {
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let command = arg_str(&args, "command")?.trim().to_string();
-            let argv = string_list(&args, "args")?;
-            let working_dir = arg_opt_str(&args, "working_dir")?.unwrap_or(".");
+            let ShellArgs {
+                command,
+                args: argv,
+                working_dir,
+            } = parse_args(args)?;
+            let argv = argv.unwrap_or_default();
+            let working_dir = working_dir.as_deref().unwrap_or(".");
             let root = ctx.sandbox.root();
-            let checked = shell_policy::check(root, &command, &argv, working_dir)
-                .map_err(|reason| ToolError::failed(format!("refused: {reason}")))?;
+            let checked = policy::check(root, command.trim(), &argv, working_dir)?;
 
             let path = self
                 .settings
@@ -118,12 +123,7 @@ impl Tool for ShellTool {
                 &ctx.cancel,
                 &on_line,
             )
-            .await
-            .map_err(|e| match e {
-                ProcessError::Timeout(s) => ToolError::Timeout(s),
-                ProcessError::Cancelled => ToolError::Cancelled,
-                other => ToolError::failed(other.to_string()),
-            })?;
+            .await?;
 
             let mut shown = vec![checked.program.clone()];
             shown.extend(checked.args.iter().cloned());
@@ -163,26 +163,5 @@ fn missing_program(program: &str) -> String {
             .into()
     } else {
         format!("`{program}` was not found on this machine; install the `coreutils` package")
-    }
-}
-
-/// Reads an optional array of strings (a single string counts as one item).
-fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, ToolError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(vec![s.clone()]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => Ok(s.clone()),
-                Value::Number(n) => Ok(n.to_string()),
-                other => Err(ToolError::InvalidArguments(format!(
-                    "every item of `{key}` must be a string, not {other}"
-                ))),
-            })
-            .collect(),
-        Some(other) => Err(ToolError::InvalidArguments(format!(
-            "`{key}` must be an array of strings, not {other}"
-        ))),
     }
 }
