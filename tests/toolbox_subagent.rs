@@ -143,24 +143,39 @@ async fn the_sub_agent_reads_the_file_and_only_its_answer_returns() {
 #[tokio::test]
 async fn an_interrupt_cancels_the_sub_agent_too() {
     let dir = tempfile::tempdir().unwrap();
-    let server = MockServer::start(vec![
-        SseBuilder::calls(
-            "main_1",
-            "delegate_file_analysis",
-            json!({"relative_path": "x.md", "task": "t"}),
-        ),
-        Reply::Hang,
-    ])
-    .await;
+    let server = Arc::new(
+        MockServer::start(vec![
+            SseBuilder::calls(
+                "main_1",
+                "delegate_file_analysis",
+                json!({"relative_path": "x.md", "task": "t"}),
+            ),
+            Reply::Hang,
+        ])
+        .await,
+    );
     let mut agent = main_agent(&server, dir.path());
     let cancel = CancellationToken::new();
     let c = cancel.clone();
+    let seen = server.clone();
+    // Interrupted once the sub-agent has started its first step and its request reached the
+    // server (where it hangs): no guessed sleep.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        c.cancel();
+        while let Some(event) = rx.recv().await {
+            if let AgentEvent::Nested { event, .. } = event
+                && matches!(*event, AgentEvent::StepStarted { .. })
+            {
+                while seen.requests().len() < 2 {
+                    tokio::task::yield_now().await;
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                c.cancel();
+            }
+        }
     });
     let started = std::time::Instant::now();
-    let outcome = agent.run_turn("go", &EventSink::discard(), &cancel).await;
+    let outcome = agent.run_turn("go", &EventSink::new(tx), &cancel).await;
     assert_eq!(outcome, TurnOutcome::Interrupted);
     assert!(started.elapsed() < Duration::from_secs(4));
     assert_eq!(server.requests().len(), 2, "the sub-agent had started");

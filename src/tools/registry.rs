@@ -275,8 +275,11 @@ impl ToolRegistry {
 
 /// A test hook: proves that a panic in a tool call, in its future (`MINICLAW_TEST_PANIC_IN_TOOL=
 /// name,...`) or on a blocking worker (`name@blocking`), is the call's error and the session goes
-/// on (tests/tui_e2e.rs). Never set in normal use.
+/// on (tests/tui_e2e.rs). Compiled only into debug builds (which the tests run).
 async fn test_panic(name: &str) -> Result<(), ToolError> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
     let Some(targets) = std::env::var_os("MINICLAW_TEST_PANIC_IN_TOOL") else {
         return Ok(());
     };

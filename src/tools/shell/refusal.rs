@@ -64,7 +64,7 @@ pub enum Refusal {
         flag: String,
     },
     /// `-f=VALUE`: the programs would take `VALUE` while a check would see `=VALUE`.
-    #[error("refused: write `-{flag} VALUE` or `-{flag}VALUE`, not `-{flag}={value}`")]
+    #[error("write `-{flag} VALUE` or `-{flag}VALUE`, not `-{flag}={value}`")]
     GluedEquals {
         /// The short flag.
         flag: char,
@@ -82,7 +82,7 @@ pub enum Refusal {
         value: String,
     },
     /// `rg -j` asked for more threads than allowed.
-    #[error("refused: `{0}` takes at most {MAX_THREADS} threads")]
+    #[error("`{0}` takes at most {MAX_THREADS} threads")]
     TooManyThreads(String),
     /// Positionals for a command that takes none.
     #[error("`{0}` takes no arguments")]
