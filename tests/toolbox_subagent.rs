@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use miniclaw::agent::budget::REQUESTS_PER_STEP;
-use miniclaw::agent::turn::MAX_AGENT_CALLS_PER_STEP;
+use miniclaw::agent::dispatch::MAX_AGENT_CALLS_PER_STEP;
 use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome};
 use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role};
 use miniclaw::tools::subagent::{DelegateTool, SUBAGENT_PROMPT};

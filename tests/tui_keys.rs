@@ -256,7 +256,7 @@ fn the_step_limit_is_said_once_as_a_notice() {
         &mut s,
         t0,
         vec![
-            AgentEvent::Notice(miniclaw::agent::turn::step_limit_notice(6)),
+            AgentEvent::Notice(miniclaw::agent::advice::step_limit_notice(6)),
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::StepLimit,
                 usage: None,

@@ -1,8 +1,10 @@
 //! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
 
+pub mod advice;
 pub mod budget;
 pub mod context;
 pub mod delegation;
+pub mod dispatch;
 pub mod history;
 pub mod runner;
 pub mod session;

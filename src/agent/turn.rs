@@ -7,12 +7,10 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
-use futures::future::join_all;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::advice::{error_advice, step_limit_notice};
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::history::{self, HistoryStore, HistoryWriter};
@@ -20,16 +18,9 @@ use super::session::{Message, Session};
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
-    ToolCall, Usage,
+    Usage,
 };
-use crate::tools::{Sandbox, ToolContext, ToolRegistry};
-
-/// More calls than this in one response are answered with an error instead of being run.
-pub const MAX_CALLS_PER_STEP: usize = 32;
-
-/// At most this many calls that start a sub-agent run per step; later ones are answered with an
-/// error (each sub-agent makes several model requests, so they multiply quickly).
-pub const MAX_AGENT_CALLS_PER_STEP: usize = 3;
+use crate::tools::{Sandbox, ToolRegistry};
 
 /// How the agent runs.
 #[derive(Clone, Debug)]
@@ -46,9 +37,9 @@ pub struct AgentSettings {
 /// An agent: a model client, tools, a sandbox and a conversation.
 pub struct Agent {
     pub(super) client: LlmClient,
-    registry: Arc<ToolRegistry>,
-    sandbox: Arc<Sandbox>,
-    session: Session,
+    pub(super) registry: Arc<ToolRegistry>,
+    pub(super) sandbox: Arc<Sandbox>,
+    pub(super) session: Session,
     pub(super) settings: AgentSettings,
     budget: ContextBudget,
     /// The preset of the next request: the one place it lives. A handle holds a clone of the
@@ -243,26 +234,7 @@ impl Agent {
             crate::agent::context::estimate_schemas(&schemas),
         );
         // The client keeps what arrives; this only passes it on as it comes.
-        let mut on_event = |event: ClientEvent| match event {
-            ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
-                events.send(AgentEvent::ReasoningDelta(text));
-            }
-            ClientEvent::Stream(StreamEvent::Content(text)) => {
-                events.send(AgentEvent::ContentDelta(text));
-            }
-            ClientEvent::Stream(_) => {}
-            ClientEvent::Retrying {
-                attempt,
-                max_attempts,
-                delay,
-                reason,
-            } => events.send(AgentEvent::Retrying {
-                attempt,
-                max_attempts,
-                delay,
-                reason,
-            }),
-        };
+        let mut on_event = |event: ClientEvent| forward(events, event);
         let result = self
             .client
             .chat(&preset, &messages, &schemas, cancel, &mut on_event)
@@ -374,152 +346,6 @@ impl Agent {
         self.session.push(m);
     }
 
-    /// Runs the calls of one response and returns their observations in call order, with
-    /// whether each one ran (a refused call did not).
-    /// Consecutive read-only calls run concurrently; a call that changes something runs alone.
-    async fn run_calls(
-        &self,
-        calls: &[ToolCall],
-        previous_calls: &[(String, String)],
-        budget: &RequestBudget,
-        events: &EventSink,
-        cancel: &CancellationToken,
-    ) -> (Vec<Value>, Vec<bool>) {
-        let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
-        let mut runnable: Vec<usize> = Vec::new();
-        // Refused as repeats: they count as made, so a third identical call is refused too.
-        let mut repeated: Vec<usize> = Vec::new();
-        let mut agents = 0;
-        for (i, call) in calls.iter().enumerate() {
-            let (name, args) = (&call.function.name, &call.function.arguments);
-            let runs_agent = self.registry.runs_agent(name);
-            let refusal = if i >= MAX_CALLS_PER_STEP {
-                Some(format!(
-                    "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
-                ))
-            } else if previous_calls
-                .iter()
-                .any(|(n, a)| n == name && same_arguments(a, args))
-            {
-                repeated.push(i);
-                Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
-            } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
-                Some(format!(
-                    "not run: at most {MAX_AGENT_CALLS_PER_STEP} sub-agents run per step; make this call again in a later step if it is still needed"
-                ))
-            } else {
-                agents += usize::from(runs_agent);
-                None
-            };
-            match refusal {
-                Some(error) => {
-                    events.send(AgentEvent::ToolCallStarted {
-                        id: call.id.clone(),
-                        name: name.clone(),
-                        arguments: args.clone(),
-                    });
-                    let result = json!({"ok": false, "tool": name, "error": error});
-                    events.send(AgentEvent::ToolFinished {
-                        id: call.id.clone(),
-                        name: name.clone(),
-                        result: result.clone(),
-                        duration: std::time::Duration::ZERO,
-                    });
-                    observations[i] = Some(result);
-                }
-                None => runnable.push(i),
-            }
-        }
-
-        let mut batch: Vec<usize> = Vec::new();
-        for &i in &runnable {
-            if self.registry.is_read_only(&calls[i].function.name) {
-                batch.push(i);
-                continue;
-            }
-            self.run_batch(
-                calls,
-                &std::mem::take(&mut batch),
-                &mut observations,
-                budget,
-                events,
-                cancel,
-            )
-            .await;
-            self.run_batch(calls, &[i], &mut observations, budget, events, cancel)
-                .await;
-        }
-        self.run_batch(calls, &batch, &mut observations, budget, events, cancel)
-            .await;
-        let made = (0..calls.len())
-            .map(|i| runnable.contains(&i) || repeated.contains(&i))
-            .collect();
-        let observations = observations
-            .into_iter()
-            .zip(calls)
-            .map(|(o, c)| {
-                o.unwrap_or_else(
-                    || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
-                )
-            })
-            .collect();
-        (observations, made)
-    }
-
-    /// Runs the calls at `indices` concurrently.
-    async fn run_batch(
-        &self,
-        calls: &[ToolCall],
-        indices: &[usize],
-        observations: &mut [Option<Value>],
-        budget: &RequestBudget,
-        events: &EventSink,
-        cancel: &CancellationToken,
-    ) {
-        if indices.is_empty() {
-            return;
-        }
-        let delegator = Some(self.delegator(budget));
-        let runs = indices.iter().map(|&i| {
-            let call = &calls[i];
-            let ctx = ToolContext {
-                sandbox: self.sandbox.clone(),
-                call_id: call.id.clone(),
-                events: events.clone(),
-                cancel: cancel.clone(),
-                delegator: delegator.clone(),
-            };
-            events.send(AgentEvent::ToolCallStarted {
-                id: call.id.clone(),
-                name: call.function.name.clone(),
-                arguments: call.function.arguments.clone(),
-            });
-            async move {
-                let started = Instant::now();
-                let result = self
-                    .registry
-                    .execute(&call.function.name, &call.function.arguments, &ctx)
-                    .await;
-                tracing::info!(
-                    tool = %call.function.name,
-                    ok = result["ok"].as_bool().unwrap_or(false),
-                    ms = started.elapsed().as_millis() as u64,
-                    "tool call finished"
-                );
-                events.send(AgentEvent::ToolFinished {
-                    id: call.id.clone(),
-                    name: call.function.name.clone(),
-                    result: result.clone(),
-                    duration: started.elapsed(),
-                });
-                (i, result)
-            }
-        });
-        for (i, result) in join_all(runs).await {
-            observations[i] = Some(result);
-        }
-    }
-
     /// Queues a save of what changed since the last one; the writer's thread does the file
     /// work, so the runtime never waits for the disk.
     fn save(&mut self, events: &EventSink) {
@@ -583,15 +409,6 @@ impl TurnTally {
     }
 }
 
-/// What is said when a turn reaches its step limit.
-pub fn step_limit_notice(max: usize) -> String {
-    format!(
-        "Stopped after {max} step{} without a final answer (the step limit). Send `continue` to go on \
-         from here, or raise the limit with /steps N.",
-        if max == 1 { "" } else { "s" }
-    )
-}
-
 /// Whether the response was cut short by a limit rather than finished.
 fn is_cut(reason: &Option<FinishReason>) -> bool {
     matches!(
@@ -604,59 +421,26 @@ fn is_cut(reason: &Option<FinishReason>) -> bool {
     )
 }
 
-/// Whether two argument texts mean the same (as JSON when both parse, else as text).
-fn same_arguments(a: &str, b: &str) -> bool {
-    match (
-        serde_json::from_str::<Value>(a),
-        serde_json::from_str::<Value>(b),
-    ) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a.trim() == b.trim(),
-    }
-}
-
-/// The error as a sentence that says what to do next.
-pub fn error_advice(e: &LlmError) -> String {
-    let next = match e {
-        LlmError::MissingKey => return crate::secrets::missing_key_message(),
-        LlmError::Http { status: 401, .. } => "Then restart MiniClaw.",
-        LlmError::Http { status: 402, .. } => "Then send the prompt again.",
-        LlmError::Http {
-            status: 400 | 422, ..
-        } => {
-            "This is likely a bug in MiniClaw or an unsupported model setting; try the other preset (F2) or clear the history."
+/// Passes what the model client reports on as agent events.
+fn forward(events: &EventSink, event: ClientEvent) {
+    match event {
+        ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
+            events.send(AgentEvent::ReasoningDelta(text));
         }
-        _ => "Try the prompt again.",
-    };
-    let text = e.to_string();
-    let stop = if text.ends_with(['.', '…', '!', '?']) {
-        ""
-    } else {
-        "."
-    };
-    format!("{text}{stop} {next}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arguments_compare_as_json() {
-        assert!(same_arguments(r#"{"a":1,"b":2}"#, r#"{ "b": 2, "a": 1 }"#));
-        assert!(!same_arguments(r#"{"a":1}"#, r#"{"a":2}"#));
-        assert!(same_arguments("not json", " not json "));
-    }
-
-    #[test]
-    fn advice_names_the_next_step() {
-        assert!(error_advice(&LlmError::MissingKey).contains("DEEPSEEK_API_KEY"));
-        let e = LlmError::Http {
-            status: 402,
-            message: "Insufficient Balance".into(),
-        };
-        let text = error_advice(&e);
-        assert!(text.contains("Insufficient Balance") && text.contains("top up"));
-        assert!(!text.contains(".."), "{text}");
+        ClientEvent::Stream(StreamEvent::Content(text)) => {
+            events.send(AgentEvent::ContentDelta(text));
+        }
+        ClientEvent::Stream(_) => {}
+        ClientEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        } => events.send(AgentEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        }),
     }
 }

@@ -1,0 +1,52 @@
+//! What the person is told when a turn cannot go on: each model error as a sentence that says
+//! what to do next, and the step-limit notice.
+
+use crate::llm::LlmError;
+
+/// What is said when a turn reaches its step limit.
+pub fn step_limit_notice(max: usize) -> String {
+    format!(
+        "Stopped after {max} step{} without a final answer (the step limit). Send `continue` to go on \
+         from here, or raise the limit with /steps N.",
+        if max == 1 { "" } else { "s" }
+    )
+}
+
+/// The error as a sentence that says what to do next.
+pub fn error_advice(e: &LlmError) -> String {
+    let next = match e {
+        LlmError::MissingKey => return crate::secrets::missing_key_message(),
+        LlmError::Http { status: 401, .. } => "Then restart MiniClaw.",
+        LlmError::Http { status: 402, .. } => "Then send the prompt again.",
+        LlmError::Http {
+            status: 400 | 422, ..
+        } => {
+            "This is likely a bug in MiniClaw or an unsupported model setting; try the other preset (F2) or clear the history."
+        }
+        _ => "Try the prompt again.",
+    };
+    let text = e.to_string();
+    let stop = if text.ends_with(['.', '…', '!', '?']) {
+        ""
+    } else {
+        "."
+    };
+    format!("{text}{stop} {next}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice_names_the_next_step() {
+        assert!(error_advice(&LlmError::MissingKey).contains("DEEPSEEK_API_KEY"));
+        let e = LlmError::Http {
+            status: 402,
+            message: "Insufficient Balance".into(),
+        };
+        let text = error_advice(&e);
+        assert!(text.contains("Insufficient Balance") && text.contains("top up"));
+        assert!(!text.contains(".."), "{text}");
+    }
+}

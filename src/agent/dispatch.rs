@@ -1,0 +1,192 @@
+//! Tool-call dispatch for one step: the repeated-call guard, the per-step caps, read-only calls
+//! run together and changing calls alone, each call's events and observation.
+
+use std::time::Instant;
+
+use futures::future::join_all;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::budget::RequestBudget;
+use super::turn::Agent;
+use crate::events::{AgentEvent, EventSink};
+use crate::llm::ToolCall;
+use crate::tools::ToolContext;
+
+/// More calls than this in one response are answered with an error instead of being run.
+pub const MAX_CALLS_PER_STEP: usize = 32;
+
+/// At most this many calls that start a sub-agent run per step; later ones are answered with an
+/// error (each sub-agent makes several model requests, so they multiply quickly).
+pub const MAX_AGENT_CALLS_PER_STEP: usize = 3;
+
+impl Agent {
+    /// Runs the calls of one response and returns their observations in call order, with
+    /// whether each one ran (a refused call did not).
+    /// Consecutive read-only calls run concurrently; a call that changes something runs alone.
+    pub(super) async fn run_calls(
+        &self,
+        calls: &[ToolCall],
+        previous_calls: &[(String, String)],
+        budget: &RequestBudget,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> (Vec<Value>, Vec<bool>) {
+        let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
+        let mut runnable: Vec<usize> = Vec::new();
+        // Refused as repeats: they count as made, so a third identical call is refused too.
+        let mut repeated: Vec<usize> = Vec::new();
+        let mut agents = 0;
+        for (i, call) in calls.iter().enumerate() {
+            let (name, args) = (&call.function.name, &call.function.arguments);
+            let runs_agent = self.registry.runs_agent(name);
+            let refusal = if i >= MAX_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
+                ))
+            } else if previous_calls
+                .iter()
+                .any(|(n, a)| n == name && same_arguments(a, args))
+            {
+                repeated.push(i);
+                Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
+            } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: at most {MAX_AGENT_CALLS_PER_STEP} sub-agents run per step; make this call again in a later step if it is still needed"
+                ))
+            } else {
+                agents += usize::from(runs_agent);
+                None
+            };
+            match refusal {
+                Some(error) => {
+                    events.send(AgentEvent::ToolCallStarted {
+                        id: call.id.clone(),
+                        name: name.clone(),
+                        arguments: args.clone(),
+                    });
+                    let result = json!({"ok": false, "tool": name, "error": error});
+                    events.send(AgentEvent::ToolFinished {
+                        id: call.id.clone(),
+                        name: name.clone(),
+                        result: result.clone(),
+                        duration: std::time::Duration::ZERO,
+                    });
+                    observations[i] = Some(result);
+                }
+                None => runnable.push(i),
+            }
+        }
+
+        let mut batch: Vec<usize> = Vec::new();
+        for &i in &runnable {
+            if self.registry.is_read_only(&calls[i].function.name) {
+                batch.push(i);
+                continue;
+            }
+            self.run_batch(
+                calls,
+                &std::mem::take(&mut batch),
+                &mut observations,
+                budget,
+                events,
+                cancel,
+            )
+            .await;
+            self.run_batch(calls, &[i], &mut observations, budget, events, cancel)
+                .await;
+        }
+        self.run_batch(calls, &batch, &mut observations, budget, events, cancel)
+            .await;
+        let made = (0..calls.len())
+            .map(|i| runnable.contains(&i) || repeated.contains(&i))
+            .collect();
+        let observations = observations
+            .into_iter()
+            .zip(calls)
+            .map(|(o, c)| {
+                o.unwrap_or_else(
+                    || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
+                )
+            })
+            .collect();
+        (observations, made)
+    }
+
+    /// Runs the calls at `indices` concurrently.
+    async fn run_batch(
+        &self,
+        calls: &[ToolCall],
+        indices: &[usize],
+        observations: &mut [Option<Value>],
+        budget: &RequestBudget,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) {
+        if indices.is_empty() {
+            return;
+        }
+        let delegator = Some(self.delegator(budget));
+        let runs = indices.iter().map(|&i| {
+            let call = &calls[i];
+            let ctx = ToolContext {
+                sandbox: self.sandbox.clone(),
+                call_id: call.id.clone(),
+                events: events.clone(),
+                cancel: cancel.clone(),
+                delegator: delegator.clone(),
+            };
+            events.send(AgentEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.function.name.clone(),
+                arguments: call.function.arguments.clone(),
+            });
+            async move {
+                let started = Instant::now();
+                let result = self
+                    .registry
+                    .execute(&call.function.name, &call.function.arguments, &ctx)
+                    .await;
+                tracing::info!(
+                    tool = %call.function.name,
+                    ok = result["ok"].as_bool().unwrap_or(false),
+                    ms = started.elapsed().as_millis() as u64,
+                    "tool call finished"
+                );
+                events.send(AgentEvent::ToolFinished {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    result: result.clone(),
+                    duration: started.elapsed(),
+                });
+                (i, result)
+            }
+        });
+        for (i, result) in join_all(runs).await {
+            observations[i] = Some(result);
+        }
+    }
+}
+
+/// Whether two argument texts mean the same (as JSON when both parse, else as text).
+fn same_arguments(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a.trim() == b.trim(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_compare_as_json() {
+        assert!(same_arguments(r#"{"a":1,"b":2}"#, r#"{ "b": 2, "a": 1 }"#));
+        assert!(!same_arguments(r#"{"a":1}"#, r#"{"a":2}"#));
+        assert!(same_arguments("not json", " not json "));
+    }
+}
