@@ -217,34 +217,8 @@ impl Renderer<'_> {
                 self.in_block = true;
                 self.heading = Some(level);
             }
-            Tag::BlockQuote(kind) => {
-                self.block_start();
-                self.containers.push(Container::Quote);
-                if let Some(kind) = kind {
-                    let label = match kind {
-                        BlockQuoteKind::Note => "Note",
-                        BlockQuoteKind::Tip => "Tip",
-                        BlockQuoteKind::Important => "Important",
-                        BlockQuoteKind::Warning => "Warning",
-                        BlockQuoteKind::Caution => "Caution",
-                    };
-                    self.emit(vec![Span::styled(label, self.theme.accent)]);
-                }
-            }
-            Tag::CodeBlock(kind) => {
-                self.block_start();
-                let (info, closed) = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        (info.to_string(), fence_closed(&src[range.clone()]))
-                    }
-                    CodeBlockKind::Indented => (String::new(), true),
-                };
-                self.code = Some(CodeBlock {
-                    info,
-                    text: String::new(),
-                    closed,
-                });
-            }
+            Tag::BlockQuote(kind) => self.start_quote(kind),
+            Tag::CodeBlock(kind) => self.start_code(kind, range, src),
             Tag::HtmlBlock => {
                 self.block_start();
                 self.html = Some(String::new());
@@ -253,25 +227,7 @@ impl Renderer<'_> {
                 self.block_start();
                 self.lists.push(start);
             }
-            Tag::Item => {
-                self.flush_inline();
-                let depth = self.lists.len().saturating_sub(1);
-                let text = match self.lists.last_mut() {
-                    Some(Some(n)) => {
-                        let marker = format!("{n}. ");
-                        *n += 1;
-                        marker
-                    }
-                    _ => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
-                };
-                let indent = text.width();
-                let marker = vec![Span::styled(text, self.marker_style())];
-                self.containers.push(Container::Item {
-                    marker,
-                    indent,
-                    used: false,
-                });
-            }
+            Tag::Item => self.start_item(),
             Tag::FootnoteDefinition(label) => {
                 self.block_start();
                 let text = format!("[{label}] ");
@@ -298,25 +254,13 @@ impl Renderer<'_> {
             Tag::TableCell => {
                 self.in_block = true;
             }
-            Tag::Emphasis => self
-                .inline
-                .open(Style::new().add_modifier(Modifier::ITALIC)),
-            Tag::Strong => self.inline.open(Style::new().add_modifier(Modifier::BOLD)),
-            Tag::Strikethrough => self
-                .inline
-                .open(Style::new().add_modifier(Modifier::CROSSED_OUT)),
-            Tag::Superscript | Tag::Subscript => self.inline.open(Style::new()),
-            Tag::Link { dest_url, .. } => {
-                let mut style = Style::new().add_modifier(Modifier::UNDERLINED);
-                if let Some(fg) = self.theme.accent.fg {
-                    style = style.fg(fg);
-                }
-                self.inline.open_link(&dest_url, style);
-            }
-            Tag::Image { dest_url, .. } => {
-                self.text("[image: ", Some(self.theme.muted));
-                self.inline.open_link(&dest_url, self.theme.muted);
-            }
+            Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Superscript
+            | Tag::Subscript
+            | Tag::Link { .. }
+            | Tag::Image { .. } => self.start_inline(tag),
             Tag::DefinitionList
             | Tag::DefinitionListTitle
             | Tag::DefinitionListDefinition
@@ -348,53 +292,20 @@ impl Renderer<'_> {
                 }
                 self.pending_blank = true;
             }
-            TagEnd::HtmlBlock => {
-                if let Some(html) = self.html.take() {
-                    for line in html.trim_end_matches('\n').split('\n') {
-                        let span = Span::styled(line.to_string(), self.theme.muted);
-                        self.emit_wrapped(&[span]);
-                    }
-                }
-                self.pending_blank = true;
-            }
+            TagEnd::HtmlBlock => self.end_html(),
             TagEnd::List(_) => {
                 self.flush_inline();
                 self.lists.pop();
                 self.pending_blank = true;
             }
-            TagEnd::Item => {
-                self.flush_inline();
-                // An empty item still shows its marker.
-                if let Some(Container::Item {
-                    marker,
-                    used: false,
-                    ..
-                }) = self.containers.last()
-                {
-                    let marker = marker.clone();
-                    self.containers.pop();
-                    let mut line = self.prefix(false);
-                    line.extend(marker);
-                    self.push_line(line);
-                } else {
-                    self.containers.pop();
-                }
-            }
+            TagEnd::Item => self.end_item(),
             TagEnd::FootnoteDefinition => {
                 self.flush_inline();
                 self.containers.pop();
                 self.muted = self.muted.saturating_sub(1);
                 self.pending_blank = true;
             }
-            TagEnd::Table => {
-                if let Some(t) = self.table.take() {
-                    let width = self.avail();
-                    for row in table::render(&t, width, self.theme) {
-                        self.emit(row);
-                    }
-                }
-                self.pending_blank = true;
-            }
+            TagEnd::Table => self.end_table(),
             TagEnd::TableHead => {
                 if let Some(t) = &mut self.table {
                     t.head = t.rows.len();
@@ -413,18 +324,8 @@ impl Renderer<'_> {
             | TagEnd::Strikethrough
             | TagEnd::Superscript
             | TagEnd::Subscript => self.inline.close(),
-            TagEnd::Link => {
-                if let Some(url) = self.inline.close_link() {
-                    self.text(&format!(" ({url})"), Some(self.theme.muted));
-                }
-            }
-            TagEnd::Image => {
-                let url = self.inline.close_link();
-                self.text("]", Some(self.theme.muted));
-                if let Some(url) = url {
-                    self.text(&format!(" ({url})"), Some(self.theme.muted));
-                }
-            }
+            TagEnd::Link => self.end_link(),
+            TagEnd::Image => self.end_image(),
             TagEnd::DefinitionList
             | TagEnd::DefinitionListTitle
             | TagEnd::DefinitionListDefinition
@@ -432,6 +333,136 @@ impl Renderer<'_> {
                 self.flush_inline();
                 self.pending_blank = true;
             }
+        }
+    }
+
+    /// A quote: one more bar, and a GitHub alert's label.
+    fn start_quote(&mut self, kind: Option<BlockQuoteKind>) {
+        self.block_start();
+        self.containers.push(Container::Quote);
+        if let Some(kind) = kind {
+            let label = match kind {
+                BlockQuoteKind::Note => "Note",
+                BlockQuoteKind::Tip => "Tip",
+                BlockQuoteKind::Important => "Important",
+                BlockQuoteKind::Warning => "Warning",
+                BlockQuoteKind::Caution => "Caution",
+            };
+            self.emit(vec![Span::styled(label, self.theme.accent)]);
+        }
+    }
+
+    /// A code block: collected whole, drawn framed when it ends.
+    fn start_code(&mut self, kind: CodeBlockKind<'_>, range: Range<usize>, src: &str) {
+        self.block_start();
+        let (info, closed) = match kind {
+            CodeBlockKind::Fenced(info) => (info.to_string(), fence_closed(&src[range.clone()])),
+            CodeBlockKind::Indented => (String::new(), true),
+        };
+        self.code = Some(CodeBlock {
+            info,
+            text: String::new(),
+            closed,
+        });
+    }
+
+    /// A list item: its marker (numbered or a bullet by depth) and indent.
+    fn start_item(&mut self) {
+        self.flush_inline();
+        let depth = self.lists.len().saturating_sub(1);
+        let text = match self.lists.last_mut() {
+            Some(Some(n)) => {
+                let marker = format!("{n}. ");
+                *n += 1;
+                marker
+            }
+            _ => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
+        };
+        let indent = text.width();
+        let marker = vec![Span::styled(text, self.marker_style())];
+        self.containers.push(Container::Item {
+            marker,
+            indent,
+            used: false,
+        });
+    }
+
+    /// Emphasis, strong, strikethrough, links and images open an inline style.
+    fn start_inline(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Emphasis => self
+                .inline
+                .open(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Strong => self.inline.open(Style::new().add_modifier(Modifier::BOLD)),
+            Tag::Strikethrough => self
+                .inline
+                .open(Style::new().add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Superscript | Tag::Subscript => self.inline.open(Style::new()),
+            Tag::Link { dest_url, .. } => {
+                let mut style = Style::new().add_modifier(Modifier::UNDERLINED);
+                if let Some(fg) = self.theme.accent.fg {
+                    style = style.fg(fg);
+                }
+                self.inline.open_link(&dest_url, style);
+            }
+            Tag::Image { dest_url, .. } => {
+                self.text("[image: ", Some(self.theme.muted));
+                self.inline.open_link(&dest_url, self.theme.muted);
+            }
+            _ => {}
+        }
+    }
+
+    fn end_html(&mut self) {
+        if let Some(html) = self.html.take() {
+            for line in html.trim_end_matches('\n').split('\n') {
+                let span = Span::styled(line.to_string(), self.theme.muted);
+                self.emit_wrapped(&[span]);
+            }
+        }
+        self.pending_blank = true;
+    }
+
+    fn end_item(&mut self) {
+        self.flush_inline();
+        // An empty item still shows its marker.
+        if let Some(Container::Item {
+            marker,
+            used: false,
+            ..
+        }) = self.containers.last()
+        {
+            let marker = marker.clone();
+            self.containers.pop();
+            let mut line = self.prefix(false);
+            line.extend(marker);
+            self.push_line(line);
+        } else {
+            self.containers.pop();
+        }
+    }
+
+    fn end_table(&mut self) {
+        if let Some(t) = self.table.take() {
+            let width = self.avail();
+            for row in table::render(&t, width, self.theme) {
+                self.emit(row);
+            }
+        }
+        self.pending_blank = true;
+    }
+
+    fn end_link(&mut self) {
+        if let Some(url) = self.inline.close_link() {
+            self.text(&format!(" ({url})"), Some(self.theme.muted));
+        }
+    }
+
+    fn end_image(&mut self) {
+        let url = self.inline.close_link();
+        self.text("]", Some(self.theme.muted));
+        if let Some(url) = url {
+            self.text(&format!(" ({url})"), Some(self.theme.muted));
         }
     }
 

@@ -8,6 +8,7 @@ mod code;
 mod inline;
 mod linebreak;
 mod math;
+mod math_symbols;
 mod stream;
 mod table;
 

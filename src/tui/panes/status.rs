@@ -46,6 +46,21 @@ struct Segment {
 /// important first, so the model, the state and a retry countdown always show.
 pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
     let theme = &state.theme;
+    let mut segments = segments(state, now);
+    fit(state, &mut segments, width);
+    let mut spans = vec![Span::raw(" ")];
+    for (i, segment) in segments.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" │ ", theme.muted));
+        }
+        spans.push(segment.span);
+    }
+    Line::from(spans)
+}
+
+/// Every segment the line may show, each ranked (0 stays longest).
+fn segments(state: &State, now: Instant) -> Vec<Segment> {
+    let theme = &state.theme;
     let mut segments = vec![Segment {
         rank: 0,
         span: Span::styled(state.preset.model().to_string(), theme.accent),
@@ -138,7 +153,11 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
             theme.muted,
         ),
     });
+    segments
+}
 
+/// Shortens the key hints, then drops the lowest-ranked segments, until the line fits `width`.
+fn fit(state: &State, segments: &mut Vec<Segment>, width: usize) {
     let sep_width = 3;
     let total = |segs: &[Segment]| -> usize {
         1 + segs
@@ -147,7 +166,7 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
             .sum::<usize>()
             + sep_width * segs.len().saturating_sub(1)
     };
-    while total(&segments) > width {
+    while total(segments) > width {
         // After the workspace goes, the key hints shrink step by step to the one that opens all
         // the others, before anything else is dropped.
         let workspace_gone = segments.iter().all(|s| s.rank < 5);
@@ -174,14 +193,6 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
         };
         segments.remove(drop);
     }
-    let mut spans = vec![Span::raw(" ")];
-    for (i, segment) in segments.into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" │ ", theme.muted));
-        }
-        spans.push(segment.span);
-    }
-    Line::from(spans)
 }
 
 /// Draws the status line, its background filling the whole row.
