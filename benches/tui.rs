@@ -80,7 +80,11 @@ fn per_delta(c: &mut Criterion) {
 /// A state with `messages` conversation entries loaded from history.
 fn history_state(messages: usize) -> State {
     let mut s = State::new(&options());
-    s.load_session(&support::session(messages / 2));
+    miniclaw::tui::update::show_session(
+        &mut s,
+        &support::session(messages / 2),
+        std::time::Instant::now(),
+    );
     layout::prepare(&mut s, screen());
     s
 }
@@ -105,7 +109,7 @@ fn timeline_state(steps: usize) -> State {
                 id,
                 name: "read_text_file".into(),
                 result: json!({"ok": true, "content": "fn main() {}\n".repeat(4)}),
-                duration: Duration::from_millis(3),
+                duration: Some(Duration::from_millis(3)),
             },
         ] {
             update::on_event(&mut s, e, now);

@@ -37,6 +37,11 @@ pub enum TurnOutcome {
 pub enum AgentEvent {
     /// The state changed.
     State(AgentState),
+    /// A turn began for this prompt (sent first, before anything else of the turn).
+    TurnStarted {
+        /// What the person asked.
+        prompt: String,
+    },
     /// A model call began: step `step` of at most `max`.
     StepStarted {
         /// 1-based step number.
@@ -72,8 +77,8 @@ pub enum AgentEvent {
         name: String,
         /// The JSON observation (`{"ok": ..., "tool": ..., ...}`).
         result: Value,
-        /// How long it ran.
-        duration: Duration,
+        /// How long it ran, when known (a call replayed from a saved session has no timing).
+        duration: Option<Duration>,
     },
     /// The request failed and will be retried.
     Retrying {

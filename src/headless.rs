@@ -208,7 +208,7 @@ mod tests {
                 id: "c1".into(),
                 name: "list_files".into(),
                 result: json!({"ok": true}),
-                duration: Duration::from_millis(3),
+                duration: Some(Duration::from_millis(3)),
             },
             AgentEvent::StepStarted { step: 2, max: 6 },
             AgentEvent::ContentDelta("Done.".into()),
@@ -250,7 +250,7 @@ mod tests {
                 id: "s1".into(),
                 name: "read_text_file".into(),
                 result: json!({"ok": true}),
-                duration: Duration::ZERO,
+                duration: Some(Duration::ZERO),
             }),
         ];
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -299,7 +299,7 @@ mod tests {
                 id: "s1".into(),
                 name: "read_text_file".into(),
                 result: json!({"content": NASTY}),
-                duration: Duration::ZERO,
+                duration: Some(Duration::ZERO),
             }),
             AgentEvent::Retrying {
                 attempt: 1,

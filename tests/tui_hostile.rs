@@ -52,7 +52,7 @@ fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
                 id: "c1".into(),
                 name: "read_text_file".into(),
                 result: json!({"ok": true, "tool": "read_text_file", "content": NASTY}),
-                duration: std::time::Duration::from_millis(3),
+                duration: Some(std::time::Duration::from_millis(3)),
             },
             AgentEvent::StepStarted { step: 2, max: 10 },
             AgentEvent::ContentDelta(format!(

@@ -485,7 +485,7 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
             id: "p".into(),
             name: "delegate".into(),
             result: serde_json::json!({"ok": false, "tool": "delegate", "error": "no such file: x\nmore"}),
-            duration: std::time::Duration::from_millis(3),
+            duration: Some(std::time::Duration::from_millis(3)),
         }],
     );
     let done = render(&mut s, 100, 20, busy);
@@ -505,7 +505,7 @@ fn earlier_history_is_shown_and_recallable() {
         vec![],
     ));
     let mut s = state();
-    s.load_session(&session);
+    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     assert_eq!(s.entries.len(), 2);
     assert_eq!(s.prompt_history, vec!["old question".to_string()]);
     assert!(s.entries[1].done);
@@ -537,7 +537,7 @@ fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up
         ));
     }
     let mut s = state();
-    s.load_session(&session);
+    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     let bottom = render(&mut s, 100, 30, t0);
     assert!(bottom.contains("Answer 999"), "{bottom}");
     let rendered = s
@@ -589,7 +589,7 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
         vec![],
     ));
     let mut s = state();
-    s.load_session(&session);
+    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
@@ -657,7 +657,7 @@ fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
     failed.incomplete = Some("failed: the stream closed".into());
     session.push(failed);
     let mut restarted = state();
-    restarted.load_session(&session);
+    miniclaw::tui::update::show_session(&mut restarted, &session, std::time::Instant::now());
     let screen = render(&mut restarted, 110, 24, t0);
     assert!(
         screen.contains("interrupted before the answer began"),
@@ -743,7 +743,7 @@ fn a_long_paste_is_one_marker_deleted_as_a_unit_and_sent_whole() {
     update::apply(&mut t, Action::Edit(k(KeyCode::Delete, NONE)), t0);
     assert_eq!(t.input_text(), "");
     // Sent, the marker is replaced by the whole paste.
-    let effects = update::apply(&mut s, Action::Send, t0);
+    let effects = press_send(&mut s, t0);
     let expected = format!("x{big}a\nb");
     assert_eq!(
         effects,
@@ -759,7 +759,7 @@ fn a_long_prompt_is_folded_and_enter_in_the_conversation_shows_it_whole() {
     let mut s = state();
     let big: String = (1..=40).map(|i| format!("row {i}\n")).collect();
     update::apply(&mut s, Action::Paste(big), t0);
-    update::apply(&mut s, Action::Send, t0);
+    press_send(&mut s, t0);
     let folded = render(&mut s, 100, 30, t0);
     assert!(folded.contains("row 6"), "{folded}");
     assert!(!folded.contains("row 7 "), "{folded}");

@@ -283,13 +283,13 @@ fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
             id: "c3".into(),
             name: "read_text_file".into(),
             result: json!({"ok": false, "tool": "read_text_file", "error": "no such file: missing.txt"}),
-            duration: Duration::from_millis(1),
+            duration: Some(Duration::from_millis(1)),
         },
         AgentEvent::ToolFinished {
             id: "c2".into(),
             name: "read_text_file".into(),
             result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
-            duration: Duration::from_millis(1500),
+            duration: Some(Duration::from_millis(1500)),
         },
     ]);
     feed(&mut s, t0, events);

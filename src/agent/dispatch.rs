@@ -70,7 +70,7 @@ impl Agent {
                         id: call.id.clone(),
                         name: name.clone(),
                         result: result.clone(),
-                        duration: std::time::Duration::ZERO,
+                        duration: Some(std::time::Duration::ZERO),
                     });
                     observations[i] = Some(result);
                 }
@@ -157,7 +157,7 @@ impl Agent {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
                     result: result.clone(),
-                    duration: started.elapsed(),
+                    duration: Some(started.elapsed()),
                 });
                 (i, result)
             }

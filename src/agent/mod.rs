@@ -6,6 +6,7 @@ pub mod context;
 pub mod delegation;
 pub mod dispatch;
 pub mod history;
+pub mod replay;
 pub mod runner;
 pub mod session;
 pub mod turn;

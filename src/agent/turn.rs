@@ -157,6 +157,9 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
+        events.send(AgentEvent::TurnStarted {
+            prompt: prompt.to_string(),
+        });
         let max = self.settings.max_steps.max(1);
         let mut turn = TurnTally::new(match &self.request_budget {
             Some(shared) => shared.clone(),

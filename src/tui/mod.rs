@@ -61,7 +61,7 @@ pub enum TuiError {
 pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let mut state = state::State::new(&options);
     let notices = std::mem::take(&mut state.entries);
-    state.load_session(agent.session());
+    update::show_session(&mut state, agent.session(), std::time::Instant::now());
     state.entries.extend(notices);
     let (handle, mut events) = spawn(agent);
     let (mut terminal, _guard) = terminal::init(options.mouse)?;

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::TuiOptions;
 use super::markdown::StreamingMarkdown;
 use super::theme::Theme;
-use crate::agent::{AgentState, Session};
-use crate::llm::{Preset, Role, Usage};
+use crate::agent::AgentState;
+use crate::llm::{Preset, Usage};
 
 /// The panes that can have the keyboard focus, in Tab order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -528,88 +528,19 @@ impl State {
         state
     }
 
-    /// Shows an earlier session's prompts and answers (tool traffic is left out).
-    pub fn load_session(&mut self, session: &Session) {
-        // Rebuilt as a live turn would have left it: text beside tool calls is a thought in the
-        // timeline, answers are in the conversation, observations are under their calls.
-        for m in &session.messages {
-            match m.role {
-                Role::User => {
-                    self.prompt_history.push(m.content.clone());
-                    self.push(EntryKind::User, m.content.clone());
-                    self.turns += 1;
-                }
-                Role::Assistant => {
-                    let turn = self.turns.saturating_sub(1);
-                    let number = self
-                        .steps
-                        .last()
-                        .filter(|s| s.turn == turn)
-                        .map_or(1, |s| s.number + 1);
-                    let calls = m
-                        .tool_calls
-                        .iter()
-                        .map(|c| CallView {
-                            id: c.id.clone(),
-                            name: c.function.name.clone(),
-                            arguments: c.function.arguments.clone(),
-                            ..Default::default()
-                        })
-                        .collect::<Vec<_>>();
-                    let answer = calls.is_empty() && !m.content.trim().is_empty();
-                    let stopped = m.incomplete.as_deref().map(StepStop::of_incomplete);
-                    self.steps.push(StepView {
-                        turn,
-                        number,
-                        reasoning: m.reasoning.clone().unwrap_or_default(),
-                        content: m.content.clone(),
-                        calls,
-                        expanded: false,
-                        stopped,
-                    });
-                    // Text beside calls is a thought, shown dimmed above its call lines.
-                    if !answer && !m.tool_calls.is_empty() {
-                        if !m.content.trim().is_empty() {
-                            self.push(EntryKind::Thought, m.content.clone());
-                        }
-                        for c in &m.tool_calls {
-                            let mut entry = Entry::call(
-                                c.id.clone(),
-                                c.function.name.clone(),
-                                c.function.arguments.clone(),
-                            );
-                            if let Some(call) = &mut entry.call {
-                                call.status = CallStatus::Done(None);
-                            }
-                            self.push_entry(entry);
-                        }
-                    }
-                    // An answer, or the mark of one interrupted before it began.
-                    if answer || stopped == Some(StepStop::Interrupted) {
-                        let i = self.push(EntryKind::Assistant, m.content.clone());
-                        self.entries[i].done = true;
-                        self.entries[i].interrupted = m.incomplete.is_some();
-                    }
-                }
-                Role::Tool => {
-                    let id = m.tool_call_id.clone().unwrap_or_default();
-                    let result = serde_json::from_str::<Value>(&m.content).ok();
-                    if let Some(reason) =
-                        result.as_ref().and_then(crate::tui::calls::failure_reason)
-                        && let Some(i) = self.call_entry(&id)
-                        && let Some(call) = &mut self.entries[i].call
-                    {
-                        call.status = CallStatus::Failed(reason);
-                    }
-                    if let Some(call) = self.call_mut(&id) {
-                        call.result =
-                            Some(result.unwrap_or_else(|| Value::String(m.content.clone())));
-                    }
-                }
-                Role::System => {}
-            }
-        }
+    /// Empties the conversation and the steps (the history was cleared).
+    pub fn clear_conversation(&mut self) {
+        self.entries.clear();
+        self.conv_dirty = None;
+        self.steps.clear();
+        self.live = None;
+        self.selected = None;
+        self.last_usage = None;
+        self.context = None;
         self.step = 0;
+        for s in &mut self.scroll {
+            *s = Default::default();
+        }
     }
 
     /// Appends an entry and returns its index.

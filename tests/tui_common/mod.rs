@@ -47,7 +47,26 @@ pub fn feed(state: &mut State, now: Instant, events: Vec<AgentEvent>) {
 /// Types `text` into the input and presses Enter, returning the effects.
 pub fn send(state: &mut State, now: Instant, text: &str) -> Vec<Effect> {
     state.set_input(text);
-    update::apply(state, Action::Send, now)
+    press_send(state, now)
+}
+
+/// Presses Enter on what the input holds, returning the effects; a prompt sent is started as
+/// the agent task would start it.
+pub fn press_send(state: &mut State, now: Instant) -> Vec<Effect> {
+    let effects = update::apply(state, Action::Send, now);
+    // The agent task starts the turn at once and says so.
+    for e in &effects {
+        if let Effect::Command(miniclaw::agent::AgentCommand::Prompt(prompt)) = e {
+            update::on_event(
+                state,
+                AgentEvent::TurnStarted {
+                    prompt: prompt.clone(),
+                },
+                now,
+            );
+        }
+    }
+    effects
 }
 
 /// Renders the state at `now` into a `width` × `height` test terminal.
@@ -85,7 +104,7 @@ pub fn tool_step(
             id: id.into(),
             name: name.into(),
             result,
-            duration: Duration::from_millis(ms),
+            duration: Some(Duration::from_millis(ms)),
         },
     ]
 }

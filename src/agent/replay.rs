@@ -1,0 +1,181 @@
+//! A saved session told again as the events a live turn would have sent, so the UI shows it
+//! through the same reducer as a live turn: one path for each kind of data.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::session::Session;
+use crate::events::{AgentEvent, TurnOutcome};
+use crate::llm::Role;
+
+/// The events that tell `session` again, turn by turn (`max_steps` as each step's limit).
+/// Tool calls have no timing (none was saved); a turn that made steps but no answer ends with
+/// `StepLimit`, one without any step as `Failed`; one interrupted or failed ends as it did.
+pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    let mut open = false;
+    let mut step = 0;
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    let finish = |events: &mut Vec<AgentEvent>, outcome| {
+        events.push(AgentEvent::TurnFinished {
+            outcome,
+            usage: None,
+            last_usage: None,
+        });
+    };
+    for m in &session.messages {
+        match m.role {
+            Role::System => {}
+            Role::User => {
+                if open {
+                    finish(&mut events, unfinished(step));
+                }
+                events.push(AgentEvent::TurnStarted {
+                    prompt: m.content.clone(),
+                });
+                open = true;
+                step = 0;
+            }
+            Role::Assistant => {
+                step += 1;
+                events.push(AgentEvent::StepStarted {
+                    step,
+                    max: max_steps,
+                });
+                if let Some(r) = m.reasoning.as_ref().filter(|r| !r.is_empty()) {
+                    events.push(AgentEvent::ReasoningDelta(r.clone()));
+                }
+                if !m.content.is_empty() {
+                    events.push(AgentEvent::ContentDelta(m.content.clone()));
+                }
+                for call in &m.tool_calls {
+                    names.insert(&call.id, &call.function.name);
+                    events.push(AgentEvent::ToolCallStarted {
+                        id: call.id.clone(),
+                        name: call.function.name.clone(),
+                        arguments: call.function.arguments.clone(),
+                    });
+                }
+                match m.incomplete.as_deref() {
+                    Some("interrupted") => {
+                        finish(&mut events, TurnOutcome::Interrupted);
+                        open = false;
+                    }
+                    Some(why) => {
+                        events.push(AgentEvent::Error {
+                            message: format!("This answer stopped early: {why}"),
+                        });
+                        finish(&mut events, TurnOutcome::Failed);
+                        open = false;
+                    }
+                    None if m.tool_calls.is_empty() => {
+                        finish(&mut events, TurnOutcome::Answered);
+                        open = false;
+                    }
+                    None => {}
+                }
+            }
+            Role::Tool => {
+                let id = m.tool_call_id.clone().unwrap_or_default();
+                let name = names.get(id.as_str()).map_or("", |n| n).to_string();
+                let result = serde_json::from_str(&m.content)
+                    .unwrap_or_else(|_| Value::String(m.content.clone()));
+                events.push(AgentEvent::ToolFinished {
+                    id,
+                    name,
+                    result,
+                    duration: None,
+                });
+            }
+        }
+    }
+    if open {
+        finish(&mut events, unfinished(step));
+    }
+    events
+}
+
+/// How a turn left without an answer ended: its step limit if it made steps, else it failed
+/// before the first (an error the history does not hold).
+fn unfinished(steps: usize) -> TurnOutcome {
+    if steps == 0 {
+        TurnOutcome::Failed
+    } else {
+        TurnOutcome::StepLimit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::session::Message;
+    use crate::llm::{FunctionCall, ToolCall};
+
+    #[test]
+    fn a_session_is_told_again_as_its_live_events() {
+        let mut s = Session::new();
+        s.push(Message::user("write it"));
+        let call = ToolCall {
+            id: "c1".into(),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "write_text_file".into(),
+                arguments: r#"{"relative_path":"a"}"#.into(),
+            },
+        };
+        s.push(Message::assistant(
+            "Writing.",
+            Some("hmm".into()),
+            vec![call],
+        ));
+        s.push(Message::tool("c1", r#"{"ok":true}"#));
+        s.push(Message::assistant("Done.", None, vec![]));
+        s.push(Message::user("more"));
+        let mut cut = Message::assistant("Half", None, vec![]);
+        cut.incomplete = Some("interrupted".into());
+        s.push(cut);
+        s.push(Message::user("and again"));
+        let events = replay(&s, 6);
+        let finished = |outcome| AgentEvent::TurnFinished {
+            outcome,
+            usage: None,
+            last_usage: None,
+        };
+        assert_eq!(
+            events,
+            vec![
+                AgentEvent::TurnStarted {
+                    prompt: "write it".into()
+                },
+                AgentEvent::StepStarted { step: 1, max: 6 },
+                AgentEvent::ReasoningDelta("hmm".into()),
+                AgentEvent::ContentDelta("Writing.".into()),
+                AgentEvent::ToolCallStarted {
+                    id: "c1".into(),
+                    name: "write_text_file".into(),
+                    arguments: r#"{"relative_path":"a"}"#.into(),
+                },
+                AgentEvent::ToolFinished {
+                    id: "c1".into(),
+                    name: "write_text_file".into(),
+                    result: serde_json::json!({"ok": true}),
+                    duration: None,
+                },
+                AgentEvent::StepStarted { step: 2, max: 6 },
+                AgentEvent::ContentDelta("Done.".into()),
+                finished(TurnOutcome::Answered),
+                AgentEvent::TurnStarted {
+                    prompt: "more".into()
+                },
+                AgentEvent::StepStarted { step: 1, max: 6 },
+                AgentEvent::ContentDelta("Half".into()),
+                finished(TurnOutcome::Interrupted),
+                AgentEvent::TurnStarted {
+                    prompt: "and again".into()
+                },
+                finished(TurnOutcome::Failed),
+            ]
+        );
+    }
+}

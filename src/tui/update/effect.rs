@@ -1,0 +1,33 @@
+//! What the reducer asks of the event loop, and the status-line hints every part may flash.
+
+use std::time::{Duration, Instant};
+
+use crate::agent::AgentCommand;
+use crate::llm::Preset;
+use crate::tui::state::State;
+
+/// How long after a Ctrl+C a second one quits.
+pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// Something the event loop must do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Send a command to the agent.
+    Command(AgentCommand),
+    /// Use this preset from the next request on.
+    SetPreset(Preset),
+    /// Interrupt the running turn.
+    Interrupt,
+    /// Copy text to the clipboard.
+    Copy(String),
+    /// Leave.
+    Quit,
+}
+
+/// How long a flash hint stays in the status line.
+pub const FLASH_FOR: Duration = Duration::from_secs(2);
+
+/// Shows `text` in the status line for a moment.
+pub(super) fn flash(state: &mut State, now: Instant, text: &str) {
+    state.flash = Some((text.to_string(), now + FLASH_FOR));
+}

@@ -1,0 +1,143 @@
+//! The prompt editor: sending, long pastes as markers, recalling earlier prompts, clearing.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::effect::{Effect, flash};
+use super::slash;
+use crate::agent::{AgentCommand, AgentState};
+use crate::tui::paste;
+use crate::tui::state::{Focus, State};
+
+pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
+    let text = state.input_expanded();
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return;
+    }
+    if let Some(command) = trimmed.strip_prefix('/') {
+        let command = command.to_string();
+        state.reset_input();
+        slash::slash(state, &command, now, effects);
+        return;
+    }
+    if state.busy() {
+        flash(
+            state,
+            now,
+            "A turn is running: wait for it, or press Esc to interrupt it",
+        );
+        return;
+    }
+    state.prompt_history.push(text.clone());
+    state.history_pos = None;
+    state.reset_input();
+    // The prompt shows when the agent starts its turn (`TurnStarted`, within a moment); the
+    // state is busy from now on, so a second Enter is not a second prompt.
+    state.busy_since = Some(now);
+    state.agent_state = AgentState::Thinking;
+    state.retry = None;
+    effects.push(Effect::Command(AgentCommand::Prompt(text)));
+}
+
+/// Ctrl+C while idle: clears the input (Up brings it back) and arms the second press to quit.
+pub(super) fn clear(state: &mut State, now: Instant) {
+    if state.input_empty() {
+        flash(state, now, "Press Ctrl+C again within 2 s to quit");
+    } else {
+        // The cleared text can be recalled with Up, like a sent prompt.
+        let text = state.input_expanded();
+        state.prompt_history.push(text);
+        flash(
+            state,
+            now,
+            "Input cleared (Up brings it back) · Ctrl+C again quits",
+        );
+    }
+    state.reset_input();
+    state.history_pos = None;
+    state.last_ctrl_c = Some(now);
+}
+
+/// A key typed into the input (a paste marker is deleted whole).
+pub(super) fn edit(state: &mut State, key: KeyEvent) {
+    state.focus = Focus::Input;
+    state.history_pos = None;
+    if !delete_paste(state, key) {
+        state.input.input(key);
+    }
+}
+
+/// Inserts a paste; more than [`paste::FOLD_LINES`] lines stand in the input as one marker.
+pub(super) fn paste(state: &mut State, text: &str) {
+    state.focus = Focus::Input;
+    state.history_pos = None;
+    // Terminals send pasted newlines as CR.
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let lines = text.trim_end_matches('\n').split('\n').count();
+    if lines <= paste::FOLD_LINES {
+        state.input.insert_str(text);
+        return;
+    }
+    let marker = paste::marker(lines, &state.pastes);
+    state.input.insert_str(&marker);
+    state.pastes.push(paste::Paste { marker, text });
+}
+
+/// Backspace just after a paste marker, or Delete just before one, removes the whole marker
+/// and its paste. Returns whether it did.
+fn delete_paste(state: &mut State, key: KeyEvent) -> bool {
+    if state.pastes.is_empty() || !key.modifiers.is_empty() {
+        return false;
+    }
+    let ratatui_textarea::DataCursor(row, col) = state.input.cursor();
+    let line = state.input.lines().get(row).cloned().unwrap_or_default();
+    let found = match key.code {
+        KeyCode::Backspace => paste::ending_at(&line, col, &state.pastes),
+        KeyCode::Delete => paste::starting_at(&line, col, &state.pastes),
+        _ => None,
+    };
+    let Some(i) = found else {
+        return false;
+    };
+    let removed = state.pastes.remove(i);
+    let chars = removed.marker.chars().count();
+    if key.code == KeyCode::Backspace {
+        for _ in 0..chars {
+            state.input.move_cursor(ratatui_textarea::CursorMove::Back);
+        }
+    }
+    state.input.delete_str(chars);
+    true
+}
+
+pub(super) fn recall(state: &mut State, direction: isize) {
+    if state.prompt_history.is_empty() {
+        return;
+    }
+    let len = state.prompt_history.len() as isize;
+    let current = match state.history_pos {
+        Some(p) => p as isize,
+        None => {
+            if direction > 0 {
+                return;
+            }
+            state.draft = state.input_text();
+            len
+        }
+    };
+    let next = current + direction;
+    if next < 0 {
+        return;
+    }
+    if next >= len {
+        state.history_pos = None;
+        let draft = std::mem::take(&mut state.draft);
+        state.set_input(&draft);
+        return;
+    }
+    state.history_pos = Some(next as usize);
+    let text = state.prompt_history[next as usize].clone();
+    state.set_input(&text);
+}

@@ -1,0 +1,79 @@
+//! Actions in: each goes to its handler, and effects come out.
+
+use std::time::Instant;
+
+use super::effect::{Effect, QUIT_WINDOW};
+use super::{input, navigate, slash};
+use crate::agent::AgentCommand;
+use crate::tui::keymap::{Action, KeyContext};
+use crate::tui::state::{Focus, Overlay, State};
+
+/// The keymap's view of the state at `now`.
+pub fn key_context(state: &State, now: Instant) -> KeyContext {
+    let row = state.input.cursor().0;
+    KeyContext {
+        focus: state.focus,
+        overlay: state.overlay,
+        busy: state.busy(),
+        input_empty: state.input_empty(),
+        on_first_line: row == 0,
+        on_last_line: row + 1 >= state.input.lines().len(),
+        quit_armed: state
+            .last_ctrl_c
+            .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
+    }
+}
+
+/// Applies an action.
+pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    match action {
+        Action::None => {}
+        Action::Send => input::send(state, now, &mut effects),
+        Action::Newline => state.input.insert_newline(),
+        Action::Edit(key) => input::edit(state, key),
+        Action::Paste(text) => input::paste(state, &text),
+        Action::HistoryPrev => input::recall(state, -1),
+        Action::HistoryNext => input::recall(state, 1),
+        Action::ClearInput => input::clear(state, now),
+        Action::ToggleFold => navigate::toggle_fold(state, now),
+        Action::TogglePreset => {
+            let preset = state.preset.toggled();
+            slash::set_preset(state, preset, &mut effects);
+        }
+        // Clearing under a running turn would let its answer land in a history just emptied.
+        Action::AskClear => slash::ask_clear(state, now),
+        Action::ConfirmYes => {
+            state.overlay = Overlay::None;
+            state.clear_conversation();
+            effects.push(Effect::Command(AgentCommand::ClearHistory));
+        }
+        Action::ConfirmNo | Action::CloseOverlay => state.overlay = Overlay::None,
+        Action::ScrollPage(_)
+        | Action::ScrollLine(_)
+        | Action::ScrollAt { .. }
+        | Action::ScrollTop
+        | Action::ScrollBottom => navigate::scroll(state, action),
+        Action::FocusNext => navigate::cycle_focus(state, 1),
+        Action::FocusPrev => navigate::cycle_focus(state, -1),
+        Action::FocusInput => state.focus = Focus::Input,
+        Action::SelectPrev | Action::SelectNext | Action::ToggleStep | Action::ToggleAllSteps => {
+            navigate::steps(state, action)
+        }
+        Action::ToggleReasoning
+        | Action::ToggleSidePanes
+        | Action::ShowHelp
+        | Action::ScrollHelp(_) => navigate::view(state, action),
+        Action::Interrupt => {
+            if state.busy() {
+                effects.push(Effect::Interrupt);
+            }
+        }
+        Action::Quit => {
+            state.quit = true;
+            effects.push(Effect::Quit);
+        }
+        Action::Copy => slash::copy(state, &mut effects),
+    }
+    effects
+}

@@ -1,0 +1,23 @@
+//! State changes: actions and agent events in, effects out as data (the event loop performs
+//! them). Time is passed in so tests are deterministic.
+//!
+//! `keys` maps an action to its handler; `input`, `navigate` and `slash` hold them; `events`
+//! applies what the agent reports; `effect` is what flows back out.
+
+mod effect;
+mod events;
+mod input;
+mod keys;
+mod navigate;
+mod slash;
+
+pub use effect::{Effect, FLASH_FOR, QUIT_WINDOW};
+pub use events::{on_event, show_session};
+pub use keys::{apply, key_context};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// A plain key event (for tests and callers building keys).
+pub fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+    KeyEvent::new(code, modifiers)
+}

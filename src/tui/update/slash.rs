@@ -1,0 +1,172 @@
+//! Slash commands (`/model`, `/steps`, `/copy N`, ...) and the actions they share with keys.
+
+use std::time::Instant;
+
+use super::effect::{Effect, flash};
+use crate::agent::AgentCommand;
+use crate::llm::Preset;
+use crate::tui::state::{EntryKind, Overlay, State};
+
+/// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
+/// history just emptied.
+pub(super) fn ask_clear(state: &mut State, now: Instant) {
+    if state.busy() {
+        flash(
+            state,
+            now,
+            "A turn is running: press Esc to interrupt it, then clear the history",
+        );
+    } else {
+        state.overlay = Overlay::ConfirmClear;
+    }
+}
+
+pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effect>) {
+    let mut words = command.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let arg = words.next();
+    match (name, arg) {
+        ("model", None) => {
+            let text = format!(
+                "Model: {} (F2 switches; /model NAME picks one of: {}).",
+                state.preset.model(),
+                Preset::NAMES.join(", ")
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        // Only the presets here: another model name is a start-up choice (--model), for
+        // another server.
+        ("model", Some(name)) => match Preset::from_name(name) {
+            Preset::Custom(other) => {
+                state.push(
+                    EntryKind::Error,
+                    format!(
+                        "Unknown model \"{other}\": choose one of {}.",
+                        Preset::NAMES.join(", ")
+                    ),
+                );
+            }
+            preset => {
+                let text = format!("Model: {preset}.");
+                set_preset(state, preset, effects);
+                state.push(EntryKind::Notice, text);
+            }
+        },
+        ("steps", None) => {
+            let text = format!(
+                "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
+                state.max_steps
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        ("steps", Some(n)) => match n.parse::<usize>() {
+            Ok(max @ 1..=100) => {
+                state.max_steps = max;
+                effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
+                state.push(
+                    EntryKind::Notice,
+                    format!("Steps per turn: at most {max} from the next turn on."),
+                );
+            }
+            _ => {
+                state.push(
+                    EntryKind::Error,
+                    format!("`/steps {n}`: give a whole number from 1 to 100."),
+                );
+            }
+        },
+        ("clear", _) => ask_clear(state, now),
+        ("quit" | "exit", _) => {
+            state.quit = true;
+            effects.push(Effect::Quit);
+        }
+        ("copy", None) => copy(state, effects),
+        ("copy", Some(n)) => copy_block(state, n, effects),
+        ("help", _) => state.overlay = Overlay::Help,
+        ("tools", _) => {
+            let mut text = String::from("Tools:");
+            if state.tools.is_empty() {
+                text.push_str(" none.");
+            }
+            for (name, source, description) in &state.tools {
+                text.push_str(&format!("\n  {name} [{source}] — {description}"));
+            }
+            state.push(EntryKind::Notice, text);
+        }
+        _ => {
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /clear, /copy [N], /tools, /help, /quit."
+                ),
+            );
+        }
+    }
+}
+
+pub(super) fn set_preset(state: &mut State, preset: Preset, effects: &mut Vec<Effect>) {
+    state.preset = preset.clone();
+    effects.push(Effect::SetPreset(preset));
+}
+
+pub(super) fn copy(state: &mut State, effects: &mut Vec<Effect>) {
+    match state.last_answer().map(str::to_string) {
+        Some(answer) => {
+            let chars = answer.chars().count();
+            effects.push(Effect::Copy(answer));
+            state.push(
+                EntryKind::Notice,
+                format!(
+                    "Sent the last answer ({chars} characters) to the clipboard with OSC 52. \
+                     If nothing was copied, your terminal does not allow it (in tmux: \
+                     set -g set-clipboard on)."
+                ),
+            );
+        }
+        None => {
+            state.push(EntryKind::Notice, "There is no answer to copy yet.");
+        }
+    }
+}
+
+/// `/copy N`: the N-th code block of the last answer (the number in its header).
+pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) {
+    let blocks = state
+        .last_answer()
+        .map(crate::tui::markdown::code_blocks)
+        .unwrap_or_default();
+    let count = blocks.len();
+    let pick = n
+        .parse::<usize>()
+        .ok()
+        .and_then(|i| i.checked_sub(1))
+        .and_then(|i| blocks.into_iter().nth(i));
+    match pick {
+        Some(code) => {
+            let lines = code.lines().count();
+            effects.push(Effect::Copy(code));
+            state.push(
+                EntryKind::Notice,
+                format!(
+                    "Sent code block {n} ({lines} lines) to the clipboard with OSC 52. If nothing \
+                     was copied, your terminal does not allow it (in tmux: set -g set-clipboard on)."
+                ),
+            );
+        }
+        None if count == 0 => {
+            state.push(
+                EntryKind::Error,
+                "The last answer has no code block: /copy copies the whole answer.",
+            );
+        }
+        None => {
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "`/copy {n}`: the last answer has {count} code block{}; give a number from 1 to {count} (the number in the block's header).",
+                    if count == 1 { "" } else { "s" }
+                ),
+            );
+        }
+    }
+}
