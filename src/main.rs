@@ -133,8 +133,8 @@ async fn run(config: Config) -> ExitCode {
         for w in warnings {
             say!("warning: {w}");
         }
-        for (name, source, line) in describe_tools(&tools) {
-            println!("{name:<24} {line}  [{source}]");
+        for tool in describe_tools(&tools) {
+            println!("{:<24} {}  [{}]", tool.name, tool.summary, tool.source);
         }
         return ExitCode::SUCCESS;
     }

@@ -251,7 +251,11 @@ fn toml_str(s: &str) -> String {
 fn describe_tools_lists_names_sources_and_first_lines() {
     let (registry, _) = full_registry(&config(vec![shipped_dir()]));
     let rows = describe_tools(&registry);
-    let find = |n: &str| rows.iter().find(|(name, _, _)| name == n).cloned();
+    let find = |n: &str| {
+        rows.iter()
+            .find(|t| t.name == n)
+            .map(|t| (t.name.clone(), t.source.clone(), t.summary.clone()))
+    };
     for name in [
         "run_shell_command",
         "search_web",

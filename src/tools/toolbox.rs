@@ -46,9 +46,19 @@ pub fn full_registry(config: &ToolboxConfig) -> (ToolRegistry, Vec<String>) {
     (registry, warnings)
 }
 
-/// One line per tool for `/tools` and `--list-tools`: name, source (`built-in` or the plugin
-/// file) and the first line of its description.
-pub fn describe_tools(registry: &ToolRegistry) -> Vec<(String, String, String)> {
+/// What `/tools` and `--list-tools` show of a tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// Its name.
+    pub name: String,
+    /// `built-in`, or `plugin <file>`.
+    pub source: String,
+    /// The first line (or sentence) of its description.
+    pub summary: String,
+}
+
+/// One entry per tool for `/tools` and `--list-tools`.
+pub fn describe_tools(registry: &ToolRegistry) -> Vec<ToolInfo> {
     registry
         .iter()
         .map(|tool| {
@@ -57,8 +67,11 @@ pub fn describe_tools(registry: &ToolRegistry) -> Vec<(String, String, String)> 
                 ToolSource::BuiltIn => "built-in".to_string(),
                 ToolSource::Plugin(path) => format!("plugin {path}"),
             };
-            let first = first_sentence(&schema.description);
-            (schema.name, source, first)
+            ToolInfo {
+                summary: first_sentence(&schema.description),
+                name: schema.name,
+                source,
+            }
         })
         .collect()
 }

@@ -39,7 +39,7 @@ pub struct TuiOptions {
     /// Notices shown in the conversation at start (missing key, history moved aside, ...).
     pub notices: Vec<String>,
     /// Tools for `/tools`: name, source, description.
-    pub tools: Vec<(String, String, String)>,
+    pub tools: Vec<crate::tools::toolbox::ToolInfo>,
 }
 
 /// Why the UI stopped with an error.

@@ -467,7 +467,7 @@ pub struct State {
     /// The colours.
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
-    pub tools: Vec<(String, String, String)>,
+    pub tools: Vec<crate::tools::toolbox::ToolInfo>,
     /// Set when the person asked to quit.
     pub quit: bool,
 }

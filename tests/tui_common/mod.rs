@@ -24,11 +24,11 @@ pub fn options() -> TuiOptions {
         mouse: true,
         theme: Theme::dark(),
         notices: vec![],
-        tools: vec![(
-            "read_text_file".into(),
-            "built-in".into(),
-            "Reads a text file of the workspace.".into(),
-        )],
+        tools: vec![miniclaw::tools::toolbox::ToolInfo {
+            name: "read_text_file".into(),
+            source: "built-in".into(),
+            summary: "Reads a text file of the workspace.".into(),
+        }],
     }
 }
 

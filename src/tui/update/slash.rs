@@ -88,8 +88,11 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             if state.tools.is_empty() {
                 text.push_str(" none.");
             }
-            for (name, source, description) in &state.tools {
-                text.push_str(&format!("\n  {name} [{source}] — {description}"));
+            for tool in &state.tools {
+                text.push_str(&format!(
+                    "\n  {} [{}] — {}",
+                    tool.name, tool.source, tool.summary
+                ));
             }
             state.push(EntryKind::Notice, text);
         }
