@@ -32,10 +32,6 @@ pub async fn event_loop(
     let mut sighup = signal(SignalKind::hangup())?;
     let mut hangup = terminal::hangup();
     let mut watching_hangup = true;
-    // One timer for the frame deadline, moved when the deadline moves (not made anew, and
-    // registered with the runtime's timer anew, every turn of the loop).
-    let timer = tokio::time::sleep_until(tokio::time::Instant::now());
-    tokio::pin!(timer);
     // Whether agent events were applied since the last frame. Then the loop stops listening to
     // them until that frame (at most `MIN_INTERVAL` away) drains what queued up meanwhile: a
     // stream written a token at a time wakes the loop about twice a frame, not once a token,
@@ -44,19 +40,17 @@ pub async fn event_loop(
     schedule.request(Instant::now());
     loop {
         let deadline = schedule.deadline();
-        if let Some(at) = deadline.map(tokio::time::Instant::from_std)
-            && timer.deadline() != at
-        {
-            timer.as_mut().reset(at);
-        }
         tokio::select! {
             // Polled in this order, each turn stopping at the first that is ready, so a turn for
             // a frame or for agent events does not poll the terminal input: crossterm polls it
-            // by spinning on a lock its reader thread holds, which cost more than the frame's
-            // drawing when it happened for every token. Input is not starved: frames come at
-            // most every `MIN_INTERVAL`, agent events at most once between two frames.
+            // by spinning on a lock its reader thread holds (a dozen `sched_yield`s each time).
+            // Input is not starved: frames come at most every `MIN_INTERVAL`, agent events at
+            // most once between two frames.
             biased;
-            () = &mut timer, if deadline.is_some() => {
+            _ = async { match deadline {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            } } => {
                 // What arrived since the last turn is shown now, not a frame later.
                 while let Ok(ev) = events.try_recv() {
                     update::on_event(state, ev, Instant::now());
