@@ -1,5 +1,6 @@
-//! The TUI's hot paths: one streamed delta, one frame (conversation, timeline, status line),
-//! markdown rendering and wrapping. Ratio budgets are benchmarked side by side in one group.
+//! The TUI's hot paths: one streamed delta (answer, reasoning, tool output), one frame
+//! (conversation, timeline, status line), markdown rendering and wrapping. Ratio budgets are
+//! benchmarked side by side in one group.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -181,9 +182,109 @@ fn markdown_and_wrap(c: &mut Criterion) {
     g.finish();
 }
 
+/// A turn in its first step, as after sending a prompt.
+fn step_state() -> State {
+    let mut s = State::new(&options());
+    let now = Instant::now();
+    s.set_input("think it through");
+    update::apply(&mut s, miniclaw::tui::keymap::Action::Send, now);
+    update::on_event(&mut s, AgentEvent::State(AgentState::Thinking), now);
+    update::on_event(&mut s, AgentEvent::StepStarted { step: 1, max: 10 }, now);
+    s
+}
+
+/// A step streaming its reasoning, `kb` KB of it so far (the reasoning pane shows it).
+fn reasoning_state(kb: usize) -> State {
+    let mut s = step_state();
+    let text = support::reasoning_text(kb * 1024);
+    update::on_event(&mut s, AgentEvent::ReasoningDelta(text), Instant::now());
+    s
+}
+
+/// A step whose one tool call is running and has printed `kb` KB of output so far.
+fn tool_output_state(kb: usize) -> State {
+    let mut s = step_state();
+    let now = Instant::now();
+    for e in [
+        AgentEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "run_shell_command".into(),
+            arguments: json!({"command": "cargo test"}).to_string(),
+        },
+        AgentEvent::ToolOutputDelta {
+            id: "c1".into(),
+            text: support::output_text(kb * 1024),
+        },
+    ] {
+        update::on_event(&mut s, e, now);
+    }
+    s
+}
+
+/// One more delta arrives, then a whole frame is prepared and drawn (160×45), with `kb` KB of
+/// text already in the pane `make` fills; `delta(i)` is the `i`th delta.
+fn per_delta_frame(
+    c: &mut Criterion,
+    group: &str,
+    make: fn(usize) -> State,
+    delta: impl Fn(usize) -> AgentEvent,
+) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    for kb in [1usize, 200] {
+        g.bench_with_input(BenchmarkId::new("kb", kb), &kb, |b, &kb| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut done = 0u64;
+                while done < iters {
+                    // A fresh state every few hundred deltas keeps the text at about `kb` KB;
+                    // its first frame (every line wrapped) is drawn before the clock starts.
+                    let mut s = make(kb);
+                    let mut term = Terminal::new(TestBackend::new(W, H)).unwrap();
+                    layout::prepare(&mut s, screen());
+                    term.draw(|f| view::draw(f, &s, Instant::now())).unwrap();
+                    let batch = (iters - done).min(300);
+                    let start = Instant::now();
+                    for i in 0..batch {
+                        update::on_event(&mut s, delta((done + i) as usize), start);
+                        layout::prepare(&mut s, screen());
+                        term.draw(|f| view::draw(f, &s, start)).unwrap();
+                    }
+                    total += start.elapsed();
+                    done += batch;
+                    black_box(&s);
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The reasoning pane while reasoning streams: per delta + frame at 1 KB and 200 KB of it.
+fn per_delta_reasoning(c: &mut Criterion) {
+    let tokens = support::reasoning_tokens(4000);
+    per_delta_frame(c, "per_delta_frame_reasoning", reasoning_state, |i| {
+        AgentEvent::ReasoningDelta(tokens[i % tokens.len()].clone())
+    });
+}
+
+/// The tool output pane while a command prints: per delta (one line of output) + frame at
+/// 1 KB and 200 KB of output.
+fn per_delta_tool_output(c: &mut Criterion) {
+    per_delta_frame(c, "per_delta_frame_tool_output", tool_output_state, |i| {
+        AgentEvent::ToolOutputDelta {
+            id: "c1".into(),
+            text: support::output_line(100_000 + i),
+        }
+    });
+}
+
 criterion_group!(
     benches,
     per_delta,
+    per_delta_reasoning,
+    per_delta_tool_output,
     frame_conversation,
     frame_timeline,
     status_line,

@@ -5,6 +5,8 @@
 //! cargo run --example mock_model_server -- demo            # tool calls, then a markdown answer
 //! cargo run --example mock_model_server -- long 20000 2000 # a 20,000-token answer at 2,000 tokens/s
 //! cargo run --example mock_model_server -- think           # slow reasoning, then a short answer
+//! cargo run --example mock_model_server -- think-long 20000 2000 # 20,000 tokens of reasoning
+//! cargo run --example mock_model_server -- long 20000 2000 --event-writes # one write per event
 //! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
 //! ```
 
@@ -68,21 +70,67 @@ fn demo_turn() -> Vec<Reply> {
     ]
 }
 
-/// A markdown answer of about `tokens` tokens (headings, lists, code, tables; one token a
-/// chunk, ending in `END-OF-ANSWER-<tokens>`) arriving at exactly `rate` tokens/s. The server
-/// prints `stream-start <unix ms>` and `stream-done <unix ms>` around it (scripts/bench-tui.sh).
-fn long_answer(tokens: usize, rate: usize) -> Reply {
-    let pieces = bench_support::answer_tokens(tokens);
+/// How a paced stream is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Writes {
+    /// Paced in 10 ms batches, the events of a batch in one write (as they would arrive over a
+    /// network).
+    Batched,
+    /// Every event its own write and flush at its own time, as a real server sends tokens as
+    /// they are generated (the client then wakes for nearly every event).
+    PerEvent,
+}
+
+/// `pieces` as one stream arriving at exactly `rate` pieces/s, each piece one chunk made by
+/// `chunk` (given its index), ending in `stop` and `[DONE]`; the server prints
+/// `stream-start <unix ms>` and `stream-done <unix ms>` around it (scripts/bench-tui.sh).
+fn paced(
+    pieces: &[String],
+    rate: usize,
+    writes: Writes,
+    chunk: impl Fn(SseBuilder, usize, &str) -> SseBuilder,
+) -> Reply {
     let per_token = Duration::from_secs(1) / rate.max(1) as u32;
+    let every = match writes {
+        Writes::Batched => (rate / 100).max(1),
+        Writes::PerEvent => 1,
+    };
     let mut b = SseBuilder::new().note("stream-start").role();
     for (i, piece) in pieces.iter().enumerate() {
-        // Paced in 10 ms batches by absolute offsets, so sleeps never add up to a slower rate.
-        if i % (rate / 100).max(1) == 0 {
+        // Paced by absolute offsets, so sleeps never add up to a slower rate. The server writes
+        // what is pending at each pause: a batch, or with one pause per event, that event.
+        if i % every == 0 {
             b = b.at(per_token * i as u32);
         }
-        b = b.content(&[piece.as_str()]);
+        b = chunk(b, i, piece);
     }
     b.finish("stop").done().note("stream-done").build()
+}
+
+/// A markdown answer of about `tokens` tokens (headings, lists, code, tables; one token a
+/// chunk, ending in `END-OF-ANSWER-<tokens>`) arriving at exactly `rate` tokens/s.
+fn long_answer(tokens: usize, rate: usize, writes: Writes) -> Reply {
+    let pieces = bench_support::answer_tokens(tokens);
+    paced(&pieces, rate, writes, |b, _, p| b.content(&[p]))
+}
+
+/// About `tokens` tokens of reasoning (plain prose in paragraphs, one word a chunk, ending in
+/// `END-OF-REASONING-<tokens>`) at exactly `rate` tokens/s, then a one-line answer ending in
+/// `END-OF-ANSWER-<tokens>`: what the pro preset streams before it answers.
+fn long_reasoning(tokens: usize, rate: usize, writes: Writes) -> Reply {
+    let mut pieces = bench_support::reasoning_tokens(tokens);
+    let answer = pieces.len();
+    pieces.push(format!(
+        "Done thinking. {}\n",
+        bench_support::end_marker(tokens)
+    ));
+    paced(&pieces, rate, writes, |b, i, p| {
+        if i == answer {
+            b.content(&[p])
+        } else {
+            b.reasoning(&[p])
+        }
+    })
 }
 
 /// A long reasoning stream, a few words every 150 ms, then a short answer: for watching the
@@ -110,16 +158,23 @@ cite Euler, and offer to verify with the calculator tool if the user wants. ";
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--event-writes`: every event of a paced stream is its own write.
+    let writes = match args.iter().position(|a| a == "--event-writes") {
+        Some(i) => {
+            args.remove(i);
+            Writes::PerEvent
+        }
+        None => Writes::Batched,
+    };
     let scenario = args.first().map(String::as_str).unwrap_or("demo");
+    let tokens = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
+    let rate = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2_000);
     let mut script = Vec::new();
     for _ in 0..50 {
         match scenario {
-            "long" => {
-                let tokens = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
-                let rate = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2_000);
-                script.push(long_answer(tokens, rate));
-            }
+            "long" => script.push(long_answer(tokens, rate, writes)),
+            "think-long" => script.push(long_reasoning(tokens, rate, writes)),
             "answer" => script.push(SseBuilder::answer(ANSWER)),
             "think" => script.push(thinking_answer()),
             _ => script.extend(demo_turn()),

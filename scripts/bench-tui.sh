@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Measures the release binary in tmux (160x45) against the local scripted model server:
-# start-up, idle CPU, streaming CPU and lag, keystroke latency while streaming, resident memory.
+# start-up, idle CPU, streaming CPU and lag (an answer written in 10 ms batches, the same answer
+# one write per event, a long reasoning with the pro preset), keystroke latency while streaming,
+# resident memory.
 # Prints one line per figure: `name value unit (budget X) PASS|FAIL`.
 # Usage: scripts/bench-tui.sh [TOKENS] [TOKENS_PER_SECOND]   (defaults 20000 2000)
+#        BENCH_BIN=path/to/miniclaw-tui scripts/bench-tui.sh  (another build of the program)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,16 +13,17 @@ TOKENS=${1:-20000}
 RATE=${2:-2000}
 TURNS=${TURNS:-1000}
 cargo build --release --quiet --bin miniclaw-tui --example mock_model_server --example gen_history
-BIN=$PWD/target/release/miniclaw-tui
+# BENCH_BIN measures another build of the program (e.g. one from before a change).
+BIN=${BENCH_BIN:-$PWD/target/release/miniclaw-tui}
 EX=$PWD/target/release/examples
 TCK=$(getconf CLK_TCK)
 WORK=$(mktemp -d)
 SESSION="mcbench$$"
-SERVER_PID=""
+SERVER_PIDS=()
 
 cleanup() {
     tmux kill-session -t "$SESSION" 2>/dev/null || true
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -67,7 +71,8 @@ calibrate() {
     tmux kill-session -t "$SESSION" 2>/dev/null || true
     echo "$best"
 }
-# launch WORKSPACE: starts the program in a fresh tmux session; sets PID and STARTUP_MS.
+# launch WORKSPACE [FLAG...]: starts the program against $URL in a fresh tmux session; sets PID
+# and STARTUP_MS.
 launch() {
     tmux kill-session -t "$SESSION" 2>/dev/null || true
     mkdir -p "$WORK/home"
@@ -75,7 +80,7 @@ launch() {
     t0=$(now_ms)
     tmux new-session -d -s "$SESSION" -x 160 -y 45 -c "$WORK" \
         "exec env HOME=$WORK/home XDG_DATA_HOME=$WORK/home/data XDG_CONFIG_HOME=$WORK/home/config \
-         DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=$URL $BIN --workspace $1"
+         DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=$URL $BIN --workspace $1 ${*:2}"
     local waited
     waited=$(wait_for "F1 help" 10000)
     STARTUP_MS=$(( $(now_ms) - t0 ))
@@ -83,10 +88,39 @@ launch() {
     PID=$(tmux list-panes -t "$SESSION" -F '#{pane_pid}')
 }
 
-"$EX/mock_model_server" long "$TOKENS" "$RATE" >"$WORK/server.out" &
-SERVER_PID=$!
-for _ in $(seq 100); do [ -s "$WORK/server.out" ] && break; sleep 0.05; done
-URL=$(head -n1 "$WORK/server.out")
+# serve NAME ARGS...: starts the mock model server with ARGS, its output in $WORK/NAME.out;
+# sets URL and OUT.
+serve() {
+    OUT="$WORK/$1.out"
+    "$EX/mock_model_server" "${@:2}" >"$OUT" &
+    SERVER_PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$OUT" ] && break; sleep 0.05; done
+    URL=$(head -n1 "$OUT")
+}
+# stream PROMPT MARKER: sends PROMPT, waits for MARKER on screen; sets STREAM_CPU (% of a core,
+# from sending to the marker), ARRIVAL_MS (first to last byte at the server) and LAG_MS (last
+# byte to the marker on screen). KEY_MS is set when KEYS is: typed 2 s into the stream.
+stream() {
+    local t0 t1 c0 c1 seen done_at start_at
+    tmux send-keys -t "$SESSION" "$1" Enter
+    t0=$(now_ms); c0=$(cpu_ticks "$PID")
+    for _ in $(seq 200); do grep -q stream-start "$OUT" && break; sleep 0.01; done
+    if [ -n "${KEYS:-}" ]; then
+        sleep 2
+        tmux send-keys -t "$SESSION" -l "$KEYS"
+        KEY_MS=$(wait_for "$KEYS" 5000)
+    fi
+    seen=$(wait_for "$2" 600000)
+    t1=$(now_ms); c1=$(cpu_ticks "$PID")
+    [ "$seen" -ge 0 ] || { echo "the marker $2 never appeared"; screen | tail -5; exit 1; }
+    done_at=$(awk '/stream-done/ {print $2}' "$OUT" | tail -n1)
+    start_at=$(awk '/stream-start/ {print $2}' "$OUT" | tail -n1)
+    STREAM_CPU=$(awk -v t=$((c1 - c0)) -v k="$TCK" -v ms=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * t / k / (ms / 1000) }')
+    ARRIVAL_MS=$((done_at - start_at))
+    LAG_MS=$((t1 - done_at))
+}
+
+serve long long "$TOKENS" "$RATE"
 
 echo "# miniclaw-tui in tmux 160x45, $TOKENS tokens at $RATE tokens/s; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 
@@ -105,24 +139,33 @@ report idle_cpu_10s "$(awk -v t=$((c1 - c0)) -v k="$TCK" 'BEGIN { printf "%.2f",
 report idle_bytes_written_10s "$((w1 - w0))" B 0
 
 # 2. The long answer: CPU while it streams, lag after the last token, keystrokes meanwhile.
-marker="END-OF-ANSWER-$TOKENS"
-tmux send-keys -t "$SESSION" "write the long answer" Enter
-t0=$(now_ms); c0=$(cpu_ticks "$PID")
-for _ in $(seq 200); do grep -q stream-start "$WORK/server.out" && break; sleep 0.01; done
-sleep 2
-tmux send-keys -t "$SESSION" -l "zqx"
-key_ms=$(wait_for "zqx" 5000)
-seen=$(wait_for "$marker" 600000)
-t1=$(now_ms); c1=$(cpu_ticks "$PID")
-done_at=$(awk '/stream-done/ {print $2}' "$WORK/server.out" | tail -n1)
-start_at=$(awk '/stream-start/ {print $2}' "$WORK/server.out" | tail -n1)
-[ "$seen" -ge 0 ] || { echo "the end marker never appeared"; screen | tail -5; exit 1; }
-report keystroke_while_streaming "$key_ms" ms 33
-report stream_arrival "$((done_at - start_at))" ms $((TOKENS * 1000 / RATE + 500))
-report last_line_lag_after_arrival "$((t1 - done_at))" ms 33
-report stream_cpu_avg "$(awk -v t=$((c1 - c0)) -v k="$TCK" -v ms=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * t / k / (ms / 1000) }')" "%" 10
+KEYS=zqx stream "write the long answer" "END-OF-ANSWER-$TOKENS"
+report keystroke_while_streaming "$KEY_MS" ms 33
+report stream_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
+report last_line_lag_after_arrival "$LAG_MS" ms 33
+report stream_cpu_avg "$STREAM_CPU" "%" 10
 sleep 1
 report rss_after_answer "$(rss_mb "$PID")" MB 30
+
+# 2b. The same answer with every SSE event its own write and flush, as real servers send tokens
+# (the client may wake for every event, not every 10 ms).
+serve event_writes long "$TOKENS" "$RATE" --event-writes
+mkdir -p "$WORK/ws_b"
+launch "$WORK/ws_b"
+stream "write the long answer" "END-OF-ANSWER-$TOKENS"
+report stream_event_writes_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
+report stream_event_writes_lag "$LAG_MS" ms 33
+report stream_event_writes_cpu_avg "$STREAM_CPU" "%" 8
+
+# 2c. TOKENS tokens of reasoning with the pro preset, the reasoning pane showing it as it grows
+# (written in 10 ms batches, like the answer in 2).
+serve reasoning think-long "$TOKENS" "$RATE"
+mkdir -p "$WORK/ws_c"
+launch "$WORK/ws_c" --model deepseek-v4-pro
+stream "think it through" "END-OF-REASONING-$TOKENS"
+report reasoning_stream_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
+report reasoning_last_line_lag "$LAG_MS" ms 33
+report reasoning_stream_cpu_avg "$STREAM_CPU" "%" 10
 
 # 3. A history of TURNS turns: start-up and memory.
 mkdir -p "$WORK/ws2"

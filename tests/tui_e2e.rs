@@ -333,6 +333,8 @@ fn a_turn_then_f2_then_clear_then_quit() {
     );
 
     // Ctrl+L and y: the history file goes, and the next request carries no earlier turn.
+    // (Once the turn has ended: the answer shows while its last save is still being synced.)
+    s.wait_for("│ idle │");
     s.send(CTRL_L);
     s.wait_for("Clear conversation history? (y/n)");
     s.send("y");

@@ -154,3 +154,77 @@ pub fn session_with_tools(turns: usize, output_bytes: usize) -> Session {
     }
     s
 }
+
+/// The marker that ends every generated reasoning (the TUI bench polls the screen for it).
+pub fn reasoning_marker(tokens: usize) -> String {
+    format!("END-OF-REASONING-{tokens}")
+}
+
+const THOUGHTS: [&str; 12] = [
+    "The user wants the totals per folder,",
+    "so I should list the files first",
+    "and then read the ones that matter.",
+    "Wait, the notes file may be large;",
+    "reading it in parts is safer.",
+    "The numbers in the table do not add up:",
+    "row three counts the header twice.",
+    "Let me check that against the source",
+    "before I claim anything,",
+    "because a wrong total is worse than none.",
+    "That settles the first question.",
+    "Now the second one: whether the cache is stale.",
+];
+
+/// Reasoning prose without end, as the pieces a model streams: one word each, sentences, and
+/// a paragraph break every eight sentences or so, as models write them.
+fn thought_pieces() -> impl Iterator<Item = String> {
+    (0usize..).flat_map(|sentence| {
+        let words = THOUGHTS[sentence % THOUGHTS.len()].split_inclusive(' ');
+        let end = if (sentence + 1) % 8 == 0 {
+            " \n\n"
+        } else {
+            " "
+        };
+        words.map(str::to_string).chain([end.to_string()])
+    })
+}
+
+/// Reasoning prose of about `tokens` tokens, as the pieces a model streams, ending in
+/// [`reasoning_marker`]. Plain text: reasoning is not markdown.
+pub fn reasoning_tokens(tokens: usize) -> Vec<String> {
+    let mut out: Vec<String> = thought_pieces().take(tokens.saturating_sub(2)).collect();
+    out.push("\n\n".into());
+    out.push(reasoning_marker(tokens));
+    out
+}
+
+/// Reasoning text of at least `bytes` bytes (the prose of [`reasoning_tokens`]).
+pub fn reasoning_text(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 256);
+    for piece in thought_pieces() {
+        if text.len() >= bytes {
+            break;
+        }
+        text.push_str(&piece);
+    }
+    text
+}
+
+/// Line `i` of a long-running command's output (a test run), newline included.
+pub fn output_line(i: usize) -> String {
+    format!(
+        "test tools::search::tests::case_{i:05} ... ok ({} ms)\n",
+        i % 97
+    )
+}
+
+/// Command output of at least `bytes` bytes, whole lines of [`output_line`].
+pub fn output_text(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 64);
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(&output_line(i));
+        i += 1;
+    }
+    text
+}

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::frame::{FrameRequester, FrameSchedule};
+use super::frame::FrameSchedule;
 use super::keymap::{self, Action};
 use super::state::State;
 use super::terminal::{self, Tui};
@@ -26,31 +26,60 @@ pub async fn event_loop(
     agent: &AgentHandle,
     events: &mut UnboundedReceiver<AgentEvent>,
 ) -> Result<(), TuiError> {
-    let (frames, mut frame_rx) = FrameRequester::new();
     let mut schedule = FrameSchedule::default();
     let mut input = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut hangup = terminal::hangup();
     let mut watching_hangup = true;
-    frames.schedule_frame();
+    // Whether agent events were applied since the last frame. Then the loop stops listening to
+    // them until that frame (at most `MIN_INTERVAL` away) drains what queued up meanwhile: a
+    // stream written a token at a time wakes the loop about twice a frame, not once a token,
+    // and nothing is drawn later than before.
+    let mut holding = false;
+    schedule.request(Instant::now());
     loop {
         let deadline = schedule.deadline();
         tokio::select! {
+            // Polled in this order, each turn stopping at the first that is ready, so a turn for
+            // a frame or for agent events does not poll the terminal input: crossterm polls it
+            // by spinning on a lock its reader thread holds (a dozen `sched_yield`s each time).
+            // Input is not starved: frames come at most every `MIN_INTERVAL`, agent events at
+            // most once between two frames.
+            biased;
             _ = async { match deadline {
                 Some(at) => tokio::time::sleep_until(at.into()).await,
                 None => std::future::pending().await,
             } } => {
+                // What arrived since the last turn is shown now, not a frame later.
+                while let Ok(ev) = events.try_recv() {
+                    update::on_event(state, ev, Instant::now());
+                }
+                holding = false;
                 let now = Instant::now();
-                let size = terminal.size()?;
-                layout::prepare(state, ratatui::layout::Rect::new(0, 0, size.width, size.height));
-                terminal.draw(|f| view::draw(f, state, now))?;
+                // Laid out inside `draw`, for the size it has just read (asking the terminal
+                // once more for it would open /dev/tty once more every frame).
+                terminal.draw(|f| {
+                    layout::prepare(state, f.area());
+                    view::draw(f, state, now);
+                })?;
                 schedule.drawn(now);
                 if state.busy() {
-                    frames.schedule_frame_in(TICK);
+                    schedule.request(now + TICK);
                 }
             }
-            Some(at) = frame_rx.recv() => schedule.request(at),
+            ev = events.recv(), if !holding => match ev {
+                Some(ev) => {
+                    update::on_event(state, ev, Instant::now());
+                    // Drain what else arrived so a fast stream costs one frame, not one per token.
+                    while let Ok(ev) = events.try_recv() {
+                        update::on_event(state, ev, Instant::now());
+                    }
+                    schedule.request(Instant::now());
+                    holding = true;
+                }
+                None => return Err(TuiError::AgentStopped),
+            },
             ev = input.next() => match ev {
                 Some(Ok(ev)) => {
                     let now = Instant::now();
@@ -63,25 +92,14 @@ pub async fn event_loop(
                     };
                     let effects = update::apply(state, action, now);
                     perform(effects, agent);
-                    frames.schedule_frame();
+                    schedule.request(now);
                     // A flash hint goes away by itself: one frame when it expires.
                     if let Some((_, until)) = &state.flash {
-                        frames.schedule_frame_in(until.saturating_duration_since(now));
+                        schedule.request(now + until.saturating_duration_since(now));
                     }
                 }
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),
-            },
-            ev = events.recv() => match ev {
-                Some(ev) => {
-                    update::on_event(state, ev, Instant::now());
-                    // Drain what else arrived so a fast stream costs one frame, not one per token.
-                    while let Ok(ev) = events.try_recv() {
-                        update::on_event(state, ev, Instant::now());
-                    }
-                    frames.schedule_frame();
-                }
-                None => return Err(TuiError::AgentStopped),
             },
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),

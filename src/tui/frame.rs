@@ -1,5 +1,6 @@
 //! The frame scheduler: anyone may ask for a frame "now" or "after d"; requests coalesce into one
-//! deadline, at most one frame per `MIN_INTERVAL`. Nothing ticks while no one asks.
+//! deadline, at most one frame per `MIN_INTERVAL`. Nothing ticks while no one asks. The event
+//! loop asks its [`FrameSchedule`] directly; a [`FrameRequester`] is for asking from elsewhere.
 
 use std::time::{Duration, Instant};
 

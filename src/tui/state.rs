@@ -379,10 +379,10 @@ pub struct SideLines {
     pub timeline: Vec<StepLines>,
     /// The first timeline line of each step; one more entry holds the total.
     pub step_starts: Vec<usize>,
-    /// Reasoning lines.
-    pub reasoning: Vec<Line<'static>>,
-    /// Tool output lines.
-    pub tool_output: Vec<Line<'static>>,
+    /// Reasoning lines of the detail step, extended in place while the reasoning grows.
+    pub reasoning: super::panes::wrap_cache::GrowingWrap,
+    /// Tool output lines of the detail step, cached per call.
+    pub tool_output: super::panes::tool_output::ToolLines,
 }
 
 /// A pending retry of a failed request.
