@@ -1,7 +1,7 @@
 //! Entering and leaving full-screen mode: raw mode, alternate screen, bracketed paste, mouse
 //! capture and keyboard enhancement, restored on every way out (return, error, panic, signal).
 
-use std::io::{Stdout, Write, stdout};
+use std::io::{BufWriter, Stdout, Write, stdout};
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -16,8 +16,9 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-/// The terminal the UI draws on.
-pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+/// The terminal the UI draws on, written through a buffer as large as a frame usually is
+/// (std's 1 KB stdout buffer would send one frame in several writes to the pty).
+pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static MOUSE: AtomicBool = AtomicBool::new(false);
@@ -54,7 +55,10 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     }
     // No `clear()`: it asks the terminal for the cursor position, which some (and test
     // emulators) never answer; the alternate screen starts empty anyway.
-    let terminal = Terminal::new(CrosstermBackend::new(stdout()))?;
+    let terminal = Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
+        64 * 1024,
+        stdout(),
+    )))?;
     Ok((terminal, guard))
 }
 
