@@ -51,9 +51,10 @@ pub async fn event_loop(
                 Some(at) => tokio::time::sleep_until(at.into()).await,
                 None => std::future::pending().await,
             } } => {
-                // What arrived since the last turn is shown now, not a frame later.
-                while let Ok(ev) = events.try_recv() {
-                    update::on_event(state, ev, Instant::now());
+                // What arrived since the last turn is shown now, not a frame later (a bounded
+                // batch: a flood of events cannot hold keys and frames up).
+                if drain(state, events, MAX_EVENTS_PER_BATCH) {
+                    schedule.request(Instant::now());
                 }
                 holding = false;
                 let now = Instant::now();
@@ -72,9 +73,7 @@ pub async fn event_loop(
                 Some(ev) => {
                     update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
-                    while let Ok(ev) = events.try_recv() {
-                        update::on_event(state, ev, Instant::now());
-                    }
+                    drain(state, events, MAX_EVENTS_PER_BATCH);
                     schedule.request(Instant::now());
                     holding = true;
                 }
@@ -118,6 +117,21 @@ pub async fn event_loop(
     }
 }
 
+/// At most this many agent events are applied before keys are read and a frame is drawn again.
+const MAX_EVENTS_PER_BATCH: usize = 4096;
+
+/// Applies up to `limit` events that are already waiting; returns whether the limit was reached
+/// (more may be waiting).
+fn drain(state: &mut State, events: &mut UnboundedReceiver<AgentEvent>, limit: usize) -> bool {
+    for _ in 0..limit {
+        match events.try_recv() {
+            Ok(ev) => update::on_event(state, ev, Instant::now()),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
 fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
     for effect in effects {
         match effect {
@@ -130,5 +144,34 @@ fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
             }
             Effect::Quit => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::{Theme, TuiOptions};
+
+    #[test]
+    fn a_flood_of_events_is_applied_in_bounded_batches() {
+        let options = TuiOptions {
+            workspace: "ws".into(),
+            preset: crate::llm::Preset::Flash,
+            max_steps: 6,
+            mouse: false,
+            theme: Theme::monochrome(),
+            notices: vec![],
+            tools: vec![],
+        };
+        let mut state = State::new(&options);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for i in 0..10 {
+            tx.send(AgentEvent::Notice(format!("n{i}"))).unwrap();
+        }
+        assert!(drain(&mut state, &mut rx, 4), "the limit was reached");
+        assert_eq!(state.entries.len(), 4);
+        assert!(drain(&mut state, &mut rx, 4));
+        assert!(!drain(&mut state, &mut rx, 4), "all drained");
+        assert_eq!(state.entries.len(), 10);
     }
 }
