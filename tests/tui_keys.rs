@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use miniclaw::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
 use miniclaw::llm::Preset;
 use miniclaw::tui::keymap::{Action, KeyContext, map_key, map_mouse, map_paste};
-use miniclaw::tui::state::{CONV, EntryKind, Focus, Overlay};
+use miniclaw::tui::state::{EntryKind, Focus, Overlay, Pane};
 use miniclaw::tui::update::{self, Effect, key_context};
 use tui_common::*;
 
@@ -367,17 +367,17 @@ fn scrolled_up_view_stays_put_until_end_or_send() {
     }
     render(&mut s, 80, 16, t0);
     update::apply(&mut s, Action::ScrollPage(-1), t0);
-    let top = s.scroll[CONV].effective_top();
-    assert!(!s.scroll[CONV].follow);
+    let top = s.scroll[Pane::Conversation].effective_top();
+    assert!(!s.scroll[Pane::Conversation].follow);
     feed(&mut s, t0, vec![AgentEvent::Notice("new output".into())]);
     render(&mut s, 80, 16, t0);
-    assert_eq!(s.scroll[CONV].effective_top(), top);
-    assert!(s.scroll[CONV].more_below());
+    assert_eq!(s.scroll[Pane::Conversation].effective_top(), top);
+    assert!(s.scroll[Pane::Conversation].more_below());
     update::apply(&mut s, Action::ScrollBottom, t0);
-    assert!(s.scroll[CONV].follow);
+    assert!(s.scroll[Pane::Conversation].follow);
     update::apply(&mut s, Action::ScrollTop, t0);
     send(&mut s, t0, "hi");
-    assert!(s.scroll[CONV].follow);
+    assert!(s.scroll[Pane::Conversation].follow);
 }
 
 #[test]

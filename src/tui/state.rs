@@ -454,7 +454,7 @@ pub struct State {
     /// When Ctrl+C last cleared the input while idle.
     pub last_ctrl_c: Option<Instant>,
     /// Scroll of conversation, timeline, reasoning and tool output.
-    pub scroll: [Scroll; 4],
+    pub scroll: Scrolls,
     /// Pane areas of the last layout.
     pub areas: Areas,
     /// Side pane lines of the last layout.
@@ -472,14 +472,47 @@ pub struct State {
     pub quit: bool,
 }
 
-/// Index of the conversation in [`State::scroll`].
-pub const CONV: usize = 0;
-/// Index of the timeline in [`State::scroll`].
-pub const TIMELINE: usize = 1;
-/// Index of the reasoning in [`State::scroll`].
-pub const REASONING: usize = 2;
-/// Index of the tool output in [`State::scroll`].
-pub const TOOL: usize = 3;
+/// A pane that scrolls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    /// The conversation.
+    Conversation,
+    /// The timeline of steps.
+    Timeline,
+    /// The reasoning.
+    Reasoning,
+    /// The tool output.
+    ToolOutput,
+}
+
+impl Pane {
+    /// The side panes, which follow the live step.
+    pub const SIDE: [Pane; 3] = [Pane::Timeline, Pane::Reasoning, Pane::ToolOutput];
+}
+
+/// The scroll position of each pane, looked up by [`Pane`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scrolls([Scroll; 4]);
+
+impl Scrolls {
+    /// Every pane's position.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Scroll> {
+        self.0.iter_mut()
+    }
+}
+
+impl std::ops::Index<Pane> for Scrolls {
+    type Output = Scroll;
+    fn index(&self, pane: Pane) -> &Scroll {
+        &self.0[pane as usize]
+    }
+}
+
+impl std::ops::IndexMut<Pane> for Scrolls {
+    fn index_mut(&mut self, pane: Pane) -> &mut Scroll {
+        &mut self.0[pane as usize]
+    }
+}
 
 impl State {
     /// The state at start, showing the notices of `options`.
@@ -512,7 +545,7 @@ impl State {
             history_pos: None,
             draft: String::new(),
             last_ctrl_c: None,
-            scroll: [Scroll::default(); 4],
+            scroll: Scrolls::default(),
             areas: Areas::default(),
             side: SideLines::default(),
             conv_index: ConvIndex::default(),
@@ -538,7 +571,7 @@ impl State {
         self.last_usage = None;
         self.context = None;
         self.step = 0;
-        for s in &mut self.scroll {
+        for s in self.scroll.iter_mut() {
             *s = Default::default();
         }
     }
@@ -665,12 +698,12 @@ impl State {
     }
 
     /// The scroll slot of a pane (the input scrolls the conversation).
-    pub fn scroll_slot(focus: Focus) -> usize {
+    pub fn scroll_slot(focus: Focus) -> Pane {
         match focus {
-            Focus::Input | Focus::Conversation => CONV,
-            Focus::Timeline => TIMELINE,
-            Focus::Reasoning => REASONING,
-            Focus::ToolOutput => TOOL,
+            Focus::Input | Focus::Conversation => Pane::Conversation,
+            Focus::Timeline => Pane::Timeline,
+            Focus::Reasoning => Pane::Reasoning,
+            Focus::ToolOutput => Pane::ToolOutput,
         }
     }
 }

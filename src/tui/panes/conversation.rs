@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{inner, pane_block};
-use crate::tui::state::{CONV, CallLine, CallStatus, Entry, EntryKind, Focus, State, WrapCache};
+use crate::tui::state::{CallLine, CallStatus, Entry, EntryKind, Focus, Pane, State, WrapCache};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 use crate::tui::{calls, paste};
@@ -290,11 +290,11 @@ pub fn prepare(state: &mut State, area: Rect) {
     }
     rebuild_offsets(state, start, width);
     state.conv_index.live = state.live;
-    state.scroll[CONV].resize(state.conv_index.total(), height);
+    state.scroll[Pane::Conversation].resize(state.conv_index.total(), height);
     // Estimated entries that are now in view are rendered, and the offsets fixed from there;
     // a few rounds settle it, since each only makes heights exact.
     for _ in 0..4 {
-        let top = state.scroll[CONV].effective_top();
+        let top = state.scroll[Pane::Conversation].effective_top();
         let offsets = &state.conv_index.offsets;
         let first = offsets.partition_point(|&o| o <= top).saturating_sub(1);
         let last = offsets
@@ -310,7 +310,7 @@ pub fn prepare(state: &mut State, area: Rect) {
             measure(&mut state.entries[i], width, &state.theme);
         }
         rebuild_offsets(state, from, width);
-        state.scroll[CONV].resize(state.conv_index.total(), height);
+        state.scroll[Pane::Conversation].resize(state.conv_index.total(), height);
     }
 }
 
@@ -338,7 +338,7 @@ fn spinner(state: &State, now: Instant) -> &'static str {
 
 /// Draws the visible part of the conversation.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
-    let scroll = &state.scroll[CONV];
+    let scroll = &state.scroll[Pane::Conversation];
     let block = pane_block(
         state,
         "Conversation".into(),

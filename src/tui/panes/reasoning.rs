@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{draw_lines, inner, pane_block};
-use crate::tui::state::{Focus, REASONING, State};
+use crate::tui::state::{Focus, Pane, State};
 
 /// Whether there is reasoning to show.
 pub fn has_content(state: &State) -> bool {
@@ -21,13 +21,13 @@ pub fn prepare(state: &mut State, area: Rect) {
     let mut cache = std::mem::take(&mut state.side.reasoning);
     let text = state.detail_step().map_or("", |s| s.reasoning.as_str());
     cache.update(text, state.theme.reasoning, inner.width as usize);
-    state.scroll[REASONING].resize(cache.lines().len(), inner.height as usize);
+    state.scroll[Pane::Reasoning].resize(cache.lines().len(), inner.height as usize);
     state.side.reasoning = cache;
 }
 
 /// Draws the reasoning pane.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let scroll = &state.scroll[REASONING];
+    let scroll = &state.scroll[Pane::Reasoning];
     let title = match state.detail_step() {
         Some(s) => format!(
             "Reasoning · turn {}, step {} (Ctrl+T hides)",

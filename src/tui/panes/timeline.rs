@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::{draw_lines, inner, pane_block};
-use crate::tui::state::{CallView, Focus, Scroll, State, StepLines, StepStop, StepView, TIMELINE};
+use crate::tui::state::{CallView, Focus, Pane, Scroll, State, StepLines, StepStop, StepView};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -249,7 +249,7 @@ pub fn prepare(state: &mut State, area: Rect) {
     }
     starts.push(total);
     let shown = total.max(1); // "No steps yet." when empty
-    let scroll = &mut state.scroll[TIMELINE];
+    let scroll = &mut state.scroll[Pane::Timeline];
     scroll.resize(shown, inner.height as usize);
     if state.reveal_selection {
         if let Some(sel) = state.selected {
@@ -270,7 +270,7 @@ pub fn prepare(state: &mut State, area: Rect) {
 
 /// Draws the visible part of the timeline.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let scroll = &state.scroll[TIMELINE];
+    let scroll = &state.scroll[Pane::Timeline];
     let title = format!("Timeline ({})", state.steps.len());
     let block = pane_block(state, title, Focus::Timeline, Some(scroll), area.width);
     let height = inner(area).height as usize;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::wrap_cache::GrowingWrap;
 use super::{draw_lines, inner, pane_block};
 use crate::tui::calls::call_label;
-use crate::tui::state::{CallView, Focus, Scroll, State, TOOL};
+use crate::tui::state::{CallView, Focus, Pane, Scroll, State};
 use crate::tui::wrap;
 
 /// Whether any step has a call to show.
@@ -161,7 +161,7 @@ pub fn prepare(state: &mut State, area: Rect) {
         total += block.len();
     }
     cache.starts.push(total);
-    state.scroll[TOOL].resize(total, inner.height as usize);
+    state.scroll[Pane::ToolOutput].resize(total, inner.height as usize);
     state.side.tool_output = cache;
 }
 
@@ -205,7 +205,7 @@ pub fn result_lines(result: &Value) -> Vec<(String, bool)> {
 
 /// Draws the visible part of the tool output pane.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let scroll = &state.scroll[TOOL];
+    let scroll = &state.scroll[Pane::ToolOutput];
     let block = pane_block(
         state,
         "Tool output".into(),
@@ -309,7 +309,7 @@ mod tests {
         a.draw(|f| draw(f, state, area)).unwrap();
         let mut b = Terminal::new(TestBackend::new(width, height)).unwrap();
         b.draw(|f| {
-            let scroll = &state.scroll[TOOL];
+            let scroll = &state.scroll[Pane::ToolOutput];
             let block = pane_block(
                 state,
                 "Tool output".into(),
@@ -411,9 +411,9 @@ mod tests {
         );
         check(&mut s, 160, 45);
         // Scrolled into the middle: the blocks are walked from the right line.
-        s.scroll[TOOL].follow = false;
+        s.scroll[Pane::ToolOutput].follow = false;
         for top in [0, 1, 5, 17, 40] {
-            s.scroll[TOOL].top = top;
+            s.scroll[Pane::ToolOutput].top = top;
             check(&mut s, 160, 45);
         }
     }

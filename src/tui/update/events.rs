@@ -8,8 +8,7 @@ use crate::agent::{AgentEvent, AgentState, Session, TurnOutcome};
 use crate::llm::Role;
 use crate::tui::calls;
 use crate::tui::state::{
-    CONV, CallStatus, CallView, Entry, EntryKind, REASONING, RetryView, State, StepStop, StepView,
-    TIMELINE, TOOL,
+    CallStatus, CallView, Entry, EntryKind, Pane, RetryView, State, StepStop, StepView,
 };
 
 /// Applies an agent event.
@@ -159,11 +158,11 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
 /// the next turn resumes it).
 fn turn_started(state: &mut State, prompt: String) {
     state.push(EntryKind::User, prompt);
-    state.scroll[CONV].to_bottom();
+    state.scroll[Pane::Conversation].to_bottom();
     state.turns += 1;
     state.step = 0;
     state.selected = None;
-    for pane in [TIMELINE, REASONING, TOOL] {
+    for pane in Pane::SIDE {
         state.scroll[pane].to_bottom();
     }
 }

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use super::effect::flash;
 use crate::tui::keymap::Action;
-use crate::tui::state::{CONV, Focus, Overlay, REASONING, State, TIMELINE, TOOL};
+use crate::tui::state::{Focus, Overlay, Pane, State};
 
 /// Scroll actions of the focused pane (or the pane under the pointer).
 pub(super) fn scroll(state: &mut State, action: Action) {
@@ -59,7 +59,7 @@ pub(super) fn steps(state: &mut State, action: Action) {
                     state.selected = state.steps.iter().position(|s| s.turn == last);
                 }
                 state.reveal_selection = true;
-                state.scroll[TIMELINE].follow = false;
+                state.scroll[Pane::Timeline].follow = false;
             }
         }
         _ => {}
@@ -87,7 +87,7 @@ pub(super) fn view(state: &mut State, action: Action) {
 
 /// Enter in the conversation shows whole (or folds again) the long prompts in view.
 pub(super) fn toggle_fold(state: &mut State, now: Instant) {
-    let scroll = &state.scroll[CONV];
+    let scroll = &state.scroll[Pane::Conversation];
     let top = scroll.effective_top();
     let bottom = top + scroll.height;
     let offsets = &state.conv_index.offsets;
@@ -132,21 +132,21 @@ fn select(state: &mut State, direction: isize) {
     let current = state.selected.map_or(last + 1, |s| s as isize);
     state.selected = Some((current + direction).clamp(0, last) as usize);
     state.reveal_selection = true;
-    state.scroll[TIMELINE].follow = false;
+    state.scroll[Pane::Timeline].follow = false;
 }
 
-fn pane_at(state: &State, column: u16, row: u16) -> Option<usize> {
+fn pane_at(state: &State, column: u16, row: u16) -> Option<Pane> {
     let a = &state.areas;
     let pos = ratatui::layout::Position::new(column, row);
     let hit = |r: Option<ratatui::layout::Rect>| r.is_some_and(|r| r.contains(pos));
     if hit(Some(a.conversation)) {
-        Some(CONV)
+        Some(Pane::Conversation)
     } else if hit(a.timeline) {
-        Some(TIMELINE)
+        Some(Pane::Timeline)
     } else if hit(a.reasoning) {
-        Some(REASONING)
+        Some(Pane::Reasoning)
     } else if hit(a.tool_output) {
-        Some(TOOL)
+        Some(Pane::ToolOutput)
     } else {
         None
     }
