@@ -16,6 +16,9 @@ pub mod update;
 pub mod view;
 pub mod wrap;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::PathBuf;
 
 pub use theme::Theme;

@@ -1,0 +1,156 @@
+//! The conversation as data: entries (prompts, answers, thoughts, call lines, notices) and the
+//! wrapped lines cached for them.
+
+use std::time::Duration;
+
+use ratatui::text::Line;
+
+use crate::tui::markdown::StreamingMarkdown;
+
+/// What a conversation entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// The person's prompt.
+    User,
+    /// The model's answer (markdown).
+    Assistant,
+    /// Something went wrong; says what to do.
+    Error,
+    /// Information (notices, `/tools`, `/model`).
+    Notice,
+    /// What the model said before calling tools (shown dimmed).
+    Thought,
+    /// One tool call, as one compact line updated live.
+    Call,
+}
+
+/// Where a tool call shown in the conversation stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallStatus {
+    /// Still running (a spinner is drawn after it).
+    Running,
+    /// Finished; how long it took, when known (calls of an earlier session have no timing).
+    Done(Option<Duration>),
+    /// Finished with `"ok": false`; the short reason.
+    Failed(String),
+}
+
+/// The tool call a [`EntryKind::Call`] entry shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallLine {
+    /// The call id, to find the entry when the call finishes.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The raw JSON arguments.
+    pub arguments: String,
+    /// Where it stands.
+    pub status: CallStatus,
+}
+
+/// Wrapped lines of an entry for one width and text version.
+#[derive(Clone, Debug, Default)]
+pub struct WrapCache {
+    /// The width they were wrapped to.
+    pub width: u16,
+    /// The entry version they show.
+    pub version: u64,
+    /// The wrapped lines.
+    pub lines: Vec<Line<'static>>,
+    /// A streamed answer: `lines` is kept and only its open end re-wrapped per change.
+    pub incremental: bool,
+    /// Lines at the start of `lines` that stay as they are while the answer grows.
+    pub stable: usize,
+    /// How many of the markdown's frozen lines are wrapped into the stable part.
+    pub frozen_raw: usize,
+    /// Not rendered yet: `lines` is empty and this many lines are assumed (an entry far above
+    /// the view at start-up; it is rendered when it scrolls into view).
+    pub estimated: Option<usize>,
+}
+
+impl WrapCache {
+    /// The entry's height in lines (exact, or the estimate while not rendered).
+    pub fn height(&self) -> usize {
+        self.estimated.unwrap_or(self.lines.len())
+    }
+}
+
+/// One conversation entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// What it is.
+    pub kind: EntryKind,
+    /// The source text (markdown for answers).
+    pub text: String,
+    /// Whether an answer has fully arrived.
+    pub done: bool,
+    /// Whether the answer was cut short.
+    pub interrupted: bool,
+    /// Bumped on every change so caches know they are stale.
+    pub version: u64,
+    /// The markdown cache of an answer.
+    pub markdown: StreamingMarkdown,
+    /// The call of a [`EntryKind::Call`] entry.
+    pub call: Option<CallLine>,
+    /// Whether a long prompt is shown whole (it is folded to its first lines otherwise).
+    pub expanded: bool,
+    /// Whether a blank line follows; a thought and its call lines stay together, and the
+    /// last of them gets its gap when something else follows.
+    pub gap: bool,
+    /// The wrapped lines.
+    pub cache: WrapCache,
+}
+
+impl Entry {
+    /// A new entry.
+    pub fn new(kind: EntryKind, text: impl Into<String>) -> Self {
+        Self {
+            kind,
+            text: text.into(),
+            done: kind != EntryKind::Assistant,
+            interrupted: false,
+            version: 1,
+            markdown: StreamingMarkdown::default(),
+            call: None,
+            expanded: false,
+            gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
+            cache: WrapCache::default(),
+        }
+    }
+
+    /// A compact line for a tool call that just started.
+    pub fn call(id: String, name: String, arguments: String) -> Self {
+        let mut entry = Self::new(EntryKind::Call, String::new());
+        entry.call = Some(CallLine {
+            id,
+            name,
+            arguments,
+            status: CallStatus::Running,
+        });
+        entry
+    }
+
+    /// Marks the entry changed.
+    pub fn touch(&mut self) {
+        self.version += 1;
+    }
+}
+
+/// Where each conversation entry starts in the wrapped conversation, so a frame finds the
+/// visible entries without walking them all.
+#[derive(Clone, Debug, Default)]
+pub struct ConvIndex {
+    /// The width the offsets were computed for.
+    pub width: u16,
+    /// `offsets[i]` is the first line of entry `i`; the last is the total.
+    pub offsets: Vec<usize>,
+    /// The live answer at the last layout (it may have changed since).
+    pub live: Option<usize>,
+}
+
+impl ConvIndex {
+    /// All lines of the conversation.
+    pub fn total(&self) -> usize {
+        self.offsets.last().copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,337 @@
+//! Everything the screen shows, as plain data: conversation (`conversation`), timeline steps
+//! (`steps`), scroll positions (`scroll`), input, focus and the caches drawing reads.
+
+use std::time::Instant;
+
+use ratatui_textarea::TextArea;
+
+mod conversation;
+mod scroll;
+mod steps;
+
+pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
+pub use scroll::{Areas, Pane, Scroll, Scrolls};
+pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
+
+use super::TuiOptions;
+use super::theme::Theme;
+use crate::agent::AgentState;
+use crate::llm::{Preset, Usage};
+
+/// The panes that can have the keyboard focus, in Tab order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// The prompt editor.
+    Input,
+    /// The conversation.
+    Conversation,
+    /// The Thought / Action / Observation steps.
+    Timeline,
+    /// The reasoning of a step.
+    Reasoning,
+    /// A tool's live output and result.
+    ToolOutput,
+}
+
+impl Focus {
+    /// Every focusable pane in Tab order.
+    pub const ORDER: [Focus; 5] = [
+        Focus::Input,
+        Focus::Conversation,
+        Focus::Timeline,
+        Focus::Reasoning,
+        Focus::ToolOutput,
+    ];
+}
+
+/// A box drawn over the panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// Nothing.
+    None,
+    /// The key help.
+    Help,
+    /// "Clear conversation history? (y/n)".
+    ConfirmClear,
+}
+
+/// A pending retry of a failed request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryView {
+    /// The attempt about to start.
+    pub attempt: u32,
+    /// The most attempts.
+    pub max_attempts: u32,
+    /// When it starts.
+    pub at: Instant,
+}
+
+/// The whole UI state.
+pub struct State {
+    /// The model preset.
+    pub preset: Preset,
+    /// The step limit.
+    pub max_steps: usize,
+    /// The workspace shown in the status line.
+    pub workspace: String,
+    /// What the agent is doing.
+    pub agent_state: AgentState,
+    /// When the current turn started.
+    pub busy_since: Option<Instant>,
+    /// The current step number.
+    pub step: usize,
+    /// The last turn's token counts.
+    pub last_usage: Option<Usage>,
+    /// A pending retry.
+    pub retry: Option<RetryView>,
+    /// Context used by the last request and the budget, in tokens.
+    pub context: Option<(usize, usize)>,
+    /// The conversation.
+    pub entries: Vec<Entry>,
+    /// The streaming answer of the running turn (index into `entries`).
+    pub live: Option<usize>,
+    /// Every step of every turn.
+    pub steps: Vec<StepView>,
+    /// The number of turns started.
+    pub turns: usize,
+    /// The selected step.
+    pub selected: Option<usize>,
+    /// Set when the selection moved so the layout scrolls it into view.
+    pub reveal_selection: bool,
+    /// The focused pane.
+    pub focus: Focus,
+    /// The open overlay.
+    pub overlay: Overlay,
+    /// How far the help overlay is scrolled.
+    pub help_scroll: usize,
+    /// A short-lived hint shown in the status line until the given time (it is about a key just
+    /// pressed, so it should not stay in the conversation).
+    pub flash: Option<(String, std::time::Instant)>,
+    /// Whether the reasoning pane is shown.
+    pub show_reasoning: bool,
+    /// Whether the side panes are collapsed (narrow terminals).
+    pub side_collapsed: bool,
+    /// The prompt editor.
+    pub input: TextArea<'static>,
+    /// Long pastes standing in the input as markers.
+    pub pastes: Vec<super::paste::Paste>,
+    /// Earlier prompts, oldest first.
+    pub prompt_history: Vec<String>,
+    /// The recalled prompt, if recalling.
+    pub history_pos: Option<usize>,
+    /// The text being written before recalling started.
+    pub draft: String,
+    /// When Ctrl+C last cleared the input while idle.
+    pub last_ctrl_c: Option<Instant>,
+    /// Scroll of conversation, timeline, reasoning and tool output.
+    pub scroll: Scrolls,
+    /// Pane areas of the last layout.
+    pub areas: Areas,
+    /// Side pane lines of the last layout.
+    pub side: SideLines,
+    /// Line offsets of the conversation entries at the last layout.
+    pub conv_index: ConvIndex,
+    /// The first entry changed since the last layout other than by growing at the end (a call
+    /// line finished, a gap added), so the layout looks again from there.
+    pub conv_dirty: Option<usize>,
+    /// The colours.
+    pub theme: Theme,
+    /// Tools for `/tools`: name, source, description.
+    pub tools: Vec<crate::tools::toolbox::ToolInfo>,
+    /// Set when the person asked to quit.
+    pub quit: bool,
+}
+
+impl State {
+    /// The state at start, showing the notices of `options`.
+    pub fn new(options: &TuiOptions) -> Self {
+        let mut state = Self {
+            preset: options.preset.clone(),
+            max_steps: options.max_steps,
+            workspace: options.workspace.display().to_string(),
+            agent_state: AgentState::Idle,
+            busy_since: None,
+            step: 0,
+            last_usage: None,
+            retry: None,
+            context: None,
+            entries: Vec::new(),
+            live: None,
+            steps: Vec::new(),
+            turns: 0,
+            selected: None,
+            reveal_selection: false,
+            focus: Focus::Input,
+            overlay: Overlay::None,
+            help_scroll: 0,
+            flash: None,
+            show_reasoning: true,
+            side_collapsed: false,
+            input: TextArea::default(),
+            pastes: Vec::new(),
+            prompt_history: Vec::new(),
+            history_pos: None,
+            draft: String::new(),
+            last_ctrl_c: None,
+            scroll: Scrolls::default(),
+            areas: Areas::default(),
+            side: SideLines::default(),
+            conv_index: ConvIndex::default(),
+            conv_dirty: None,
+            theme: options.theme.clone(),
+            tools: options.tools.clone(),
+            quit: false,
+        };
+        state.reset_input();
+        for notice in &options.notices {
+            state.push(EntryKind::Notice, notice.clone());
+        }
+        state
+    }
+
+    /// Empties the conversation and the steps (the history was cleared).
+    pub fn clear_conversation(&mut self) {
+        self.entries.clear();
+        self.conv_dirty = None;
+        self.steps.clear();
+        self.live = None;
+        self.selected = None;
+        self.last_usage = None;
+        self.context = None;
+        self.step = 0;
+        for s in self.scroll.iter_mut() {
+            *s = Default::default();
+        }
+    }
+
+    /// Appends an entry and returns its index.
+    pub fn push(&mut self, kind: EntryKind, text: impl Into<String>) -> usize {
+        self.push_entry(Entry::new(kind, text))
+    }
+
+    /// Appends `entry`, giving the entry before it its blank line unless they belong together
+    /// (a thought and its calls), and returns its index.
+    pub fn push_entry(&mut self, entry: Entry) -> usize {
+        if entry.kind != EntryKind::Call
+            && let Some(last) = self.entries.len().checked_sub(1)
+            && !self.entries[last].gap
+        {
+            self.entries[last].gap = true;
+            self.touch_entry(last);
+        }
+        self.entries.push(entry);
+        self.entries.len() - 1
+    }
+
+    /// Marks entry `i` changed so the next layout renders it again.
+    pub fn touch_entry(&mut self, i: usize) {
+        if let Some(e) = self.entries.get_mut(i) {
+            e.touch();
+            self.conv_dirty = Some(self.conv_dirty.map_or(i, |d| d.min(i)));
+        }
+    }
+
+    /// The conversation line of the call `id`, latest first.
+    pub fn call_entry(&self, id: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .rposition(|e| e.call.as_ref().is_some_and(|c| c.id == id))
+    }
+
+    /// Whether a turn is running.
+    pub fn busy(&self) -> bool {
+        self.agent_state != AgentState::Idle || self.busy_since.is_some()
+    }
+
+    /// The prompt text as typed (long pastes still as their markers).
+    pub fn input_text(&self) -> String {
+        self.input.lines().join("\n")
+    }
+
+    /// The prompt text to send: the typed text with each paste marker replaced by its paste.
+    pub fn input_expanded(&self) -> String {
+        super::paste::expand(&self.input_text(), &self.pastes)
+    }
+
+    /// Whether the input is empty.
+    pub fn input_empty(&self) -> bool {
+        self.input.lines().iter().all(String::is_empty)
+    }
+
+    /// Replaces the input text (cursor at the end).
+    pub fn set_input(&mut self, text: &str) {
+        let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        self.input = TextArea::new(lines);
+        self.pastes.clear();
+        self.style_input();
+        self.input.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        self.input.move_cursor(ratatui_textarea::CursorMove::End);
+    }
+
+    /// Empties the input.
+    pub fn reset_input(&mut self) {
+        self.input = TextArea::default();
+        self.pastes.clear();
+        self.style_input();
+    }
+
+    fn style_input(&mut self) {
+        self.input
+            .set_cursor_line_style(ratatui::style::Style::default());
+        self.input
+            .set_placeholder_text("Ask anything — Enter sends, Alt+Enter adds a line, F1 help");
+        self.input.set_placeholder_style(self.theme.muted);
+        self.input.set_style(self.theme.text);
+        self.input
+            .set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    }
+
+    /// The step that drawing details (reasoning, tool output) follow: the selection, else the
+    /// latest.
+    pub fn detail_step(&self) -> Option<&StepView> {
+        self.selected
+            .and_then(|i| self.steps.get(i))
+            .or_else(|| self.steps.last())
+    }
+
+    /// The call with `id`, latest first.
+    pub fn call_mut(&mut self, id: &str) -> Option<&mut CallView> {
+        self.steps
+            .iter_mut()
+            .rev()
+            .flat_map(|s| s.calls.iter_mut())
+            .find(|c| c.id == id)
+    }
+
+    /// The text of the last answer.
+    pub fn last_answer(&self) -> Option<&str> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.kind == EntryKind::Assistant && !e.text.is_empty())
+            .map(|e| e.text.as_str())
+    }
+
+    /// The panes currently shown, in Tab order.
+    pub fn focusable(&self) -> Vec<Focus> {
+        Focus::ORDER
+            .into_iter()
+            .filter(|f| match f {
+                Focus::Input | Focus::Conversation => true,
+                Focus::Timeline => self.areas.timeline.is_some() || self.areas.screen.width == 0,
+                Focus::Reasoning => self.areas.reasoning.is_some(),
+                Focus::ToolOutput => self.areas.tool_output.is_some(),
+            })
+            .collect()
+    }
+
+    /// The scroll slot of a pane (the input scrolls the conversation).
+    pub fn scroll_slot(focus: Focus) -> Pane {
+        match focus {
+            Focus::Input | Focus::Conversation => Pane::Conversation,
+            Focus::Timeline => Pane::Timeline,
+            Focus::Reasoning => Pane::Reasoning,
+            Focus::ToolOutput => Pane::ToolOutput,
+        }
+    }
+}
