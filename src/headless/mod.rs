@@ -61,23 +61,50 @@ struct ResultLine<'a> {
     report: &'a Report,
 }
 
-/// Writes `report` on stdout as `format` wants it at the end of a run (nothing for `text`).
-pub fn write_report(format: OutputFormat, report: &Report) {
-    let line = match format {
-        OutputFormat::Text => return,
-        OutputFormat::Json => serde_json::to_string(report),
-        OutputFormat::StreamJson => serde_json::to_string(&ResultLine {
-            kind: "result",
-            report,
-        }),
-    };
-    let mut out = std::io::stdout().lock();
-    // A reader that went away (a closed pipe) is no reason to fail the run: the exit status
-    // still says how it ended.
-    if let Ok(line) = line {
+/// `value` as one line of JSON with no control character in it, so it is safe on a terminal
+/// too. JSON escapes C0 controls itself but leaves DEL and the C1 controls (U+0080..U+009F, among
+/// them a one-character CSI) raw; they can only stand inside strings, where `\u` escapes mean
+/// the same text. `None` if it cannot be encoded (a map with non-string keys: never here).
+pub fn json_line(value: &impl Serialize) -> Option<String> {
+    let line = serde_json::to_string(value).ok()?;
+    if !line.chars().any(char::is_control) {
+        return Some(line);
+    }
+    let mut safe = String::with_capacity(line.len() + 16);
+    for c in line.chars() {
+        if c.is_control() {
+            safe.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            safe.push(c);
+        }
+    }
+    Some(safe)
+}
+
+/// Writes one line on stdout and flushes it: a script reading the stream sees it at once. A
+/// reader that went away (a closed pipe) is no reason to fail the run: the exit status still
+/// says how it ended.
+fn write_line(out: &mut impl Write, value: &impl Serialize) {
+    if let Some(line) = json_line(value) {
         let _ = writeln!(out, "{line}");
     }
     let _ = out.flush();
+}
+
+/// Writes `report` on stdout as `format` wants it at the end of a run (nothing for `text`).
+pub fn write_report(format: OutputFormat, report: &Report) {
+    let mut out = std::io::stdout().lock();
+    match format {
+        OutputFormat::Text => {}
+        OutputFormat::Json => write_line(&mut out, report),
+        OutputFormat::StreamJson => write_line(
+            &mut out,
+            &ResultLine {
+                kind: "result",
+                report,
+            },
+        ),
+    }
 }
 
 /// Writes one run's events as `format` says, collecting the report on the way.
@@ -88,11 +115,15 @@ struct Output {
 }
 
 impl Output {
-    /// Also writes the `notices` from start on the trace, as the turn's own are written.
+    /// Also writes the `notices` from start as the turn's own are written: on the trace, and
+    /// in `stream-json` as `notice` lines before the turn's first.
     fn new(format: OutputFormat, notices: Vec<String>) -> Self {
-        let mut err = std::io::stderr().lock();
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
         for notice in &notices {
             let _ = writeln!(err, "[notice] {}", clean(notice));
+            if format == OutputFormat::StreamJson {
+                write_line(&mut out, &wire::line(&AgentEvent::Notice(notice.clone())));
+            }
         }
         Self {
             format,
@@ -110,12 +141,8 @@ impl Output {
         // The trace still goes to stderr; its copy of the answer goes nowhere.
         let _ = self.trace.print(event, &mut std::io::sink(), &mut err);
         self.report.apply(event);
-        if self.format == OutputFormat::StreamJson
-            && let Ok(line) = serde_json::to_string(&wire::line(event))
-        {
-            // Flushed per line: a script reading the stream sees each event as it happens.
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+        if self.format == OutputFormat::StreamJson {
+            write_line(&mut out, &wire::line(event));
         }
     }
 }
@@ -155,4 +182,32 @@ pub async fn run(
     };
     write_report(format, &report);
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn json_lines_carry_no_control_character_and_decode_to_the_same_text() {
+        let text = "a\u{1b}[2Jb\u{9b}31mc\u{7f}d\u{9d}0;t\u{9c}\n";
+        let line = json_line(&json!({"text": text})).unwrap();
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(line.contains("\\u009b"), "{line}");
+        let back: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["text"], text);
+    }
+
+    #[test]
+    fn outcomes_have_their_exit_codes() {
+        for (outcome, name, code) in [
+            (TurnOutcome::Answered, "answered", 0),
+            (TurnOutcome::Failed, "failed", 1),
+            (TurnOutcome::StepLimit, "step_limit", 3),
+            (TurnOutcome::Interrupted, "interrupted", 130),
+        ] {
+            assert_eq!((outcome_name(&outcome), exit_code(&outcome)), (name, code));
+        }
+    }
 }
