@@ -1,28 +1,18 @@
 //! Headless mode for scripts, the real binary against the local model server: the prompt from
-//! stdin (piped in, or `-p -`), `--output-format json` and `stream-json` parsed as a script
-//! would, and what is refused (an empty or oversized stdin, `--output-format` without headless).
+//! stdin (piped in, or `-p -`), `--output-format json` parsed as a script would, and what is
+//! refused (an empty or oversized stdin, `--output-format` without headless mode).
 
 #[path = "support/headless.rs"]
 mod headless_bin;
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::io::{Read, Write};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use headless_bin::bin;
+use headless_bin::{bin, headless, history_id, text};
 use serde_json::{Value, json};
 use support::{MockServer, Reply, SseBuilder};
-
-/// The binary on workspace `ws` talking to `url`.
-fn headless(ws: &Path, url: &str) -> Command {
-    let mut c = bin();
-    c.args(["--workspace", ws.to_str().unwrap()])
-        .env("DEEPSEEK_API_KEY", "sk-x")
-        .env("DEEPSEEK_BASE_URL", url);
-    c
-}
 
 /// Runs `cmd` with `input` on its stdin (written from a thread: a refused input closes the pipe
 /// early, which is not the test's failure).
@@ -42,10 +32,6 @@ fn run_with_stdin(mut cmd: Command, input: Vec<u8>) -> Output {
     out
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// The content of the last message of a request (the prompt, in a turn's first request).
 fn last_message(request: &support::RecordedRequest) -> Value {
     request.json()["messages"]
@@ -54,12 +40,6 @@ fn last_message(request: &support::RecordedRequest) -> Value {
         .last()
         .unwrap()
         .clone()
-}
-
-fn history_id(ws: &Path) -> Value {
-    let history: Value =
-        serde_json::from_str(&std::fs::read_to_string(ws.join("history.json")).unwrap()).unwrap();
-    history["id"].clone()
 }
 
 #[test]
@@ -224,184 +204,6 @@ fn json_output_of_a_turn_stopped_at_the_step_limit() {
             .iter()
             .any(|n| n.as_str().unwrap().contains("step limit")),
         "{notices:?}"
-    );
-}
-
-/// The main agent delegates a file to a sub-agent, which reads it; then the main agent answers.
-fn delegating_turn() -> Vec<Reply> {
-    vec![
-        SseBuilder::new()
-            .role()
-            .content(&["Delegating."])
-            .tool_call(
-                0,
-                "call_d",
-                "delegate_file_analysis",
-                &json!({"relative_path": "notes.md", "task": "summarise"}),
-                8,
-            )
-            .finish("tool_calls")
-            .done()
-            .build(),
-        SseBuilder::calls(
-            "sub_r",
-            "read_text_file",
-            json!({"relative_path": "notes.md"}),
-        ),
-        SseBuilder::answer("The notes say hi."),
-        SseBuilder::answer("They say hi."),
-    ]
-}
-
-/// The `"type"` of each line, for lines of the main agent (`false`) or a sub-agent (`true`).
-fn types(lines: &[Value], nested: bool) -> Vec<&str> {
-    lines
-        .iter()
-        .filter(|l| l.get("parent_id").is_some() == nested)
-        .map(|l| l["type"].as_str().unwrap())
-        .collect()
-}
-
-/// Whether `wanted` appear in `all` in this order (other items may come between).
-fn in_order(all: &[&str], wanted: &[&str]) -> bool {
-    let mut rest = all.iter();
-    wanted.iter().all(|w| rest.any(|a| a == w))
-}
-
-#[test]
-fn stream_json_is_one_event_per_line_then_the_result() {
-    let (server, _rt) = MockServer::start_blocking(delegating_turn());
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::write(ws.join("notes.md"), "hi").unwrap();
-    std::fs::write(ws.join("AGENTS.md"), "Be brief.").unwrap();
-    let out = headless(&ws, &server.url())
-        .args([
-            "-p",
-            "what do the notes say?",
-            "--output-format",
-            "stream-json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let lines: Vec<Value> = text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
-    let main = types(&lines, false);
-    // A notice from start (the instructions read) comes first, as a line of its own.
-    assert_eq!(
-        lines[0],
-        json!({"type": "notice", "text": "Read project instructions from AGENTS.md (9 bytes)."})
-    );
-    assert_eq!(main[1], "turn_started");
-    assert_eq!(main.last(), Some(&"result"));
-    assert!(
-        in_order(
-            &main,
-            &[
-                "turn_started",
-                "step_started",
-                "content_delta",
-                "tool_call_started",
-                "tool_finished",
-                "step_started",
-                "content_delta",
-                "turn_finished",
-                "result"
-            ]
-        ),
-        "{main:?}"
-    );
-    let step = lines.iter().find(|l| l["type"] == "step_started").unwrap();
-    assert_eq!(step, &json!({"type": "step_started", "step": 1, "max": 6}));
-    let call = lines
-        .iter()
-        .find(|l| l["type"] == "tool_call_started")
-        .unwrap();
-    assert_eq!(call["arguments"]["task"], "summarise");
-
-    // The sub-agent's events name the delegating call, and come while it runs.
-    let nested = types(&lines, true);
-    assert!(
-        in_order(
-            &nested,
-            &["step_started", "tool_call_started", "tool_finished"]
-        ),
-        "{nested:?}"
-    );
-    assert!(
-        lines
-            .iter()
-            .filter(|l| l.get("parent_id").is_some())
-            .all(|l| l["parent_id"] == "call_d")
-    );
-    let position = |pred: &dyn Fn(&Value) -> bool| lines.iter().position(pred).unwrap();
-    let started = position(&|l| l["type"] == "tool_call_started" && l["id"] == "call_d");
-    let sub = position(&|l| l["parent_id"] == "call_d" && l["type"] == "tool_finished");
-    let finished = position(&|l| l["type"] == "tool_finished" && l["id"] == "call_d");
-    assert!(started < sub && sub < finished);
-    assert_eq!(lines[sub]["result"]["ok"], true);
-
-    let result = lines.last().unwrap();
-    assert_eq!(result["answer"], "They say hi.");
-    assert_eq!(result["outcome"], "answered");
-    assert_eq!(result["exit_code"], 0);
-    assert_eq!(result["session_id"], history_id(&ws));
-    let sub_steps = &result["steps"][0]["tool_calls"][0]["steps"];
-    assert_eq!(sub_steps[0]["tool_calls"][0]["name"], "read_text_file");
-    let finished = lines.iter().find(|l| l["type"] == "turn_finished").unwrap();
-    assert_eq!(finished["outcome"], "answered");
-}
-
-#[test]
-fn stream_json_lines_arrive_while_the_turn_runs() {
-    let slow = SseBuilder::new()
-        .role()
-        .content(&["early "])
-        .pause(1500)
-        .content(&["late"])
-        .finish("stop")
-        .done()
-        .build();
-    let (server, _rt) = MockServer::start_blocking(vec![slow]);
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = headless(&dir.path().join("ws"), &server.url())
-        .args(["-p", "go", "--output-format", "stream-json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "the stream ended early"
-        );
-        if line.contains("\"content_delta\"") {
-            break;
-        }
-    }
-    let seen = Instant::now();
-    assert!(line.contains("early"), "{line}");
-    let mut rest = String::new();
-    stdout.read_to_string(&mut rest).unwrap();
-    assert!(child.wait().unwrap().success());
-    // Written at the end, the line would have come with the rest; it came before the pause.
-    assert!(
-        seen.elapsed() > Duration::from_millis(500),
-        "the first delta came only when the turn was over"
-    );
-    assert!(
-        rest.trim_end()
-            .lines()
-            .last()
-            .unwrap()
-            .contains("\"type\":\"result\"")
     );
 }
 

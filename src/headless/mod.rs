@@ -20,6 +20,7 @@ pub mod wire;
 use std::io::Write;
 
 use serde::Serialize;
+use tokio::signal::unix::SignalKind;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -166,8 +167,13 @@ pub async fn run(
         output
     });
     let interrupt = cancel.clone();
+    // Listening starts here, before the turn (`ctrl_c()` would start at its task's first poll):
+    // a Ctrl+C at any moment of the turn interrupts it, keeping the history and the report.
+    let mut sigint = tokio::signal::unix::signal(SignalKind::interrupt()).ok();
     let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if let Some(sigint) = sigint.as_mut()
+            && sigint.recv().await.is_some()
+        {
             interrupt.cancel();
         }
     });
