@@ -37,8 +37,13 @@ pub struct Cli {
     #[arg(long, env = "MINICLAW_CONTEXT_TOKENS", default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1_000..))]
     pub context_tokens: u32,
     /// Run one turn without the screen: the answer goes to stdout, the step trace to stderr.
+    /// `-p -` reads the prompt from stdin, as does a prompt piped in without -p.
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     pub print: Option<String>,
+    /// Headless output on stdout: text (the answer), json (one object at the end) or stream-json
+    /// (one object per event, then the result).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
     /// The colour theme: dark, light, or a path to a theme file.
     #[arg(long, env = "MINICLAW_THEME")]
     pub theme: Option<String>,
@@ -51,6 +56,18 @@ pub struct Cli {
     /// Trust this folder's plugin tools (./tools_plugins) without asking, and remember it.
     #[arg(long)]
     pub trust: bool,
+}
+
+/// What headless mode writes on stdout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The answer alone (the step trace goes to stderr).
+    #[default]
+    Text,
+    /// One JSON object when the turn is over.
+    Json,
+    /// One JSON object per line for every event as it happens, then the result.
+    StreamJson,
 }
 
 /// Everything the program needs to start.
@@ -207,6 +224,21 @@ mod tests {
         assert_eq!(cli.print.as_deref(), Some("hi"));
         assert_eq!(cli.max_steps, 3);
         assert!(Cli::try_parse_from(["miniclaw-tui", "--max-steps", "0"]).is_err());
+        assert_eq!(cli.output_format, None);
+    }
+
+    #[test]
+    fn output_formats_are_named_as_on_the_command_line() {
+        for (name, format) in [
+            ("text", OutputFormat::Text),
+            ("json", OutputFormat::Json),
+            ("stream-json", OutputFormat::StreamJson),
+        ] {
+            let cli =
+                Cli::try_parse_from(["miniclaw-tui", "-p", "-", "--output-format", name]).unwrap();
+            assert_eq!(cli.output_format, Some(format));
+        }
+        assert!(Cli::try_parse_from(["miniclaw-tui", "--output-format", "xml"]).is_err());
     }
 
     #[test]

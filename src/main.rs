@@ -14,10 +14,60 @@ macro_rules! say {
 }
 
 use miniclaw::agent::TurnOutcome;
-use miniclaw::config::{self, Config};
+use miniclaw::config::{self, Config, OutputFormat};
+use miniclaw::headless::{self, PromptSource, Report};
+use miniclaw::startup;
 use miniclaw::tools::toolbox::describe_tools;
 use miniclaw::tui::{self, Theme, TuiOptions};
-use miniclaw::{headless, startup};
+
+/// What this run does, decided from the flags and whether stdin is a terminal.
+enum Mode {
+    /// `--list-tools`.
+    ListTools,
+    /// The full-screen UI.
+    Tui,
+    /// One turn without the screen.
+    Headless {
+        /// Where the prompt comes from.
+        source: PromptSource,
+        /// What goes on stdout.
+        format: OutputFormat,
+    },
+}
+
+impl Mode {
+    /// The mode the flags ask for; `--output-format` outside headless mode is a usage error.
+    fn decide(config: &Config) -> Result<Self, ExitCode> {
+        use std::io::IsTerminal;
+        let source = headless::prompt_source(
+            config.cli.print.as_deref(),
+            config.cli.list_tools,
+            std::io::stdin().is_terminal(),
+        );
+        match (source, config.cli.output_format) {
+            (Some(source), format) => Ok(Mode::Headless {
+                source,
+                format: format.unwrap_or_default(),
+            }),
+            (None, Some(_)) => {
+                say!(
+                    "miniclaw-tui: --output-format is for headless mode only: pass -p PROMPT, or -p - (or pipe the prompt in) to read it from stdin"
+                );
+                Err(ExitCode::from(2))
+            }
+            (None, None) if config.cli.list_tools => Ok(Mode::ListTools),
+            (None, None) => Ok(Mode::Tui),
+        }
+    }
+}
+
+/// Ends a run that could not start: the reason on stderr and, in the JSON formats, a report
+/// on stdout, so a script always finds one there. Exit status 2.
+fn refuse(format: OutputFormat, message: &str) -> ExitCode {
+    say!("miniclaw-tui: {message}");
+    headless::write_report(format, &Report::not_started(message));
+    ExitCode::from(2)
+}
 
 fn main() -> ExitCode {
     // .env files are read before any thread starts: they set process environment.
@@ -26,7 +76,11 @@ fn main() -> ExitCode {
     miniclaw::secrets::take_from_environment();
     let mut config = Config::from_env_and_args();
     config.warnings = env_warnings;
-    match decide_trust(&config) {
+    let mode = match Mode::decide(&config) {
+        Ok(mode) => mode,
+        Err(code) => return code,
+    };
+    match decide_trust(&config, &mode) {
         Ok(trusted) => config.project_trusted = trusted,
         Err(code) => return code,
     }
@@ -44,7 +98,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(config));
+    let code = runtime.block_on(run(config, mode));
     // Work still running on a blocking thread (a stuck read) must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
@@ -53,7 +107,7 @@ fn main() -> ExitCode {
 /// Whether this folder's own commands (plugin tools) may run: trusted before with the same
 /// content, `--trust`, or a yes to the question on the terminal. Headless runs cannot ask, so
 /// they refuse to start unless trust was given.
-fn decide_trust(config: &Config) -> Result<bool, ExitCode> {
+fn decide_trust(config: &Config, mode: &Mode) -> Result<bool, ExitCode> {
     use miniclaw::trust;
     use std::io::IsTerminal;
     let Some(project) = std::env::current_dir()
@@ -80,15 +134,17 @@ fn decide_trust(config: &Config) -> Result<bool, ExitCode> {
     {
         return Ok(true);
     }
-    if config.cli.list_tools {
-        return Ok(false);
-    }
-    if config.cli.print.is_some() {
-        say!("miniclaw-tui: {}", project.question());
-        say!(
-            "miniclaw-tui: this folder is not trusted, so nothing was run. Pass --trust to trust it (remembered until the files change), or start miniclaw-tui here once and answer the question."
-        );
-        return Err(ExitCode::from(2));
+    match mode {
+        Mode::ListTools => return Ok(false),
+        // Its stdin is the prompt, or no terminal: the question cannot be asked.
+        Mode::Headless { format, .. } => {
+            say!("miniclaw-tui: {}", project.question());
+            return Err(refuse(
+                *format,
+                "this folder is not trusted, so nothing was run. Pass --trust to trust it (remembered until the files change), or start miniclaw-tui here once and answer the question.",
+            ));
+        }
+        Mode::Tui => {}
     }
     if !std::io::stdin().is_terminal() {
         return Ok(false);
@@ -127,53 +183,66 @@ fn install_panic_report() {
     }));
 }
 
-async fn run(config: Config) -> ExitCode {
-    if config.cli.list_tools {
-        let (tools, warnings) = startup::registry(&config);
-        for w in warnings {
-            say!("warning: {w}");
-        }
-        for tool in describe_tools(&tools) {
-            println!("{:<24} {}  [{}]", tool.name, tool.summary, tool.source);
-        }
-        return ExitCode::SUCCESS;
+/// The prompt of a headless run, read from stdin when that is where it comes from; a prompt
+/// that cannot be had ends the run with status 2.
+async fn headless_prompt(source: PromptSource, format: OutputFormat) -> Result<String, ExitCode> {
+    use std::io::IsTerminal;
+    if source == PromptSource::Stdin && std::io::stdin().is_terminal() {
+        say!("miniclaw-tui: reading the prompt from stdin; end it with Ctrl+D");
     }
-    if let Some(prompt) = config.cli.print.clone() {
-        if prompt.trim().is_empty() {
-            say!("miniclaw-tui: the prompt given to --print is empty");
-            return ExitCode::from(2);
-        }
-        if config.api_key().is_none() {
-            say!("miniclaw-tui: {}", miniclaw::secrets::missing_key_message());
-            return ExitCode::from(2);
-        }
-        let started = match startup::start(&config) {
-            Ok(s) => s,
-            Err(e) => {
-                say!("miniclaw-tui: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        for notice in &started.notices {
-            say!("[notice] {notice}");
-        }
-        let outcome = headless::run(started.agent, &prompt).await;
-        drop(started.lock);
-        return match outcome {
-            TurnOutcome::Answered => ExitCode::SUCCESS,
-            // The trace said so once already (a notice).
-            TurnOutcome::StepLimit => ExitCode::from(3),
-            TurnOutcome::Interrupted => {
-                say!("miniclaw-tui: interrupted");
-                ExitCode::from(130)
-            }
-            TurnOutcome::Failed => {
-                say!("miniclaw-tui: the turn failed (see the error above)");
-                ExitCode::FAILURE
-            }
-        };
+    // A blocking read, off the async runtime.
+    let read = tokio::task::spawn_blocking(move || {
+        headless::read_prompt(
+            source,
+            std::io::stdin().lock(),
+            headless::MAX_STDIN_PROMPT_BYTES,
+        )
+    })
+    .await;
+    match read {
+        Ok(Ok(prompt)) => Ok(prompt),
+        Ok(Err(e)) => Err(refuse(format, &e.to_string())),
+        Err(e) => Err(refuse(format, &format!("could not read the prompt: {e}"))),
     }
-    run_tui(config).await
+}
+
+async fn run(config: Config, mode: Mode) -> ExitCode {
+    match mode {
+        Mode::ListTools => {
+            let (tools, warnings) = startup::registry(&config);
+            for w in warnings {
+                say!("warning: {w}");
+            }
+            for tool in describe_tools(&tools) {
+                println!("{:<24} {}  [{}]", tool.name, tool.summary, tool.source);
+            }
+            ExitCode::SUCCESS
+        }
+        Mode::Headless { source, format } => match headless_prompt(source, format).await {
+            Ok(prompt) => run_headless(config, &prompt, format).await,
+            Err(code) => code,
+        },
+        Mode::Tui => run_tui(config).await,
+    }
+}
+
+async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> ExitCode {
+    if config.api_key().is_none() {
+        return refuse(format, &miniclaw::secrets::missing_key_message());
+    }
+    let started = match startup::start(&config) {
+        Ok(s) => s,
+        Err(e) => return refuse(format, &e.to_string()),
+    };
+    let outcome = headless::run(started.agent, prompt, format, started.notices).await;
+    drop(started.lock);
+    match outcome {
+        TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
+        TurnOutcome::Failed => say!("miniclaw-tui: the turn failed (see the error above)"),
+        // A step limit was said once already (a notice in the trace).
+        TurnOutcome::Answered | TurnOutcome::StepLimit => {}
+    }
+    ExitCode::from(headless::exit_code(&outcome))
 }
 
 async fn run_tui(config: Config) -> ExitCode {

@@ -96,7 +96,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         notices.push(crate::secrets::missing_key_message());
     }
     let client = LlmClient::new(&config.base_url, config.api_key())?;
-    let agent = Agent::new(
+    let mut agent = Agent::new(
         client,
         Arc::new(tools),
         Arc::new(sandbox),
@@ -109,6 +109,8 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     )
     .with_context_budget(config.cli.context_tokens as usize)
     .with_history(loaded.store);
+    // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
+    notices.extend(agent.load_project_instructions());
     Ok(Started {
         agent,
         notices,

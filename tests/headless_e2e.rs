@@ -1,26 +1,13 @@
 //! The real binary in headless mode against the local model server: a file is written and read
 //! back through the tools, the answer alone reaches stdout, and the history holds the turn.
 
+#[path = "support/headless.rs"]
+mod headless_bin;
 mod support;
 
-use std::process::Command;
-
+use headless_bin::bin;
 use serde_json::{Value, json};
 use support::{MockServer, Reply, SseBuilder};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-    // A folder without plugin tools of its own (the repository has some, which need trust).
-    c.current_dir(std::env::temp_dir())
-        .env_remove("DEEPSEEK_MODEL")
-        .env_remove("MINICLAW_WORKSPACE")
-        .env("HOME", std::env::temp_dir())
-        .env(
-            "XDG_CONFIG_HOME",
-            std::env::temp_dir().join("miniclaw-test-no-config"),
-        );
-    c
-}
 
 #[test]
 fn headless_turn_writes_reads_and_answers() {

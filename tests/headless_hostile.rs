@@ -183,3 +183,51 @@ fn a_piped_answer_stays_byte_exact_and_the_trace_is_still_cleaned() {
     );
     assert!(stderr.contains("THOUGHT-ATHOUGHT-BTHOUGHT-C"), "{stderr}");
 }
+
+#[test]
+fn json_output_keeps_the_text_exact_and_carries_no_control_character() {
+    for format in ["json", "stream-json"] {
+        let (server, _rt) = MockServer::start_blocking(script());
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"))
+            .current_dir(dir.path())
+            .args(["--workspace", dir.path().join("ws").to_str().unwrap()])
+            .args(["-p", "go", "--output-format", format])
+            .env_remove("DEEPSEEK_MODEL")
+            .env_remove("MINICLAW_WORKSPACE")
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("DEEPSEEK_API_KEY", "sk-e2e")
+            .env("DEEPSEEK_BASE_URL", server.url())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{format}: {stderr}");
+        // JSON escapes C0 itself; DEL and C1 (a one-character CSI) are escaped too.
+        assert!(
+            stdout.chars().all(|c| c == '\n' || !c.is_control()),
+            "{format}: {stdout:?}"
+        );
+        assert!(
+            stderr.chars().all(miniclaw::terminal_text::is_safe),
+            "{stderr:?}"
+        );
+        let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        assert_eq!(last["answer"], ANSWER, "{format}: the text is exact");
+        assert_eq!(
+            last["steps"][0]["thought"],
+            "THOUGHT-A\x1b]0;pwned\x07THOUGHT-B\x1b[2JTHOUGHT-C"
+        );
+        if format == "stream-json" {
+            let deltas: String = stdout
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .filter(|l| l["type"] == "content_delta" && l.get("parent_id").is_none())
+                .map(|l| l["text"].as_str().unwrap().to_string())
+                .collect();
+            assert!(deltas.ends_with(ANSWER), "{deltas:?}");
+        }
+    }
+}

@@ -6,6 +6,7 @@ pub mod context;
 pub mod delegation;
 pub mod dispatch;
 pub mod history;
+pub mod instructions;
 pub mod replay;
 pub mod runner;
 pub mod session;
@@ -13,6 +14,7 @@ pub mod turn;
 
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use budget::{BudgetExhausted, RequestBudget};
+pub use instructions::{INIT_PROMPT, INSTRUCTIONS_FILE};
 pub use runner::{AgentCommand, AgentHandle, spawn};
 pub use session::{Message, Session};
 pub use turn::{Agent, AgentSettings};

@@ -163,6 +163,32 @@ impl Session {
         s
     }
 
+    /// The system prompt the conversation opens with, if it has one.
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.messages
+            .first()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+    }
+
+    /// Opens the conversation with `prompt` from now on. A different prompt becomes a new
+    /// message with a new id rather than an edit in place: the history's saves tell what changed
+    /// by ids, so the next save writes the session whole. The same prompt changes nothing.
+    pub fn set_system_prompt(&mut self, prompt: &str) {
+        if self.system_prompt() == Some(prompt) {
+            return;
+        }
+        match self.messages.first() {
+            Some(m) if m.role == Role::System => self.messages[0] = Message::system(prompt),
+            _ => self.messages.insert(0, Message::system(prompt)),
+        }
+    }
+
+    /// A new, empty conversation opened by the same system prompt as this one.
+    pub fn cleared(&self) -> Self {
+        Self::with_system(self.system_prompt().unwrap_or(SYSTEM_PROMPT))
+    }
+
     /// The text of the last assistant message, if any.
     pub fn last_answer(&self) -> Option<&str> {
         self.messages
@@ -277,6 +303,28 @@ mod tests {
         assert_eq!(wire.reasoning_content.as_deref(), Some("hmm"));
         assert_eq!(wire.content, None);
         assert_eq!(Message::user("x").to_chat(true).reasoning_content, None);
+    }
+
+    #[test]
+    fn a_new_system_prompt_replaces_the_old_one_under_a_new_id() {
+        let mut s = Session::new();
+        s.push(Message::user("go"));
+        let old_id = s.messages[0].id.clone();
+        s.set_system_prompt(SYSTEM_PROMPT);
+        assert_eq!(s.messages[0].id, old_id, "the same prompt changes nothing");
+        s.set_system_prompt("new rules");
+        assert_eq!(s.system_prompt(), Some("new rules"));
+        assert_ne!(s.messages[0].id, old_id);
+        assert_eq!(s.messages.len(), 2);
+        let cleared = s.cleared();
+        assert_eq!(cleared.system_prompt(), Some("new rules"));
+        assert_eq!(cleared.messages.len(), 1);
+        assert_ne!(cleared.id, s.id);
+
+        let mut headless = Session::new();
+        headless.messages.clear();
+        headless.set_system_prompt("rules");
+        assert_eq!(headless.system_prompt(), Some("rules"));
     }
 
     #[test]

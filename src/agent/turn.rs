@@ -138,9 +138,10 @@ impl Agent {
         self.preset.borrow().clone()
     }
 
-    /// Empties the conversation and deletes the history file and its journal.
+    /// Empties the conversation and deletes the history file and its journal. The system prompt
+    /// (with the project's instructions) stays what the session was opened with.
     pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
-        self.session = Session::new();
+        self.session = self.session.cleared();
         match (&mut self.history, &self.settings.history_path) {
             // After the saves queued before it (none between turns: each turn waits for its own).
             (Some(writer), _) => writer.clear(),

@@ -1,5 +1,5 @@
-//! Headless mode: one turn of the same agent without the screen. The step trace and reasoning go
-//! to stderr; the final answer alone goes to stdout.
+//! The human step trace: `[Step N Thought]`, `[Step N Action]`, ... on stderr, and in text mode
+//! the answer on stdout.
 //!
 //! Everything that came from outside (the model, tools, the server) is cleaned of escape
 //! sequences and control characters before it reaches a terminal (see [`crate::terminal_text`]):
@@ -7,10 +7,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-
-use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
+use crate::agent::AgentEvent;
 use crate::terminal_text::{TerminalCleaner, clean};
 
 /// How the answer is written to stdout.
@@ -162,34 +159,10 @@ impl TracePrinter {
     }
 }
 
-/// Runs one turn and prints it; Ctrl+C interrupts the turn. Returns how it ended.
-pub async fn run(mut agent: Agent, prompt: &str) -> TurnOutcome {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
-    let answer_output = AnswerOutput::for_stdout();
-    let printer = tokio::spawn(async move {
-        let mut p = TracePrinter::new(answer_output);
-        while let Some(event) = rx.recv().await {
-            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-            let _ = p.print(&event, &mut out, &mut err);
-        }
-    });
-    let interrupt = cancel.clone();
-    let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            interrupt.cancel();
-        }
-    });
-    let outcome = agent.run_turn(prompt, &EventSink::new(tx), &cancel).await;
-    drop(agent);
-    ctrl_c.abort();
-    let _ = printer.await;
-    outcome
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::TurnOutcome;
     use serde_json::json;
     use std::time::Duration;
 

@@ -1,0 +1,233 @@
+//! Project instructions: the workspace's `AGENTS.md` (the file Codex CLI and other agents read)
+//! joins the system prompt, so every request of the session carries it.
+//!
+//! The system message is rebuilt whenever the instructions are loaded (at start), also for a
+//! session continued from `history.json`: the stored one may be older than the file (or than
+//! this program's default prompt), and the model should follow the project as it is now.
+
+use super::session::SYSTEM_PROMPT;
+use super::turn::Agent;
+use crate::tools::{Sandbox, ToolError};
+
+/// The instructions file, at the workspace root.
+pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
+
+/// The most of the file that reaches the system prompt, in bytes. About 8,000 tokens: room for
+/// any sensible set of instructions, while a huge file cannot eat the context budget that every
+/// request pays for again.
+pub const MAX_INSTRUCTIONS_BYTES: usize = 32 * 1024;
+
+/// What `/init` asks the model: to look at the project with its tools and write a first
+/// `AGENTS.md`. (The sandbox lets the tools write `AGENTS.md`: it is not a configuration name.)
+pub const INIT_PROMPT: &str = "Write a short starter AGENTS.md for this project, at the workspace root. \
+First look at the project with your tools: list its folders, read its README, its build and \
+package files (Cargo.toml, package.json, pyproject.toml, Makefile and the like) and a few central \
+source files. Then write AGENTS.md with write_text_file, in Markdown, at most about 60 lines: what \
+the project is, how it is laid out, how to build, test and lint it (the exact commands), and the \
+conventions its code follows. State only what you found in the files; do not guess. If an \
+AGENTS.md already exists, read it first and improve it rather than starting over. Finish with a \
+two-line summary of what you wrote.";
+
+/// What was read of the instructions file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectInstructions {
+    /// Its text: all of it, or its first [`MAX_INSTRUCTIONS_BYTES`] when `truncated`.
+    pub text: String,
+    /// The file's whole size in bytes.
+    pub bytes: u64,
+    /// Whether the text is only the start of the file.
+    pub truncated: bool,
+}
+
+impl ProjectInstructions {
+    /// The notice shown at start, naming the file and its size.
+    pub fn notice(&self) -> String {
+        let read = format!(
+            "Read project instructions from {INSTRUCTIONS_FILE} ({}).",
+            human_size(self.bytes)
+        );
+        if self.truncated {
+            format!(
+                "{read} It is longer than {}: only its start is used.",
+                human_size(MAX_INSTRUCTIONS_BYTES as u64)
+            )
+        } else {
+            read
+        }
+    }
+}
+
+/// `512 bytes`, `1.2 KB`, `40 KB`, `3.5 MB` (1 KB = 1,024 bytes).
+fn human_size(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if b < KB * KB {
+        let kb = b / KB;
+        if kb < 10.0 && kb.fract() != 0.0 {
+            format!("{kb:.1} KB")
+        } else {
+            format!("{kb:.0} KB")
+        }
+    } else {
+        format!("{:.1} MB", b / (KB * KB))
+    }
+}
+
+/// The system prompt: the default one, then the project's instructions when there are any.
+pub fn system_prompt(instructions: Option<&ProjectInstructions>) -> String {
+    let Some(found) = instructions.filter(|i| !i.text.trim().is_empty()) else {
+        return SYSTEM_PROMPT.to_string();
+    };
+    let mut prompt = format!(
+        "{SYSTEM_PROMPT}\n\n# Project instructions ({INSTRUCTIONS_FILE})\n\n\
+         The workspace's {INSTRUCTIONS_FILE} says how to work on this project. Follow it, unless \
+         the person asks otherwise; it cannot change what your tools allow.\n\n{}",
+        found.text.trim_end()
+    );
+    if found.truncated {
+        prompt.push_str(&format!(
+            "\n\n[{INSTRUCTIONS_FILE} was cut here: only its first {} of {} are included.]",
+            human_size(MAX_INSTRUCTIONS_BYTES as u64),
+            human_size(found.bytes)
+        ));
+    }
+    prompt
+}
+
+/// Reads the workspace's `AGENTS.md` through the sandbox: beneath the workspace root in one
+/// step, so a link that leads out of the workspace is refused like any tool's read. `Ok(None)`
+/// when there is no such file.
+pub fn read_project_instructions(
+    sandbox: &Sandbox,
+) -> Result<Option<ProjectInstructions>, ToolError> {
+    // Only "not there" is silent; anything else (a link, a folder) goes on to the read, whose
+    // error says what is wrong with it.
+    if let Err(e) = sandbox.dir().symlink_metadata(INSTRUCTIONS_FILE)
+        && e.kind() == std::io::ErrorKind::NotFound
+    {
+        return Ok(None);
+    }
+    let (text, bytes, truncated) = crate::tools::files::read_text(
+        sandbox,
+        INSTRUCTIONS_FILE,
+        INSTRUCTIONS_FILE,
+        MAX_INSTRUCTIONS_BYTES,
+    )?;
+    Ok(Some(ProjectInstructions {
+        text,
+        bytes,
+        truncated,
+    }))
+}
+
+impl Agent {
+    /// Reads the workspace's `AGENTS.md` and opens the conversation with the system prompt it
+    /// makes (the default one alone when there is none). Returns a notice for the person: which
+    /// file was read, or why it could not be. Call it at start, and again once the file changed.
+    pub fn load_project_instructions(&mut self) -> Option<String> {
+        let (instructions, notice) = match read_project_instructions(&self.sandbox) {
+            Ok(Some(found)) if found.text.trim().is_empty() => (
+                None,
+                Some(format!(
+                    "{INSTRUCTIONS_FILE} is empty: no project instructions were added."
+                )),
+            ),
+            Ok(Some(found)) => {
+                let notice = found.notice();
+                (Some(found), Some(notice))
+            }
+            Ok(None) => (None, None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "{INSTRUCTIONS_FILE} was not read ({e}): the session starts without project instructions."
+                )),
+            ),
+        };
+        self.session
+            .set_system_prompt(&system_prompt(instructions.as_ref()));
+        notice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandbox() -> (tempfile::TempDir, Sandbox) {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        (dir, sandbox)
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_size(512), "512 bytes");
+        assert_eq!(human_size(1229), "1.2 KB");
+        assert_eq!(human_size(32 * 1024), "32 KB");
+        assert_eq!(human_size(40 * 1024 + 100), "40 KB");
+        assert_eq!(human_size(3 * 1024 * 1024 + 512 * 1024), "3.5 MB");
+    }
+
+    #[test]
+    fn no_file_means_the_default_prompt() {
+        let (_dir, sandbox) = sandbox();
+        assert_eq!(read_project_instructions(&sandbox).unwrap(), None);
+        assert_eq!(system_prompt(None), SYSTEM_PROMPT);
+    }
+
+    #[test]
+    fn the_file_joins_the_prompt_and_a_long_one_is_cut_with_a_note() {
+        let (dir, sandbox) = sandbox();
+        std::fs::write(dir.path().join("AGENTS.md"), "Run `make check`.\n").unwrap();
+        let found = read_project_instructions(&sandbox).unwrap().unwrap();
+        assert!(!found.truncated);
+        assert_eq!(
+            found.notice(),
+            "Read project instructions from AGENTS.md (18 bytes)."
+        );
+        let prompt = system_prompt(Some(&found));
+        assert!(prompt.starts_with(SYSTEM_PROMPT));
+        assert!(prompt.ends_with("Run `make check`."), "{prompt}");
+        assert!(!prompt.contains("was cut"));
+
+        let long = "é".repeat(MAX_INSTRUCTIONS_BYTES); // two bytes each: twice the cap
+        std::fs::write(dir.path().join("AGENTS.md"), &long).unwrap();
+        let found = read_project_instructions(&sandbox).unwrap().unwrap();
+        assert!(found.truncated);
+        assert_eq!(found.text.len(), MAX_INSTRUCTIONS_BYTES);
+        assert_eq!(found.bytes, 2 * MAX_INSTRUCTIONS_BYTES as u64);
+        assert!(found.notice().contains("(64 KB)") && found.notice().contains("only its start"));
+        let prompt = system_prompt(Some(&found));
+        assert!(
+            prompt
+                .ends_with("[AGENTS.md was cut here: only its first 32 KB of 64 KB are included.]")
+        );
+    }
+
+    #[test]
+    fn a_link_out_of_the_workspace_is_refused() {
+        let (dir, sandbox) = sandbox();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "outside").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.md"),
+            dir.path().join("AGENTS.md"),
+        )
+        .unwrap();
+        let err = read_project_instructions(&sandbox).unwrap_err();
+        assert!(err.to_string().contains("outside the workspace"), "{err}");
+    }
+
+    #[test]
+    fn the_init_prompt_asks_for_agents_md_through_the_write_tool() {
+        assert!(INIT_PROMPT.contains(INSTRUCTIONS_FILE));
+        assert!(INIT_PROMPT.contains("write_text_file"));
+        // The sandbox must let the tools write it.
+        let (_dir, sandbox) = sandbox();
+        assert!(sandbox.resolve_write(INSTRUCTIONS_FILE).is_ok());
+        assert!(!crate::tools::sandbox::is_config_name(INSTRUCTIONS_FILE));
+    }
+}

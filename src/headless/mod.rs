@@ -1,0 +1,219 @@
+//! Headless mode: one turn of the same agent without the screen, for scripts.
+//!
+//! What goes where, by `--output-format`:
+//! - `text`: the answer alone on stdout, the step trace on stderr (both cleaned of escape
+//!   sequences when they reach a terminal; see [`trace`]).
+//! - `json`: one object on stdout when the turn is over ([`report::Report`]).
+//! - `stream-json`: one object per line on stdout for every event as it happens
+//!   ([`wire::WireEvent`]), each line flushed, then `{"type":"result", ...}` with the report.
+//!
+//! In the JSON formats nothing else is written to stdout, and the human trace still goes to
+//! stderr: a script reads stdout, a person watching the run (or a log) sees the steps. Text
+//! inside JSON is not cleaned: JSON escapes control characters itself, and the exact text is
+//! what a script wants.
+
+pub mod input;
+pub mod report;
+pub mod trace;
+pub mod wire;
+
+use std::io::Write;
+
+use serde::Serialize;
+use tokio::signal::unix::SignalKind;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
+use crate::config::OutputFormat;
+use crate::terminal_text::clean;
+
+pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
+pub use report::{Report, ReportBuilder};
+pub use trace::{AnswerOutput, TracePrinter};
+
+/// The exit status for how a turn ended: 0 answered, 1 failed, 3 step limit, 130 interrupted
+/// (the shell's number for Ctrl+C). 2 is for a run that could not start.
+pub fn exit_code(outcome: &TurnOutcome) -> u8 {
+    match outcome {
+        TurnOutcome::Answered => 0,
+        TurnOutcome::Failed => 1,
+        TurnOutcome::StepLimit => 3,
+        TurnOutcome::Interrupted => 130,
+    }
+}
+
+/// How a turn ended, as the JSON formats name it.
+pub fn outcome_name(outcome: &TurnOutcome) -> &'static str {
+    match outcome {
+        TurnOutcome::Answered => "answered",
+        TurnOutcome::StepLimit => "step_limit",
+        TurnOutcome::Interrupted => "interrupted",
+        TurnOutcome::Failed => "failed",
+    }
+}
+
+/// The last line of `stream-json`: the report tagged as the result.
+#[derive(Serialize)]
+struct ResultLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
+/// `value` as one line of JSON with no control character in it, so it is safe on a terminal
+/// too. JSON escapes C0 controls itself but leaves DEL and the C1 controls (U+0080..U+009F, among
+/// them a one-character CSI) raw; they can only stand inside strings, where `\u` escapes mean
+/// the same text. `None` if it cannot be encoded (a map with non-string keys: never here).
+pub fn json_line(value: &impl Serialize) -> Option<String> {
+    let line = serde_json::to_string(value).ok()?;
+    if !line.chars().any(char::is_control) {
+        return Some(line);
+    }
+    let mut safe = String::with_capacity(line.len() + 16);
+    for c in line.chars() {
+        if c.is_control() {
+            safe.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            safe.push(c);
+        }
+    }
+    Some(safe)
+}
+
+/// Writes one line on stdout and flushes it: a script reading the stream sees it at once. A
+/// reader that went away (a closed pipe) is no reason to fail the run: the exit status still
+/// says how it ended.
+fn write_line(out: &mut impl Write, value: &impl Serialize) {
+    if let Some(line) = json_line(value) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = out.flush();
+}
+
+/// Writes `report` on stdout as `format` wants it at the end of a run (nothing for `text`).
+pub fn write_report(format: OutputFormat, report: &Report) {
+    let mut out = std::io::stdout().lock();
+    match format {
+        OutputFormat::Text => {}
+        OutputFormat::Json => write_line(&mut out, report),
+        OutputFormat::StreamJson => write_line(
+            &mut out,
+            &ResultLine {
+                kind: "result",
+                report,
+            },
+        ),
+    }
+}
+
+/// Writes one run's events as `format` says, collecting the report on the way.
+struct Output {
+    format: OutputFormat,
+    trace: TracePrinter,
+    report: ReportBuilder,
+}
+
+impl Output {
+    /// Also writes the `notices` from start as the turn's own are written: on the trace, and
+    /// in `stream-json` as `notice` lines before the turn's first.
+    fn new(format: OutputFormat, notices: Vec<String>) -> Self {
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+        for notice in &notices {
+            let _ = writeln!(err, "[notice] {}", clean(notice));
+            if format == OutputFormat::StreamJson {
+                write_line(&mut out, &wire::line(&AgentEvent::Notice(notice.clone())));
+            }
+        }
+        Self {
+            format,
+            trace: TracePrinter::new(AnswerOutput::for_stdout()),
+            report: ReportBuilder::new(notices),
+        }
+    }
+
+    fn event(&mut self, event: &AgentEvent) {
+        let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+        if self.format == OutputFormat::Text {
+            let _ = self.trace.print(event, &mut out, &mut err);
+            return;
+        }
+        // The trace still goes to stderr; its copy of the answer goes nowhere.
+        let _ = self.trace.print(event, &mut std::io::sink(), &mut err);
+        self.report.apply(event);
+        if self.format == OutputFormat::StreamJson {
+            write_line(&mut out, &wire::line(event));
+        }
+    }
+}
+
+/// Runs one turn for `prompt` and writes it as `format` says, after the `notices` from start;
+/// Ctrl+C interrupts the turn. Returns how the turn ended.
+pub async fn run(
+    mut agent: Agent,
+    prompt: &str,
+    format: OutputFormat,
+    notices: Vec<String>,
+) -> TurnOutcome {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let session_id = agent.session().id.clone();
+    let mut output = Output::new(format, notices);
+    let printer = tokio::spawn(async move {
+        while let Some(event) = rx.recv().await {
+            output.event(&event);
+        }
+        output
+    });
+    let interrupt = cancel.clone();
+    // Listening starts here, before the turn (`ctrl_c()` would start at its task's first poll):
+    // a Ctrl+C at any moment of the turn interrupts it, keeping the history and the report.
+    let mut sigint = tokio::signal::unix::signal(SignalKind::interrupt()).ok();
+    let ctrl_c = tokio::spawn(async move {
+        if let Some(sigint) = sigint.as_mut()
+            && sigint.recv().await.is_some()
+        {
+            interrupt.cancel();
+        }
+    });
+    let outcome = agent.run_turn(prompt, &EventSink::new(tx), &cancel).await;
+    // The last senders go with the agent, which ends the printer's loop.
+    drop(agent);
+    ctrl_c.abort();
+    let report = match printer.await {
+        Ok(output) => output.report.finish(&outcome, session_id),
+        // The printer panicked (a bug): the outcome still stands, without the steps.
+        Err(_) => ReportBuilder::default().finish(&outcome, session_id),
+    };
+    write_report(format, &report);
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn json_lines_carry_no_control_character_and_decode_to_the_same_text() {
+        let text = "a\u{1b}[2Jb\u{9b}31mc\u{7f}d\u{9d}0;t\u{9c}\n";
+        let line = json_line(&json!({"text": text})).unwrap();
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(line.contains("\\u009b"), "{line}");
+        let back: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["text"], text);
+    }
+
+    #[test]
+    fn outcomes_have_their_exit_codes() {
+        for (outcome, name, code) in [
+            (TurnOutcome::Answered, "answered", 0),
+            (TurnOutcome::Failed, "failed", 1),
+            (TurnOutcome::StepLimit, "step_limit", 3),
+            (TurnOutcome::Interrupted, "interrupted", 130),
+        ] {
+            assert_eq!((outcome_name(&outcome), exit_code(&outcome)), (name, code));
+        }
+    }
+}

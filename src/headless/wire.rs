@@ -1,0 +1,317 @@
+//! `--output-format stream-json`: each agent event as one JSON object on one line.
+//!
+//! A wire enum of its own rather than serde derives on [`AgentEvent`]: the lines are a contract
+//! with scripts, so they should not change shape when the agent's events are reorganised, and
+//! they want a form the in-process events do not have — a flat `"type"` tag, a sub-agent's event
+//! with a `"parent_id"` beside its fields instead of boxed inside another, tool arguments as
+//! JSON, durations in milliseconds, outcomes as snake_case names. It also keeps `events.rs`, a
+//! leaf every layer imports, free of wire concerns. It borrows from the event: a tool's result
+//! (up to megabytes) is written without being copied.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::outcome_name;
+use crate::agent::{AgentEvent, AgentState};
+use crate::llm::Usage;
+
+/// One event as it goes on the wire.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WireEvent<'a> {
+    /// `{"type":"turn_started","prompt":...}`
+    TurnStarted {
+        /// What the person asked.
+        prompt: &'a str,
+    },
+    /// `{"type":"state","state":"idle|thinking|acting"}`
+    State {
+        /// What the agent is doing.
+        state: &'static str,
+    },
+    /// `{"type":"step_started","step":1,"max":6}`
+    StepStarted {
+        /// 1-based step number.
+        step: usize,
+        /// The step limit.
+        max: usize,
+    },
+    /// `{"type":"reasoning_delta","text":...}`
+    ReasoningDelta {
+        /// A piece of the reasoning.
+        text: &'a str,
+    },
+    /// `{"type":"content_delta","text":...}`
+    ContentDelta {
+        /// A piece of the step's text (a thought, or the answer).
+        text: &'a str,
+    },
+    /// `{"type":"tool_call_started","id":...,"name":...,"arguments":{...}}`
+    ToolCallStarted {
+        /// The call id.
+        id: &'a str,
+        /// The tool.
+        name: &'a str,
+        /// The arguments: parsed JSON when they parse, else the string the model wrote.
+        arguments: Value,
+    },
+    /// `{"type":"tool_output_delta","id":...,"text":...}`
+    ToolOutputDelta {
+        /// The call id.
+        id: &'a str,
+        /// Output of the running tool.
+        text: &'a str,
+    },
+    /// `{"type":"tool_finished","id":...,"name":...,"result":{...},"duration_ms":3}`
+    ToolFinished {
+        /// The call id.
+        id: &'a str,
+        /// The tool.
+        name: &'a str,
+        /// The observation sent to the model.
+        result: &'a Value,
+        /// How long it ran.
+        duration_ms: Option<u64>,
+    },
+    /// `{"type":"retrying","attempt":2,"max_attempts":5,"delay_ms":500,"reason":...}`
+    Retrying {
+        /// The attempt about to start.
+        attempt: u32,
+        /// The most attempts there will be.
+        max_attempts: u32,
+        /// How long until it starts.
+        delay_ms: u64,
+        /// What went wrong.
+        reason: &'a str,
+    },
+    /// `{"type":"error","message":...}`
+    Error {
+        /// What went wrong and what to do.
+        message: &'a str,
+    },
+    /// `{"type":"turn_finished","outcome":"answered","usage":{...},"last_usage":{...}}`
+    TurnFinished {
+        /// `answered`, `step_limit`, `interrupted` or `failed`.
+        outcome: &'static str,
+        /// The turn's tokens added up.
+        usage: Option<Usage>,
+        /// The last request's tokens.
+        last_usage: Option<Usage>,
+    },
+    /// `{"type":"context_usage","used":1200,"budget":100000}`
+    ContextUsage {
+        /// Prompt tokens of the last request.
+        used: usize,
+        /// The context budget.
+        budget: usize,
+    },
+    /// `{"type":"history_cleared"}`
+    HistoryCleared,
+    /// `{"type":"notice","text":...}`
+    Notice {
+        /// The notice.
+        text: &'a str,
+    },
+}
+
+/// One line: the event, with the delegating call's id when a sub-agent sent it.
+#[derive(Debug, Serialize)]
+pub struct WireLine<'a> {
+    /// The event's own fields, `"type"` first.
+    #[serde(flatten)]
+    pub event: WireEvent<'a>,
+    /// For a sub-agent's event: the id of the tool call that started the sub-agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<&'a str>,
+}
+
+/// Tool arguments as JSON when they parse, else as the string they are (a model may write
+/// broken JSON; the line must still say what it wrote).
+pub fn arguments_value(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
+}
+
+/// Milliseconds, saturating (a duration never comes near the limit).
+pub fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn state_name(state: AgentState) -> &'static str {
+    match state {
+        AgentState::Idle => "idle",
+        AgentState::Thinking => "thinking",
+        AgentState::Acting => "acting",
+    }
+}
+
+/// The line for `event`. A sub-agent's events name the call they work for; a sub-agent of a
+/// sub-agent reports under the outermost call, as the event stream does.
+pub fn line(event: &AgentEvent) -> WireLine<'_> {
+    match event {
+        AgentEvent::Nested { parent_id, event } => WireLine {
+            parent_id: Some(parent_id),
+            ..line(event)
+        },
+        other => WireLine {
+            event: wire_event(other),
+            parent_id: None,
+        },
+    }
+}
+
+fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
+    match event {
+        AgentEvent::State(state) => WireEvent::State {
+            state: state_name(*state),
+        },
+        AgentEvent::TurnStarted { prompt } => WireEvent::TurnStarted { prompt },
+        AgentEvent::StepStarted { step, max } => WireEvent::StepStarted {
+            step: *step,
+            max: *max,
+        },
+        AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text },
+        AgentEvent::ContentDelta(text) => WireEvent::ContentDelta { text },
+        AgentEvent::ToolCallStarted {
+            id,
+            name,
+            arguments,
+        } => WireEvent::ToolCallStarted {
+            id,
+            name,
+            arguments: arguments_value(arguments),
+        },
+        AgentEvent::ToolOutputDelta { id, text } => WireEvent::ToolOutputDelta { id, text },
+        AgentEvent::ToolFinished {
+            id,
+            name,
+            result,
+            duration,
+        } => WireEvent::ToolFinished {
+            id,
+            name,
+            result,
+            duration_ms: duration.map(millis),
+        },
+        AgentEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        } => WireEvent::Retrying {
+            attempt: *attempt,
+            max_attempts: *max_attempts,
+            delay_ms: millis(*delay),
+            reason,
+        },
+        // `line` unwraps these; one met here (a caller going around it) keeps its inner event.
+        AgentEvent::Nested { event, .. } => wire_event(event),
+        AgentEvent::Error { message } => WireEvent::Error { message },
+        AgentEvent::TurnFinished {
+            outcome,
+            usage,
+            last_usage,
+        } => WireEvent::TurnFinished {
+            outcome: outcome_name(outcome),
+            usage: *usage,
+            last_usage: *last_usage,
+        },
+        AgentEvent::ContextUsage { used, budget } => WireEvent::ContextUsage {
+            used: *used,
+            budget: *budget,
+        },
+        AgentEvent::HistoryCleared => WireEvent::HistoryCleared,
+        AgentEvent::Notice(text) => WireEvent::Notice { text },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::TurnOutcome;
+    use serde_json::json;
+
+    fn wire(event: &AgentEvent) -> Value {
+        serde_json::to_value(line(event)).unwrap()
+    }
+
+    #[test]
+    fn events_become_flat_tagged_objects() {
+        assert_eq!(
+            wire(&AgentEvent::StepStarted { step: 1, max: 6 }),
+            json!({"type": "step_started", "step": 1, "max": 6})
+        );
+        assert_eq!(
+            wire(&AgentEvent::HistoryCleared),
+            json!({"type": "history_cleared"})
+        );
+        assert_eq!(
+            wire(&AgentEvent::State(AgentState::Acting)),
+            json!({"type": "state", "state": "acting"})
+        );
+        assert_eq!(
+            wire(&AgentEvent::TurnFinished {
+                outcome: TurnOutcome::StepLimit,
+                usage: None,
+                last_usage: None
+            }),
+            json!({"type": "turn_finished", "outcome": "step_limit", "usage": null, "last_usage": null})
+        );
+        assert_eq!(
+            wire(&AgentEvent::Retrying {
+                attempt: 2,
+                max_attempts: 5,
+                delay: Duration::from_millis(1500),
+                reason: "rate limited".into()
+            }),
+            json!({"type": "retrying", "attempt": 2, "max_attempts": 5, "delay_ms": 1500, "reason": "rate limited"})
+        );
+    }
+
+    #[test]
+    fn arguments_are_json_when_they_parse_and_text_otherwise() {
+        let call = |arguments: &str| AgentEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "list_files".into(),
+            arguments: arguments.into(),
+        };
+        assert_eq!(
+            wire(&call(r#"{"relative_dir":"src"}"#))["arguments"],
+            json!({"relative_dir": "src"})
+        );
+        assert_eq!(
+            wire(&call("{\"cut")).get("arguments"),
+            Some(&json!("{\"cut"))
+        );
+    }
+
+    #[test]
+    fn a_sub_agents_event_names_its_call_and_keeps_its_fields() {
+        let finished = AgentEvent::ToolFinished {
+            id: "s1".into(),
+            name: "read_text_file".into(),
+            result: json!({"ok": true, "content": "\u{1b}[2J"}),
+            duration: Some(Duration::from_millis(7)),
+        };
+        let nested = AgentEvent::Nested {
+            parent_id: "c1".into(),
+            event: Box::new(finished),
+        };
+        let text = serde_json::to_string(&line(&nested)).unwrap();
+        assert!(text.starts_with(r#"{"type":"tool_finished""#), "{text}");
+        // JSON escapes control characters itself: the line holds no raw escape.
+        assert!(
+            !text.contains('\u{1b}') && text.contains("\\u001b[2J"),
+            "{text}"
+        );
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["parent_id"], "c1");
+        assert_eq!(value["duration_ms"], 7);
+        assert_eq!(value["result"]["ok"], true);
+        assert_eq!(
+            wire(&AgentEvent::ContentDelta("x".into())).get("parent_id"),
+            None
+        );
+    }
+}
