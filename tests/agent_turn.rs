@@ -643,3 +643,58 @@ async fn steps_set_during_a_session_limit_the_next_turn_and_continue_goes_on() {
         .collect();
     assert_eq!(roles[roles.len() - 3..], ["assistant", "tool", "user"]);
 }
+
+#[tokio::test]
+async fn init_writes_agents_md_and_the_next_request_carries_it() {
+    use miniclaw::agent::{AgentCommand, spawn};
+    let mut registry = miniclaw::tools::ToolRegistry::new();
+    miniclaw::tools::file_edit::register(&mut registry);
+    let script = vec![
+        SseBuilder::calls(
+            "c1",
+            "write_text_file",
+            json!({"relative_path": "AGENTS.md", "content": "# Project\n\nBuild with `make canary-build`.\n"}),
+        ),
+        SseBuilder::answer("Wrote AGENTS.md."),
+        SseBuilder::answer("ok"),
+    ];
+    let r = support::rig::rig_with(script, registry, Preset::Flash, 6, |c| c).await;
+    let (handle, mut events) = spawn(r.agent);
+    handle.send(AgentCommand::Init);
+    let mut notice = None;
+    let mut finished = false;
+    while let Some(e) = tokio::time::timeout(Duration::from_secs(10), events.recv())
+        .await
+        .expect("the init turn ends")
+    {
+        match e {
+            AgentEvent::TurnFinished { .. } => finished = true,
+            AgentEvent::Notice(text) if finished => {
+                notice = Some(text);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let notice = notice.expect("a notice names the instructions read again");
+    assert!(notice.contains("AGENTS.md"), "{notice}");
+    // The first request asked for the file.
+    let first = r.server.requests()[0].json();
+    assert!(first["messages"].to_string().contains("starter AGENTS.md"));
+    handle.send(AgentCommand::Prompt("what now?".into()));
+    while let Some(e) = events.recv().await {
+        if matches!(e, AgentEvent::TurnFinished { .. }) {
+            break;
+        }
+    }
+    let reqs = r.server.requests();
+    let system = &reqs[2].json()["messages"][0];
+    assert_eq!(system["role"], "system");
+    assert!(
+        system["content"]
+            .as_str()
+            .unwrap()
+            .contains("make canary-build"),
+        "{system}"
+    );
+}

@@ -425,6 +425,12 @@ fn copy_and_tools_and_unknown_commands() {
     assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);
     send(&mut s, t0, "/help");
     assert_eq!(s.overlay, Overlay::Help);
+    s.overlay = Overlay::None;
+    assert_eq!(
+        send(&mut s, t0, "/init"),
+        vec![Effect::Command(AgentCommand::Init)]
+    );
+    assert!(s.busy(), "the init turn runs like a prompt");
     assert_eq!(send(&mut s, t0, "/quit"), vec![Effect::Quit]);
 }
 

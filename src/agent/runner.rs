@@ -18,12 +18,15 @@ pub enum AgentCommand {
     ClearHistory,
     /// Use at most this many steps per turn from the next turn on.
     SetMaxSteps(usize),
+    /// Run the `/init` turn (the model writes a starter AGENTS.md), then read it again.
+    Init,
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
 /// interrupt always reaches the turn it meant, however the prompts queue up.
 enum Job {
     Prompt(String, CancellationToken),
+    Init(CancellationToken),
     ClearHistory,
     SetMaxSteps(usize),
 }
@@ -41,17 +44,21 @@ impl AgentHandle {
     /// Queues a command (ignored once the task has ended). A prompt gets its cancel token here.
     pub fn send(&self, command: AgentCommand) {
         let job = match command {
-            AgentCommand::Prompt(text) => {
-                let token = CancellationToken::new();
-                if let Ok(mut latest) = self.latest.lock() {
-                    *latest = token.clone();
-                }
-                Job::Prompt(text, token)
-            }
+            AgentCommand::Prompt(text) => Job::Prompt(text, self.fresh_token()),
+            AgentCommand::Init => Job::Init(self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
         };
         let _ = self.tx.send(job);
+    }
+
+    /// A new cancel token, remembered as the one an interrupt cancels.
+    fn fresh_token(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Ok(mut latest) = self.latest.lock() {
+            *latest = token.clone();
+        }
+        token
     }
 
     /// Uses `preset` from the next request on, even within a running turn.
@@ -94,6 +101,15 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 }
                 // The turn's `TurnFinished` is the one end-of-turn signal.
                 agent.run_turn(&prompt, &events, &token).await;
+            }
+            Job::Init(token) => {
+                agent
+                    .run_turn(super::instructions::INIT_PROMPT, &events, &token)
+                    .await;
+                // The file it wrote is the session's instructions from the next request on.
+                if let Some(notice) = agent.load_project_instructions() {
+                    events.send(AgentEvent::Notice(notice));
+                }
             }
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
             Job::ClearHistory => match agent.clear_history() {

@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 28] = [
+pub const KEYS: [(&str, &str); 29] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -39,6 +39,7 @@ pub const KEYS: [(&str, &str); 28] = [
     ("/model [NAME]", "show or pick the model"),
     ("/steps [N]", "show or set the step limit"),
     ("/copy [N]", "copy the last answer, or its N-th code block"),
+    ("/init", "the model writes a starter AGENTS.md"),
     ("/clear /tools", "clear history · list tools"),
     ("/help /quit", "this help · quit"),
 ];

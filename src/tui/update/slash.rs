@@ -76,6 +76,20 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
+        ("init", _) => {
+            if state.busy() {
+                flash(
+                    state,
+                    now,
+                    "A turn is running: wait for it, or press Esc to interrupt it",
+                );
+            } else {
+                state.busy_since = Some(now);
+                state.agent_state = crate::agent::AgentState::Thinking;
+                state.retry = None;
+                effects.push(Effect::Command(AgentCommand::Init));
+            }
+        }
         ("quit" | "exit", _) => {
             state.quit = true;
             effects.push(Effect::Quit);
@@ -100,7 +114,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /clear, /copy [N], /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /init, /clear, /copy [N], /tools, /help, /quit."
                 ),
             );
         }
