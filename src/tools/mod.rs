@@ -5,6 +5,7 @@ pub mod confine;
 pub mod error;
 pub mod file_edit;
 pub mod files;
+pub mod hidden;
 pub mod observation;
 pub mod panic_guard;
 pub mod plugins;
