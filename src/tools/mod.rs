@@ -10,6 +10,7 @@ pub mod observation;
 pub mod panic_guard;
 pub mod plugins;
 pub mod process;
+pub mod reach;
 pub mod registry;
 pub mod sandbox;
 pub mod search;
