@@ -408,8 +408,11 @@ fn quitting_restores_the_terminal() {
     // With the mouse captured (the default), so turning it off is checked too.
     let mut s = Session::start(&server.url(), &[]);
     s.wait_for("deepseek-v4-flash");
+    let lock = s.workspace().join("history.json.lock");
+    assert!(lock.exists(), "held while running");
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);
+    assert!(!lock.exists(), "quitting removes the lock file");
     let raw = s.raw();
     assert_restored(&raw);
     let text = String::from_utf8_lossy(&raw);
@@ -459,6 +462,7 @@ fn signal_mid_turn(signal: &str, prompt: &str, partial: &str) -> (Session, Value
 fn sigterm_during_a_turn_exits_cleanly() {
     let (s, last) = signal_mid_turn("-TERM", "a slow one", "streaming-has-begun ");
     assert_restored(&s.raw());
+    assert!(!s.workspace().join("history.json.lock").exists());
     // What arrived was saved: the partial answer, marked.
     assert_eq!(last["content"], "streaming-has-begun ", "{last}");
     assert_eq!(last["incomplete"], "interrupted", "{last}");
