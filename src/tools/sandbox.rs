@@ -89,8 +89,7 @@ const CONFIG_NAMES: [&str; 5] = [
 
 /// Whether one path component is a configuration name (`.env*` or one of `CONFIG_NAMES`).
 pub fn is_config_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with(".env") || CONFIG_NAMES.contains(&lower.as_str())
+    hidden::is_key_name(name) || CONFIG_NAMES.contains(&name.to_ascii_lowercase().as_str())
 }
 
 /// The workspace folder and the files in it that tools may not write.
