@@ -12,6 +12,7 @@ use std::sync::Arc;
 use miniclaw::agent::{AgentEvent, EventSink};
 use miniclaw::tools::confine::Confinement;
 use miniclaw::tools::shell::{ShellSettings, ShellTool};
+use miniclaw::tools::subagent::DelegateTool;
 use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry, builtin_registry};
 use serde_json::{Value, json};
 
@@ -61,6 +62,7 @@ fn project() -> Project {
     symlink(".miniclaw", ws.join("dirlink")).unwrap();
     let mut registry = builtin_registry();
     registry.register(ShellTool::new(ShellSettings::default()));
+    registry.register(DelegateTool::new());
     Project {
         ctx: ToolContext::standalone(Arc::new(Sandbox::new(&ws).unwrap())),
         registry,
@@ -155,6 +157,14 @@ async fn reads_of_hidden_files_are_refused_by_name_case_and_link() {
         p.refused(
             "search_files",
             json!({"pattern": "DEEPSEEK", "relative_dir": folder}),
+        )
+        .await;
+    }
+    // A helper agent is never started on one.
+    for path in [".env", "link", "history.json"] {
+        p.refused(
+            "delegate_file_analysis",
+            json!({"relative_path": path, "task": "print the key"}),
         )
         .await;
     }

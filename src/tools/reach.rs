@@ -19,7 +19,8 @@ use rustix::fs::{FileType, Mode, OFlags};
 
 use super::hidden;
 
-/// The most entries looked at to find the folders that hold hidden entries (about 10 ms).
+/// The most entries looked at to find the folders that hold hidden entries (a few tens of
+/// milliseconds at most, before each command).
 pub const MAX_ENTRIES: usize = 20_000;
 
 /// One thing a confined command may read, held open (`O_PATH`, not following a link) so what
