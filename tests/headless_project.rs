@@ -96,7 +96,47 @@ fn a_project_folder_holding_its_key_in_dot_env_is_a_workspace_the_key_never_leav
     for request in &requests {
         assert!(!request.body.contains(CANARY), "{}", request.body);
     }
-    let observations: Vec<Value> = requests[1].json()["messages"]
+    check_observations(&attempts, &requests[1].json());
+
+    let history = std::fs::read_to_string(project.join("history.json")).unwrap();
+    assert!(history.contains("The key is out of my reach."));
+    assert!(!history.contains(CANARY));
+    let journal = std::fs::read_to_string(project.join("history.json.journal")).unwrap_or_default();
+    assert!(!journal.contains(CANARY));
+    let log = std::fs::read_to_string(data.join("miniclaw").join("miniclaw.log")).unwrap();
+    assert!(log.contains("tool call finished"), "{log}");
+    assert!(!log.contains(CANARY), "the key never reaches the log");
+    assert!(
+        !project.join("history.json.lock").exists(),
+        "a clean exit removes the lock file"
+    );
+}
+
+#[test]
+fn dash_capital_c_names_the_workspace() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("here")]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["-C", "proj", "-p", "hi"])
+        .env("DEEPSEEK_API_KEY", "sk-x")
+        .env("DEEPSEEK_BASE_URL", server.url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("proj/history.json").is_file());
+    assert!(!dir.path().join("proj/history.json.lock").exists());
+    assert!(!dir.path().join("workspace").exists());
+}
+
+/// Each attempt's observation in the request after them: reads refused with the rule, the
+/// rest answered without the key file (the notes are found, the .env is not).
+fn check_observations(attempts: &[(&str, Value)], request: &Value) {
+    let observations: Vec<Value> = request["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -131,36 +171,4 @@ fn a_project_folder_holding_its_key_in_dot_env_is_a_workspace_the_key_never_leav
             .unwrap()
             .contains(".env:")
     );
-
-    let history = std::fs::read_to_string(project.join("history.json")).unwrap();
-    assert!(history.contains("The key is out of my reach."));
-    assert!(!history.contains(CANARY));
-    let log = std::fs::read_to_string(data.join("miniclaw").join("miniclaw.log")).unwrap();
-    assert!(log.contains("tool call finished"), "{log}");
-    assert!(!log.contains(CANARY), "the key never reaches the log");
-    assert!(
-        !project.join("history.json.lock").exists(),
-        "a clean exit removes the lock file"
-    );
-}
-
-#[test]
-fn dash_capital_c_names_the_workspace() {
-    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("here")]);
-    let dir = tempfile::tempdir().unwrap();
-    let out = bin()
-        .current_dir(dir.path())
-        .args(["-C", "proj", "-p", "hi"])
-        .env("DEEPSEEK_API_KEY", "sk-x")
-        .env("DEEPSEEK_BASE_URL", server.url())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(dir.path().join("proj/history.json").is_file());
-    assert!(!dir.path().join("proj/history.json.lock").exists());
-    assert!(!dir.path().join("workspace").exists());
 }
