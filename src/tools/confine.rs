@@ -1,8 +1,9 @@
 //! Confines the read-only shell's child processes with Landlock (Linux 5.13+): a command may
 //! read only beneath the workspace, minus what `hidden` hides (see `reach`), and the system
-//! folders that programs need to start, and may write nowhere. The shell policy already refuses paths outside the workspace before anything
-//! runs; this is what holds when a folder is swapped for a link while `cat` or `rg` walks it,
-//! because the kernel checks every open the child makes.
+//! folders that programs need to start, and may write nowhere. The shell policy already refuses
+//! paths outside the workspace (and hidden ones) before anything runs; this is what holds when a
+//! folder is swapped for a link while `cat` or `rg` walks it, or when `rg` walks into a folder
+//! holding a key file, because the kernel checks every open the child makes.
 //!
 //! The ruleset is built in the parent; the child only calls two system calls between fork and
 //! exec (no allocation there). Where the kernel has no Landlock, commands run without it and the

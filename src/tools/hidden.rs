@@ -11,8 +11,8 @@
 use std::ffi::OsStr;
 use std::path::{Component, Path};
 
-/// The history file's name (see `paths::HISTORY_FILE`; the tools do not import the agent).
-const HISTORY_NAME: &str = "history.json";
+use crate::paths::HISTORY_FILE as HISTORY_NAME;
+
 /// MiniClaw's folder of saved sessions.
 const SESSIONS_DIR: &str = ".miniclaw";
 /// The prefix of names that may hold keys (`.env`, `.env.local`, `.envrc`, ...).

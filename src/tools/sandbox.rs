@@ -29,12 +29,11 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use super::hidden::{self, Hidden};
+// The conversation history, which tools may not write.
+use crate::paths::HISTORY_FILE as HISTORY_NAME;
 
 /// The longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
-
-/// The file name of the conversation history that tools may not write.
-const HISTORY_NAME: &str = "history.json";
 
 /// Rule: MiniClaw's configuration.
 const RULE_CONFIG: &str = "files that MiniClaw or git load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, the config folder) cannot be written by tools";
