@@ -20,12 +20,18 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
     version,
     about = "MiniClaw: a full-screen terminal agent. A DeepSeek model reasons, calls sandboxed local tools and answers, live.",
     after_help = "Environment: DEEPSEEK_API_KEY (required to talk to the model), DEEPSEEK_MODEL, DEEPSEEK_BASE_URL, \
-MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, MINICLAW_LOG, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in ./.env or \
-<config dir>/miniclaw/.env; real environment variables win."
+MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, MINICLAW_LOG, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in <config dir>/miniclaw/.env \
+(the recommended place for keys) or ./.env; real environment variables win."
 )]
 pub struct Cli {
-    /// The workspace folder the tools are sandboxed to (created if missing).
-    #[arg(long, env = "MINICLAW_WORKSPACE", default_value = "./workspace")]
+    /// The workspace folder the tools are sandboxed to (created if missing); `-C .` works in a
+    /// project folder, whose .env* files the tools never reach.
+    #[arg(
+        short = 'C',
+        long,
+        env = "MINICLAW_WORKSPACE",
+        default_value = "./workspace"
+    )]
     pub workspace: PathBuf,
     /// The model preset to start with: deepseek-v4-flash or deepseek-v4-pro.
     #[arg(long, env = "DEEPSEEK_MODEL", default_value = "deepseek-v4-flash")]
@@ -239,6 +245,14 @@ mod tests {
             assert_eq!(cli.output_format, Some(format));
         }
         assert!(Cli::try_parse_from(["miniclaw-tui", "--output-format", "xml"]).is_err());
+    }
+
+    #[test]
+    fn dash_capital_c_is_the_workspace() {
+        let cli = Cli::try_parse_from(["miniclaw-tui", "-C", "."]).unwrap();
+        assert_eq!(cli.workspace, PathBuf::from("."));
+        let long = Cli::try_parse_from(["miniclaw-tui", "--workspace", "proj"]).unwrap();
+        assert_eq!(long.workspace, PathBuf::from("proj"));
     }
 
     #[test]

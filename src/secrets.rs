@@ -62,12 +62,18 @@ fn scrub(name: &str) {
     }
 }
 
+/// Where keys are best kept: `<config dir>/miniclaw/.env`, outside every workspace (shown as
+/// the real path when the system has a config folder).
+pub fn recommended_key_file() -> String {
+    crate::paths::config_dir()
+        .map(|d| d.join(".env").display().to_string())
+        .unwrap_or_else(|| "<config dir>/miniclaw/.env".into())
+}
+
 /// The sentence shown when no key is configured.
 pub fn missing_key_message() -> String {
-    let config_env = crate::paths::config_dir()
-        .map(|d| d.join(".env").display().to_string())
-        .unwrap_or_else(|| "<config dir>/miniclaw/.env".into());
     format!(
-        "No DeepSeek API key: set DEEPSEEK_API_KEY in the environment, in ./.env, or in {config_env}."
+        "No DeepSeek API key: set DEEPSEEK_API_KEY in {} (the recommended place), in the environment, or in ./.env.",
+        recommended_key_file()
     )
 }

@@ -65,22 +65,16 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             reason: e.to_string(),
         })?
         .with_protected_config(crate::config::configuration_paths());
-    // A key file inside the workspace could be read by the tools (and so reach the model and the
-    // history): refuse such a workspace rather than guard every way of reading.
-    for secret in crate::config::key_files() {
-        if let Ok(real) = secret.canonicalize()
-            && real.starts_with(sandbox.root())
-        {
-            return Err(StartupError::Workspace {
-                path: workspace.display().to_string(),
-                reason: format!(
-                    "it contains {}, where keys are kept, and the tools can read anything in the workspace; point --workspace at a folder without it (the default is ./workspace)",
-                    secret.display()
-                ),
-            });
-        }
-    }
     let mut notices = config.warnings.clone();
+    // A project's own `.env` (`--workspace .`) is fine: the tools never reach it (`tools::hidden`).
+    let key_files = crate::tools::hidden::key_files_in(sandbox.root());
+    if !key_files.is_empty() {
+        notices.push(format!(
+            "This workspace holds {}: MiniClaw keeps .env* files out of the tools' reach. Keys are best kept in {}.",
+            key_files.join(", "),
+            crate::secrets::recommended_key_file()
+        ));
+    }
     let (tools, warnings) = registry(config);
     notices.extend(warnings);
     let lock = history::HistoryLock::acquire(&config.history_path())?;

@@ -277,22 +277,6 @@ fn env_file_in_the_current_folder_is_read_and_real_env_wins() {
     );
 }
 
-#[test]
-fn a_workspace_holding_the_key_file_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".env"), "DEEPSEEK_API_KEY=sk-in-file\n").unwrap();
-    let out = bin()
-        .current_dir(dir.path())
-        .args(["--workspace", ".", "-p", "read .env"])
-        .env_remove("DEEPSEEK_API_KEY")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("where keys are kept"), "{stderr}");
-    assert!(!stderr.contains("sk-in-file"));
-}
-
 /// A project folder whose plugin tool reports what it can see of MiniClaw's environment.
 fn project_with_a_peeking_plugin(dir: &std::path::Path) {
     let plugins = dir.join("tools_plugins");

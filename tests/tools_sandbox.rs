@@ -194,7 +194,7 @@ async fn every_file_tool_refuses_every_hostile_path() {
 }
 
 #[tokio::test]
-async fn the_history_file_can_be_read() {
+async fn the_history_file_is_out_of_the_tools_reach_even_for_reading() {
     let fx = fixture();
     let ctx = ToolContext::standalone(Arc::new(Sandbox::new(&fx.ws).unwrap()));
     let registry = builtin_registry();
@@ -205,8 +205,14 @@ async fn the_history_file_can_be_read() {
             &ctx,
         )
         .await;
-    assert_eq!(read["ok"], json!(true), "{read}");
-    assert_eq!(read["content"], json!(HISTORY));
+    assert_eq!(read["ok"], json!(false), "{read}");
+    assert!(
+        read["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("MiniClaw's own files")),
+        "{read}"
+    );
+    assert!(!read.to_string().contains(HISTORY));
 }
 
 #[tokio::test]
@@ -369,8 +375,8 @@ fn miniclaws_own_configuration_inside_the_workspace_cannot_be_written() {
     assert!(sandbox.resolve_write("notes.md").is_ok());
     assert!(sandbox.resolve_write("env/notes.md").is_ok());
     assert!(sandbox.resolve_write(".environment-notes.md").is_err());
-    assert!(
-        sandbox.resolve_read(".env").is_ok(),
-        "reading stays allowed"
-    );
+    // Reading a key file is refused too now; an ordinary file next to it is not.
+    let err = sandbox.resolve_read(".env").unwrap_err().to_string();
+    assert!(err.contains("may hold keys"), "{err}");
+    assert!(sandbox.resolve_read("notes.md").is_ok());
 }

@@ -410,8 +410,11 @@ fn quitting_restores_the_terminal() {
     // With the mouse captured (the default), so turning it off is checked too.
     let mut s = Session::start(&server.url(), &[]);
     s.wait_for("deepseek-v4-flash");
+    let lock = s.workspace().join("history.json.lock");
+    assert!(lock.exists(), "held while running");
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);
+    assert!(!lock.exists(), "quitting removes the lock file");
     let raw = s.raw();
     assert_restored(&raw);
     let text = String::from_utf8_lossy(&raw);
@@ -445,6 +448,10 @@ fn signal_mid_turn(signal: &str, prompt: &str, partial: &str) -> (Session, Value
         .unwrap();
     assert!(status.success());
     assert_eq!(s.wait_exit(), 0, "the program must not wait for the stream");
+    assert!(
+        !s.workspace().join("history.json.lock").exists(),
+        "a signal is a clean exit too: the lock file is removed"
+    );
     let history = std::fs::read_to_string(s.workspace().join("history.json")).unwrap();
     assert!(history.contains(prompt), "{history}");
     let saved: Value = serde_json::from_str(&history).unwrap();

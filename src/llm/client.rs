@@ -37,7 +37,10 @@ pub enum ClientEvent {
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     /// No API key was configured.
-    #[error("no API key: set DEEPSEEK_API_KEY in the environment or in a .env file")]
+    #[error(
+        "no API key: set DEEPSEEK_API_KEY in {} (the recommended place), in the environment, or in ./.env",
+        crate::secrets::recommended_key_file()
+    )]
     MissingKey,
     /// The server answered with an error status.
     #[error("{}", http_error_text(*status, message))]

@@ -1,8 +1,9 @@
 //! Confines the read-only shell's child processes with Landlock (Linux 5.13+): a command may
-//! read only beneath the workspace and the system folders that programs need to start, and may
-//! write nowhere. The shell policy already refuses paths outside the workspace before anything
-//! runs; this is what holds when a folder is swapped for a link while `cat` or `rg` walks it,
-//! because the kernel checks every open the child makes.
+//! read only beneath the workspace, minus what `hidden` hides (see `reach`), and the system
+//! folders that programs need to start, and may write nowhere. The shell policy already refuses
+//! paths outside the workspace (and hidden ones) before anything runs; this is what holds when a
+//! folder is swapped for a link while `cat` or `rg` walks it, or when `rg` walks into a folder
+//! holding a key file, because the kernel checks every open the child makes.
 //!
 //! The ruleset is built in the parent; the child only calls two system calls between fork and
 //! exec (no allocation there). Where the kernel has no Landlock, commands run without it and the
@@ -12,6 +13,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::sync::Once;
 
+use super::reach::{self, Grant};
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreatedAttr,
@@ -32,8 +34,9 @@ pub struct Confinement {
 static UNAVAILABLE: Once = Once::new();
 
 impl Confinement {
-    /// Read-only access beneath `workspace` and the system folders (and `program`'s folder);
-    /// `None` when the kernel cannot enforce it.
+    /// Read-only access beneath `workspace` (less its hidden files; it may take a few
+    /// milliseconds to find them, so call it off the async runtime) and the system folders (and
+    /// `program`'s folder); `None` when the kernel cannot enforce it.
     pub fn read_only(workspace: &Path, program: &Path) -> Option<Self> {
         match build(workspace, program) {
             Ok(Some(fd)) => Some(Self { fd }),
@@ -76,14 +79,34 @@ fn build(workspace: &Path, program: &Path) -> Result<Option<OwnedFd>, landlock::
         .handle_access(AccessFs::from_all(abi))?
         .create()?;
     let mut dirs: Vec<&Path> = SYSTEM_DIRS.iter().map(Path::new).collect();
-    dirs.push(workspace);
     let real_program = program.canonicalize().ok();
     dirs.extend(program.parent());
     dirs.extend(real_program.as_deref().and_then(Path::parent));
+    let real_workspace = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
     for dir in dirs {
+        // A program's folder inside the workspace would grant it whole, hidden files included
+        // (programs never run from there anyway: see `process::safe_path`).
+        if dir.starts_with(&real_workspace) || dir.starts_with(workspace) {
+            continue;
+        }
         if let Ok(fd) = PathFd::new(dir) {
             ruleset = ruleset.add_rule(PathBeneath::new(fd, read))?;
         }
+    }
+    // Folder contents may be listed anywhere in the workspace; files are read only through the
+    // grants, which leave hidden files out.
+    if let Ok(fd) = PathFd::new(&real_workspace) {
+        ruleset = ruleset.add_rule(PathBeneath::new(fd, AccessFs::ReadDir))?;
+    }
+    for grant in reach::grants(&real_workspace) {
+        ruleset = match grant {
+            Grant::Folder(fd) => ruleset.add_rule(PathBeneath::new(fd, read))?,
+            Grant::File(fd) => {
+                ruleset.add_rule(PathBeneath::new(fd, AccessFs::from_file(abi) & read))?
+            }
+        };
     }
     for file in SYSTEM_FILES {
         if let Ok(fd) = PathFd::new(file) {

@@ -3,6 +3,7 @@
 
 use std::cmp::Ordering;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
 use schemars::JsonSchema;
@@ -58,27 +59,49 @@ fn entry_order(a: &Entry, b: &Entry) -> Ordering {
     (a.kind != "dir", &a.name).cmp(&(b.kind != "dir", &b.name))
 }
 
-/// The direct children of an open folder, sorted.
-fn read_entries(dir: &Dir, shown: &str) -> Result<Vec<Entry>, ToolError> {
+/// The direct children of an open folder whose real path is `real`, sorted, without what the
+/// sandbox hides (`hidden`); also how many were left out.
+fn read_entries(
+    dir: &Dir,
+    shown: &str,
+    sandbox: &Sandbox,
+    real: &Path,
+) -> Result<(Vec<Entry>, usize), ToolError> {
     let mut entries = Vec::new();
+    let mut hidden = 0;
     for item in dir.entries().map_err(|e| io_failed("list", shown, &e))? {
         let Ok(item) = item else { continue };
         let Ok(file_type) = item.file_type() else {
             continue;
         };
         let kind = kind_of(file_type);
+        let name = item.file_name();
+        if sandbox.hides_entry(real, &name, kind == "symlink") {
+            hidden += 1;
+            continue;
+        }
         // Sizes of links are not shown: their targets may lie outside the workspace.
         let size = (kind == "file")
             .then(|| item.metadata().ok().map(|m| m.len()))
             .flatten();
         entries.push(Entry {
-            name: item.file_name().to_string_lossy().into_owned(),
+            name: name.to_string_lossy().into_owned(),
             kind,
             size,
         });
     }
     entries.sort_by(entry_order);
-    Ok(entries)
+    Ok((entries, hidden))
+}
+
+/// The note for entries left out, naming no name: the model learns only that some exist.
+fn hidden_note(hidden: usize) -> Option<Value> {
+    (hidden > 0).then(|| {
+        json!(format!(
+            "{hidden} entries not shown: files that may hold keys (.env*) and MiniClaw's own \
+             files are kept out of the tools' reach"
+        ))
+    })
 }
 
 /// `list_files`: the direct children of a folder.
@@ -113,13 +136,12 @@ impl Tool for ListFiles {
             let ListFilesArgs {
                 relative_dir: relative,
             } = parse_args(args)?;
-            let shown = ctx
-                .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
+            let real = ctx.sandbox.resolve_read(&relative)?;
+            let shown = ctx.sandbox.display_relative(&real);
             let sandbox = ctx.sandbox.clone();
             blocking(move || {
                 let dir = open_dir(&sandbox, &relative, &shown)?;
-                let mut entries = read_entries(&dir, &shown)?;
+                let (mut entries, hidden) = read_entries(&dir, &shown, &sandbox, &real)?;
                 let total = entries.len();
                 entries.truncate(MAX_LIST_ENTRIES);
                 let listing: Vec<String> = entries
@@ -137,13 +159,18 @@ impl Tool for ListFiles {
                         None => json!({"name": e.name, "type": e.kind}),
                     })
                     .collect();
-                Ok(fields(json!({
+                let mut out = fields(json!({
                     "path": shown,
                     "entries": items,
                     "listing": listing.join("\n"),
                     "count": total,
                     "truncated": total > MAX_LIST_ENTRIES,
-                })))
+                }));
+                if let Some(note) = hidden_note(hidden) {
+                    out.insert("hidden".into(), json!(hidden));
+                    out.insert("note".into(), note);
+                }
+                Ok(out)
             })
             .await
         })
@@ -233,19 +260,24 @@ impl Tool for ReadTextFile {
 }
 
 /// What a tree walk has produced so far.
-struct Tree {
+struct Tree<'a> {
     lines: Vec<String>,
     max_depth: usize,
     truncated: bool,
+    sandbox: &'a Sandbox,
+    /// Entries left out because the sandbox hides them.
+    hidden: usize,
 }
 
-impl Tree {
-    /// Adds the children of `dir` at `depth` (1 = children of the root), depth first. Each
-    /// child folder is opened from its parent's handle without following a link.
-    fn walk(&mut self, dir: &Dir, depth: usize) {
-        let Ok(entries) = read_entries(dir, "") else {
+impl Tree<'_> {
+    /// Adds the children of `dir` (real path `real`) at `depth` (1 = children of the root),
+    /// depth first. Each child folder is opened from its parent's handle without following a
+    /// link, so its real path is its parent's joined with its name.
+    fn walk(&mut self, dir: &Dir, real: &Path, depth: usize) {
+        let Ok((entries, hidden)) = read_entries(dir, "", self.sandbox, real) else {
             return;
         };
+        self.hidden += hidden;
         let indent = "  ".repeat(depth);
         for entry in entries {
             if self.lines.len() > MAX_TREE_ENTRIES {
@@ -262,7 +294,8 @@ impl Tree {
                         && !skip
                         && let Ok(child) = open_child_dir(dir, std::ffi::OsStr::new(&entry.name))
                     {
-                        self.walk(&child, depth + 1);
+                        let child_real: PathBuf = real.join(&entry.name);
+                        self.walk(&child, &child_real, depth + 1);
                     }
                 }
                 "symlink" => self.lines.push(format!("{indent}{}@", entry.name)),
@@ -317,31 +350,37 @@ impl Tool for ListDirectoryTree {
                 max_depth,
             } = parse_args(args)?;
             let max_depth = to_usize(max_depth.clamp(1, MAX_TREE_DEPTH));
-            let shown = ctx
-                .sandbox
-                .display_relative(&ctx.sandbox.resolve_read(&relative)?);
+            let real = ctx.sandbox.resolve_read(&relative)?;
+            let shown = ctx.sandbox.display_relative(&real);
             let sandbox = ctx.sandbox.clone();
             blocking(move || {
                 // Reports a missing folder or a file clearly before walking.
                 let dir = open_dir(&sandbox, &relative, &shown)?;
-                read_entries(&dir, &shown)?;
+                read_entries(&dir, &shown, &sandbox, &real)?;
                 let mut tree = Tree {
                     lines: vec![format!("{shown}/")],
                     max_depth,
                     truncated: false,
+                    sandbox: &sandbox,
+                    hidden: 0,
                 };
-                tree.walk(&dir, 1);
+                tree.walk(&dir, &real, 1);
                 tree.lines.truncate(MAX_TREE_ENTRIES + 1);
                 if tree.truncated {
                     tree.lines
                         .push(format!("… (cut at {MAX_TREE_ENTRIES} entries)"));
                 }
-                Ok(fields(json!({
+                let mut out = fields(json!({
                     "path": shown,
                     "max_depth": max_depth,
                     "tree": tree.lines.join("\n"),
                     "truncated": tree.truncated,
-                })))
+                }));
+                if let Some(note) = hidden_note(tree.hidden) {
+                    out.insert("hidden".into(), json!(tree.hidden));
+                    out.insert("note".into(), note);
+                }
+                Ok(out)
             })
             .await
         })

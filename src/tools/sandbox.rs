@@ -13,6 +13,10 @@
 //!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`, in any
 //!    case), and it goes through no symbolic link at all.
 //!
+//! Reads (and listings, searches) also refuse what `hidden` hides — `.env*` at any depth and
+//! MiniClaw's own files at the root — by the path as given and by its real path, so a link to
+//! `.env` is refused too.
+//!
 //! `""` and `"."` mean the workspace root for reads. These checks explain a refusal; the
 //! guarantee comes from `workspace_io`, which opens every path relative to a handle on the
 //! root in one step (so a folder swapped for a link after the check cannot lead out).
@@ -24,11 +28,12 @@ use std::sync::Arc;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
+use super::hidden::{self, Hidden};
+// The conversation history, which tools may not write.
+use crate::paths::HISTORY_FILE as HISTORY_NAME;
+
 /// The longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
-
-/// The file name of the conversation history that tools may not write.
-const HISTORY_NAME: &str = "history.json";
 
 /// Rule: MiniClaw's configuration.
 const RULE_CONFIG: &str = "files that MiniClaw or git load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, the config folder) cannot be written by tools";
@@ -83,8 +88,7 @@ const CONFIG_NAMES: [&str; 5] = [
 
 /// Whether one path component is a configuration name (`.env*` or one of `CONFIG_NAMES`).
 pub fn is_config_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with(".env") || CONFIG_NAMES.contains(&lower.as_str())
+    hidden::is_key_name(name) || CONFIG_NAMES.contains(&name.to_ascii_lowercase().as_str())
 }
 
 /// The workspace folder and the files in it that tools may not write.
@@ -148,9 +152,37 @@ impl Sandbox {
 
     /// Resolves a path to read (it may not exist yet; tools report that themselves).
     /// `""` and `"."` are the root.
+    /// Hidden paths (`hidden`) are refused, named as given or reached through a link.
     pub fn resolve_read(&self, relative: &str) -> Result<PathBuf, SandboxError> {
         let parts = lexical_parts(relative)?;
-        self.resolve_real(relative, &parts)
+        if let Some(why) = hidden::parts_hidden(parts.iter().copied()) {
+            return Err(refused(relative, why.rule()));
+        }
+        let real = self.resolve_real(relative, &parts)?;
+        match self.hidden_real(&real) {
+            Some(why) => Err(refused(relative, why.rule())),
+            None => Ok(real),
+        }
+    }
+
+    /// Whether a real path inside the workspace is hidden from the tools.
+    pub fn hidden_real(&self, real: &Path) -> Option<Hidden> {
+        real.strip_prefix(&self.root)
+            .ok()
+            .and_then(hidden::path_hidden)
+    }
+
+    /// Whether the entry `name` of the folder whose real path is `dir` is left out of listings
+    /// and searches: by its name, or, for a symbolic link, by where it leads.
+    pub fn hides_entry(&self, dir: &Path, name: &OsStr, is_link: bool) -> bool {
+        if hidden::name_hidden(name, dir == self.root).is_some() {
+            return true;
+        }
+        is_link
+            && dir
+                .join(name)
+                .canonicalize()
+                .is_ok_and(|real| self.hidden_real(&real).is_some())
     }
 
     /// Resolves a path to create or change: also refuses the root, the protected files,

@@ -98,6 +98,8 @@ impl Tool for DelegateTool {
                     "`relative_path` and `task` may not be empty".into(),
                 ));
             }
+            // A path the helper could never read (outside, hidden) is refused before any request.
+            ctx.sandbox.resolve_read(path)?;
             let Some(delegator) = ctx.delegator.clone() else {
                 return Err(ToolError::failed(
                     "no model configured: the sub-agent needs the same model as the main agent",

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// An exclusive hold on a workspace's history, so two MiniClaws never overwrite each other.
-/// Released when dropped (and by the OS when the process dies, however it dies).
+/// Released when dropped, which also removes the lock file (a crash leaves it, unlocked: the OS
+/// releases the lock however the process dies, and the next start takes it over).
 #[derive(Debug)]
 pub struct HistoryLock {
     _file: fs::File,
@@ -35,63 +36,103 @@ pub enum LockError {
     },
 }
 
+/// How often a lock file removed by its last holder just as it was taken is tried again.
+const ATTEMPTS: usize = 5;
+
 impl HistoryLock {
     /// Takes the lock beside `history_path` (`history.json.lock`), or says who holds it.
     pub fn acquire(history_path: &Path) -> Result<Self, LockError> {
         let mut name = history_path.file_name().unwrap_or_default().to_os_string();
         name.push(".lock");
         let path = history_path.with_file_name(name);
-        let shown = path.display().to_string();
         if let Some(dir) = path.parent() {
             let _ = fs::create_dir_all(dir);
         }
-        let mut options = fs::OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false);
-        // Never through a symlink: a workspace could plant one pointing at a file to clobber.
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(
-            &mut options,
-            libc::O_NOFOLLOW | libc::O_NONBLOCK,
-        );
-        let mut file = options.open(&path).map_err(|source| LockError::Io {
-            path: shown.clone(),
-            source,
-        })?;
-        let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
-        if !regular {
-            return Err(LockError::Io {
-                path: shown,
-                source: std::io::Error::other("the lock file is not a regular file"),
-            });
-        }
-        match file.try_lock() {
-            Ok(()) => {
-                let _ = file.set_len(0);
-                let _ = write!(file, "{}", std::process::id());
-                Ok(Self { _file: file, path })
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut file = open_lock_file(&path)?;
+            match file.try_lock() {
+                // A holder that was leaving may have removed the file after we opened it: the
+                // lock is then on a nameless file, and a third MiniClaw could lock a new one.
+                Ok(()) if !names(&path, &file) && attempt < ATTEMPTS => continue,
+                Ok(()) => {
+                    let _ = file.set_len(0);
+                    let _ = write!(file, "{}", std::process::id());
+                    return Ok(Self { _file: file, path });
+                }
+                Err(fs::TryLockError::WouldBlock) => return Err(held(&path)),
+                Err(fs::TryLockError::Error(source)) => {
+                    return Err(LockError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    });
+                }
             }
-            Err(fs::TryLockError::WouldBlock) => {
-                let holder = fs::read_to_string(&path)
-                    .ok()
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .map(|pid| format!(" (pid {pid})"))
-                    .unwrap_or_default();
-                Err(LockError::Held {
-                    path: shown,
-                    holder,
-                })
-            }
-            Err(fs::TryLockError::Error(source)) => Err(LockError::Io {
-                path: shown,
-                source,
-            }),
         }
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for HistoryLock {
+    /// Removes the lock file while still holding the lock, so a clean exit leaves no trace in
+    /// the workspace; only if the name is still ours (nothing replaced it meanwhile).
+    fn drop(&mut self) {
+        if names(&self.path, &self._file) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Opens (creating) the lock file, never through a link and never blocking on a FIFO.
+fn open_lock_file(path: &Path) -> Result<fs::File, LockError> {
+    let shown = path.display().to_string();
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    // Never through a symlink: a workspace could plant one pointing at a file to clobber.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(path).map_err(|source| LockError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+    if !regular {
+        return Err(LockError::Io {
+            path: shown,
+            source: std::io::Error::other("the lock file is not a regular file"),
+        });
+    }
+    Ok(file)
+}
+
+/// Whether `path` still names the open `file` (the same inode on the same device).
+fn names(path: &Path, file: &fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::symlink_metadata(path), file.metadata()) {
+        (Ok(at_path), Ok(open)) => at_path.dev() == open.dev() && at_path.ino() == open.ino(),
+        _ => false,
+    }
+}
+
+/// The refusal when another process holds the lock, naming it when its pid is in the file.
+fn held(path: &Path) -> LockError {
+    let holder = fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .map(|pid| format!(" (pid {pid})"))
+        .unwrap_or_default();
+    LockError::Held {
+        path: path.display().to_string(),
+        holder,
     }
 }
 
@@ -132,5 +173,37 @@ mod tests {
         );
         drop(first);
         HistoryLock::acquire(&path).unwrap();
+    }
+
+    #[test]
+    fn a_released_lock_leaves_no_file_and_a_stale_one_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(HISTORY_FILE);
+        let lock_file = dir.path().join("history.json.lock");
+        let first = HistoryLock::acquire(&path).unwrap();
+        assert!(lock_file.exists());
+        drop(first);
+        assert!(!lock_file.exists(), "a clean release removes the file");
+        // What a crash leaves: the file, with a pid, and no lock on it.
+        fs::write(&lock_file, "999999").unwrap();
+        let again = HistoryLock::acquire(&path).unwrap();
+        assert_eq!(
+            fs::read_to_string(&lock_file).unwrap(),
+            std::process::id().to_string()
+        );
+        drop(again);
+        assert!(!lock_file.exists());
+    }
+
+    #[test]
+    fn a_lock_file_removed_or_replaced_is_not_the_one_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.json.lock");
+        let file = open_lock_file(&path).unwrap();
+        assert!(names(&path, &file));
+        fs::remove_file(&path).unwrap();
+        assert!(!names(&path, &file), "removed");
+        fs::write(&path, "someone else's").unwrap();
+        assert!(!names(&path, &file), "replaced by another file");
     }
 }

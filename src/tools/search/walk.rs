@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::ignores::Ignores;
 use super::matcher::{Shared, search_bytes};
 use crate::tools::error::{ToolError, io_failed};
+use crate::tools::hidden;
 use crate::tools::sandbox::Sandbox;
 use crate::tools::workspace_io::{open_child_dir, open_dir, open_file, read_child_file};
 
@@ -40,6 +41,8 @@ struct Walk<'a> {
     skipped_dirs: usize,
     shared: &'a Shared,
     cancel: &'a CancellationToken,
+    /// Whether the searched folder is the workspace root, where MiniClaw's own files lie.
+    from_root: bool,
 }
 
 impl Walk<'_> {
@@ -61,8 +64,10 @@ impl Walk<'_> {
             })
             .collect();
         children.sort();
+        let at_root = self.from_root && rel.as_os_str().is_empty();
         for (name, is_dir) in children {
-            if name == ".git" {
+            // Links are never walked, so a name is all that can make an entry hidden here.
+            if name == ".git" || hidden::name_hidden(&name, at_root).is_some() {
                 continue;
             }
             let child_rel = rel.join(&name);
@@ -191,6 +196,8 @@ pub(super) fn run_search(
         skipped_dirs: 0,
         shared: &shared,
         cancel,
+        // `Sandbox::display_relative` shows the root, and only the root, as ".".
+        from_root: shown == ".",
     };
     walk.collect(&dir, Path::new(""), shown, 0);
     let jobs = std::mem::take(&mut walk.jobs);

@@ -3,6 +3,7 @@
 //! line. A refusal is a [`Refusal`].
 
 pub mod flags;
+pub mod listing;
 pub mod paths;
 pub mod policy;
 pub mod refusal;
@@ -17,7 +18,9 @@ use crate::tools::args::{parameters_of, parse_args};
 use crate::tools::confine::Confinement;
 use crate::tools::process::{self, Limits};
 use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
+use crate::tools::support::blocking;
 use flags::ALLOWED_COMMANDS;
+use listing::{ListingFilter, filter_lines, names_hidden};
 pub use refusal::Refusal;
 
 /// How the shell tool runs commands.
@@ -54,7 +57,8 @@ Paths must be relative and stay inside the workspace (no absolute paths, no `..`
 (| ; & > < ` $ newlines) is refused in every argument, rg patterns included: for alternatives \
 use several `-e PATTERN` flags. Only common reading flags are allowed (e.g. ls -la, head -n 20, \
 tail -n 20, wc -l, rg -n -i -w -F -g GLOB -t TYPE -C 2); following files (tail -f), rg --pre, \
--z and --follow are refused. Times out after 10 s; output is capped at 64 KB per stream.";
+-z and --follow are refused. Files named .env* and MiniClaw's own files are kept out of reach. \
+Times out after 10 s; output is capped at 64 KB per stream.";
 
 /// The arguments of `run_shell_command`.
 #[derive(Deserialize, JsonSchema)]
@@ -93,28 +97,23 @@ impl Tool for ShellTool {
             let working_dir = working_dir.as_deref().unwrap_or(".");
             let root = ctx.sandbox.root();
             let checked = policy::check(root, command.trim(), &argv, working_dir)?;
-
             let path = self
                 .settings
                 .search_path
                 .clone()
                 .unwrap_or_else(|| process::safe_path(root));
-            let Some(program) = process::find_program(&checked.program, &path) else {
-                return Err(ToolError::failed(missing_program(&checked.program)));
+            let cmd = prepare(&checked, &path, root.to_path_buf()).await?;
+            // `ls` prints names only: its lines naming hidden entries never show, live either.
+            let live = std::sync::Mutex::new(ListingFilter::default());
+            let on_line = |line: String| {
+                let keep = checked.program != "ls"
+                    || live
+                        .lock()
+                        .is_ok_and(|mut f| f.keep(line.trim_end_matches(['\n', '\r'])));
+                if keep {
+                    ctx.output(line);
+                }
             };
-            let confinement = Confinement::read_only(root, &program);
-            let mut cmd = Command::new(program);
-            if let Some(confinement) = &confinement {
-                confinement
-                    .apply(&mut cmd)
-                    .map_err(|e| ToolError::failed(format!("cannot confine the command: {e}")))?;
-            }
-            cmd.args(&checked.args)
-                .current_dir(&checked.working_dir)
-                .env_clear()
-                .env("PATH", &path)
-                .env("LANG", "C.UTF-8");
-            let on_line = |line: String| ctx.output(line);
             let out = process::run_bounded(
                 cmd,
                 &checked.program,
@@ -124,30 +123,75 @@ impl Tool for ShellTool {
                 &on_line,
             )
             .await?;
-
-            let mut shown = vec![checked.program.clone()];
-            shown.extend(checked.args.iter().cloned());
-            let mut fields = Map::new();
-            fields.insert("command".into(), json!(shown.join(" ")));
-            fields.insert(
-                "working_dir".into(),
-                json!(display_dir(ctx, &checked.working_dir)),
-            );
-            fields.insert("exit_code".into(), json!(out.exit_code));
-            fields.insert("stdout".into(), json!(out.stdout));
-            fields.insert("stderr".into(), json!(out.stderr));
-            fields.insert("truncated".into(), json!(out.truncated));
-            if out.truncated {
-                fields.insert(
-                    "note".into(),
-                    json!(format!(
-                        "output was cut at {} KB per stream; narrow the command (head, rg -m, a path)",
-                        self.settings.limits.output_cap / 1024
-                    )),
-                );
-            }
-            Ok(fields)
+            Ok(self.result(ctx, &checked, out))
         })
+    }
+}
+
+/// The command ready to start: found on `path`, confined, in a minimal environment.
+async fn prepare(
+    checked: &policy::CheckedCommand,
+    path: &str,
+    root: std::path::PathBuf,
+) -> Result<Command, ToolError> {
+    let Some(program) = process::find_program(&checked.program, path) else {
+        return Err(ToolError::failed(missing_program(&checked.program)));
+    };
+    // Finding the workspace's hidden files walks it: off the async runtime.
+    let for_rules = program.clone();
+    let confinement = blocking(move || Ok(Confinement::read_only(&root, &for_rules))).await?;
+    let mut cmd = Command::new(program);
+    if let Some(confinement) = &confinement {
+        confinement
+            .apply(&mut cmd)
+            .map_err(|e| ToolError::failed(format!("cannot confine the command: {e}")))?;
+    }
+    cmd.args(&checked.run_args)
+        .current_dir(&checked.working_dir)
+        .env_clear()
+        .env("PATH", path)
+        .env("LANG", "C.UTF-8");
+    Ok(cmd)
+}
+
+impl ShellTool {
+    /// The observation: the command as the model gave it, and its output with hidden names
+    /// left out of listings and error messages.
+    fn result(
+        &self,
+        ctx: &ToolContext,
+        checked: &policy::CheckedCommand,
+        out: process::ProcessOutput,
+    ) -> Map<String, Value> {
+        let mut shown = vec![checked.program.clone()];
+        shown.extend(checked.args.iter().cloned());
+        let stdout = if checked.program == "ls" {
+            let mut filter = ListingFilter::default();
+            filter_lines(&out.stdout, |l| filter.keep(l))
+        } else {
+            out.stdout
+        };
+        let stderr = filter_lines(&out.stderr, |l| !names_hidden(l));
+        let mut fields = Map::new();
+        fields.insert("command".into(), json!(shown.join(" ")));
+        fields.insert(
+            "working_dir".into(),
+            json!(display_dir(ctx, &checked.working_dir)),
+        );
+        fields.insert("exit_code".into(), json!(out.exit_code));
+        fields.insert("stdout".into(), json!(stdout));
+        fields.insert("stderr".into(), json!(stderr));
+        fields.insert("truncated".into(), json!(out.truncated));
+        if out.truncated {
+            fields.insert(
+                "note".into(),
+                json!(format!(
+                    "output was cut at {} KB per stream; narrow the command (head, rg -m, a path)",
+                    self.settings.limits.output_cap / 1024
+                )),
+            );
+        }
+        fields
     }
 }
 

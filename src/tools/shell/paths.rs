@@ -1,9 +1,11 @@
 //! The path rule of `run_shell_command`: every path argument is relative, free of `..` and `~`,
-//! and really inside the workspace (links resolved, no hard-linked files).
+//! really inside the workspace (links resolved, no hard-linked files), and neither names nor
+//! leads to anything `hidden` hides.
 
 use std::path::{Component, Path, PathBuf};
 
 use super::refusal::Refusal;
+use crate::tools::hidden;
 
 /// Checks one path argument; returns its real location (inside the workspace).
 pub fn check_path(root: &Path, cwd: &Path, path: &str) -> Result<PathBuf, Refusal> {
@@ -20,6 +22,15 @@ pub fn check_path(root: &Path, cwd: &Path, path: &str) -> Result<PathBuf, Refusa
     if p.components().any(|c| c == Component::ParentDir) {
         return Err(Refusal::ParentPath(path.to_string()));
     }
+    // As written, from the root: `cat .env`, `cat ./sub/.ENV.local`, `history.json` at the root.
+    if let Ok(from_root) = cwd.strip_prefix(root)
+        && let Some(why) = hidden::path_hidden(&from_root.join(p))
+    {
+        return Err(Refusal::Hidden {
+            path: path.to_string(),
+            rule: why.rule(),
+        });
+    }
     let joined = cwd.join(p);
     if joined
         .symlink_metadata()
@@ -31,6 +42,13 @@ pub fn check_path(root: &Path, cwd: &Path, path: &str) -> Result<PathBuf, Refusa
     let real = real_location(&joined);
     if !real.starts_with(root) {
         return Err(Refusal::LeadsOut(path.to_string()));
+    }
+    // Where it really is: a link to `.env`, or a folder leading into `.miniclaw/`.
+    if let Some(why) = real.strip_prefix(root).ok().and_then(hidden::path_hidden) {
+        return Err(Refusal::Hidden {
+            path: path.to_string(),
+            rule: why.rule(),
+        });
     }
     // A hard link may be a file outside the workspace under a name inside it.
     if let Ok(meta) = real.metadata()

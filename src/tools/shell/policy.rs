@@ -27,8 +27,11 @@ const SHELL_CHARS: [(char, &str); 10] = [
 pub struct CheckedCommand {
     /// One of [`ALLOWED_COMMANDS`](super::flags::ALLOWED_COMMANDS).
     pub program: String,
-    /// The arguments, unchanged.
+    /// The arguments, unchanged (as shown).
     pub args: Vec<String>,
+    /// The arguments the program is started with: `args`, and for `rg` the exclusions of
+    /// hidden files (see `hidden`) after the model's own flags, where they win.
+    pub run_args: Vec<String>,
     /// The real working folder (inside the workspace).
     pub working_dir: PathBuf,
 }
@@ -56,9 +59,11 @@ pub fn check(
         root: &root,
         cwd: &cwd,
         pattern_given: false,
+        options_end: None,
     };
     let positionals = reader.read_all(args)?;
     let pattern_given = reader.pattern_given;
+    let options_end = reader.options_end;
     check_positionals(
         &root,
         &cwd,
@@ -71,8 +76,29 @@ pub fn check(
     Ok(CheckedCommand {
         program: command.to_string(),
         args: args.to_vec(),
+        run_args: run_args(command, args, options_end),
         working_dir: cwd,
     })
+}
+
+/// The argument vector to start `command` with. `rg` walks folders itself: every name that
+/// `hidden` hides is excluded by glob, in any letter case and at any depth (a glob sees a path as
+/// written, so MiniClaw's own names are left out below the root too), after all of the model's
+/// flags, since a later glob wins over an earlier one; and links are never followed.
+fn run_args(command: &str, args: &[String], options_end: Option<usize>) -> Vec<String> {
+    if command != "rg" {
+        return args.to_vec();
+    }
+    let at = options_end.unwrap_or(args.len());
+    let mut run: Vec<String> = args.get(..at).unwrap_or(args).to_vec();
+    run.extend(
+        crate::tools::hidden::EXCLUDE_GLOBS
+            .iter()
+            .map(|glob| format!("--iglob=!{glob}")),
+    );
+    run.push("--no-follow".into());
+    run.extend(args.get(at..).unwrap_or_default().iter().cloned());
+    run
 }
 
 /// The real folder a command runs in (empty means the workspace).
@@ -136,6 +162,8 @@ struct FlagReader<'a> {
     cwd: &'a Path,
     /// Whether a flag gave rg its pattern (`-e`, `-f`), so every positional is a path.
     pattern_given: bool,
+    /// Where the `--` that ends the flags is, if one does.
+    options_end: Option<usize>,
 }
 
 impl FlagReader<'_> {
@@ -152,6 +180,7 @@ impl FlagReader<'_> {
             }
             if arg == "--" {
                 options_ended = true;
+                self.options_end = Some(i - 1);
                 continue;
             }
             let next = args.get(i).map(String::as_str);

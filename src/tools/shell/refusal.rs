@@ -111,6 +111,14 @@ pub enum Refusal {
          leads out)"
     )]
     LeadsOut(String),
+    /// A path naming, or leading to, a file kept from the tools (`hidden`).
+    #[error("path `{path}` is refused: {rule}")]
+    Hidden {
+        /// The path as given.
+        path: String,
+        /// The rule, from `Hidden::rule`.
+        rule: &'static str,
+    },
     /// A file with other hard links, which may be outside.
     #[error(
         "path `{0}` is refused: the file has other hard links, so it may be a file outside the \

@@ -142,10 +142,12 @@ impl Tool for SearchWebTool {
             let max = to_usize(max_results.unwrap_or(DEFAULT_RESULTS).clamp(1, MAX_RESULTS));
             let site = site.as_deref().map(str::trim).filter(|s| !s.is_empty());
             let Some(key) = self.settings.serpapi_key.as_deref() else {
-                return Err(ToolError::failed(
+                return Err(ToolError::failed(format!(
                     "web search is not configured: set SERPAPI_KEY (a key from serpapi.com) in \
-                     the environment or in .env, then restart MiniClaw",
-                ));
+                     {} (the recommended place), in the environment or in ./.env, then restart \
+                     MiniClaw",
+                    crate::secrets::recommended_key_file()
+                )));
             };
             let q = match site {
                 Some(site) => format!("{query} site:{site}"),
