@@ -125,9 +125,16 @@ impl From<LlmError> for ChatError {
 
 /// Names the cause of an HTTP error and what to do about it.
 fn http_error_text(status: u16, message: &str) -> String {
+    let rejected;
     let cause = match status {
         400 => "the request was rejected as invalid (400)",
-        401 => "the API key was rejected (401): check DEEPSEEK_API_KEY in the environment or .env",
+        401 => {
+            rejected = format!(
+                "the API key was rejected (401): check DEEPSEEK_API_KEY (best kept in {})",
+                crate::secrets::recommended_key_file()
+            );
+            rejected.as_str()
+        }
         402 => "insufficient balance (402): top up your DeepSeek account",
         422 => "invalid request parameters (422)",
         429 => "rate limited (429): too many requests",
