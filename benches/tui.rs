@@ -5,16 +5,13 @@
 #[path = "support/mod.rs"]
 mod support;
 
-#[path = "../tests/tui_common/mod.rs"]
-mod tui_common;
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use miniclaw::agent::{AgentEvent, AgentState};
-use miniclaw::tui::state::State;
-use miniclaw::tui::{Theme, layout, markdown, panes, update, view, wrap};
+use miniclaw::llm::Preset;
+use miniclaw::tui::{Screen, Theme, TuiOptions, render_markdown, wrap_lines};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -24,26 +21,31 @@ const W: u16 = 160;
 const H: u16 = 45;
 
 /// The tests' fixed options (workspace, preset, theme), so benches draw what the snapshots show.
-use tui_common::options;
+fn options() -> TuiOptions {
+    TuiOptions {
+        workspace: "/home/me/project".into(),
+        preset: Preset::Flash,
+        max_steps: 10,
+        mouse: true,
+        theme: Theme::dark(),
+        notices: vec![],
+        tools: vec![],
+    }
+}
 
 fn screen() -> Rect {
     Rect::new(0, 0, W, H)
 }
 
 /// A state in the middle of streaming an answer that already has `lines` source lines.
-fn streaming_state(lines: usize) -> State {
-    let mut s = State::new(&options());
+fn streaming_state(lines: usize) -> Screen {
+    let mut s = Screen::new(&options());
     let now = Instant::now();
-    s.set_input("write a long answer");
-    update::apply(&mut s, miniclaw::tui::keymap::Action::Send, now);
-    update::on_event(&mut s, AgentEvent::State(AgentState::Thinking), now);
-    update::on_event(&mut s, AgentEvent::StepStarted { step: 1, max: 10 }, now);
-    update::on_event(
-        &mut s,
-        AgentEvent::ContentDelta(support::answer_lines(lines)),
-        now,
-    );
-    layout::prepare(&mut s, screen());
+    s.send("write a long answer", now);
+    s.event(AgentEvent::State(AgentState::Thinking), now);
+    s.event(AgentEvent::StepStarted { step: 1, max: 10 }, now);
+    s.event(AgentEvent::ContentDelta(support::answer_lines(lines)), now);
+    s.prepare(screen());
     s
 }
 
@@ -64,8 +66,8 @@ fn per_delta(c: &mut Criterion) {
                     let start = Instant::now();
                     for i in 0..batch {
                         let t = &tokens[(done + i) as usize % tokens.len()];
-                        update::on_event(&mut s, AgentEvent::ContentDelta(t.clone()), start);
-                        layout::prepare(&mut s, screen());
+                        s.event(AgentEvent::ContentDelta(t.clone()), start);
+                        s.prepare(screen());
                     }
                     total += start.elapsed();
                     done += batch;
@@ -79,20 +81,16 @@ fn per_delta(c: &mut Criterion) {
 }
 
 /// A state with `messages` conversation entries loaded from history.
-fn history_state(messages: usize) -> State {
-    let mut s = State::new(&options());
-    miniclaw::tui::update::show_session(
-        &mut s,
-        &support::session(messages / 2),
-        std::time::Instant::now(),
-    );
-    layout::prepare(&mut s, screen());
+fn history_state(messages: usize) -> Screen {
+    let mut s = Screen::new(&options());
+    s.show_session(&support::session(messages / 2), std::time::Instant::now());
+    s.prepare(screen());
     s
 }
 
 /// A state whose timeline holds `steps` finished tool steps.
-fn timeline_state(steps: usize) -> State {
-    let mut s = State::new(&options());
+fn timeline_state(steps: usize) -> Screen {
+    let mut s = Screen::new(&options());
     let now = Instant::now();
     for i in 0..steps {
         let id = format!("c{i}");
@@ -113,14 +111,14 @@ fn timeline_state(steps: usize) -> State {
                 duration: Some(Duration::from_millis(3)),
             },
         ] {
-            update::on_event(&mut s, e, now);
+            s.event(e, now);
         }
     }
-    layout::prepare(&mut s, screen());
+    s.prepare(screen());
     s
 }
 
-fn frame(c: &mut Criterion, group: &str, sizes: [usize; 2], make: fn(usize) -> State) {
+fn frame(c: &mut Criterion, group: &str, sizes: [usize; 2], make: fn(usize) -> Screen) {
     let mut g = c.benchmark_group(group);
     g.sample_size(20).measurement_time(Duration::from_secs(3));
     let now = Instant::now();
@@ -129,8 +127,8 @@ fn frame(c: &mut Criterion, group: &str, sizes: [usize; 2], make: fn(usize) -> S
         let mut term = Terminal::new(TestBackend::new(W, H)).unwrap();
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| {
-                layout::prepare(&mut s, screen());
-                term.draw(|f| view::draw(f, &s, now)).unwrap();
+                s.prepare(screen());
+                s.draw(&mut term, now).unwrap();
             })
         });
     }
@@ -159,8 +157,7 @@ fn status_line(c: &mut Criterion) {
     let now = Instant::now();
     c.bench_function("status_line", |b| {
         b.iter(|| {
-            term.draw(|f| panes::status::draw(f, &s, f.area(), now))
-                .unwrap();
+            s.draw_status(&mut term, now).unwrap();
         })
     });
 }
@@ -173,36 +170,35 @@ fn markdown_and_wrap(c: &mut Criterion) {
     let mut g = c.benchmark_group("markdown");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     g.bench_function("render_20k_tokens", |b| {
-        b.iter(|| black_box(markdown::render(&text, 94, &theme)))
+        b.iter(|| black_box(render_markdown(&text, 94, &theme)))
     });
-    let lines = markdown::render(&text, 94, &theme);
+    let lines = render_markdown(&text, 94, &theme);
     g.bench_function("wrap_20k_tokens_w94", |b| {
-        b.iter(|| black_box(wrap::wrap_lines(lines.iter(), 94)))
+        b.iter(|| black_box(wrap_lines(&lines, 94)))
     });
     g.finish();
 }
 
 /// A turn in its first step, as after sending a prompt.
-fn step_state() -> State {
-    let mut s = State::new(&options());
+fn step_state() -> Screen {
+    let mut s = Screen::new(&options());
     let now = Instant::now();
-    s.set_input("think it through");
-    update::apply(&mut s, miniclaw::tui::keymap::Action::Send, now);
-    update::on_event(&mut s, AgentEvent::State(AgentState::Thinking), now);
-    update::on_event(&mut s, AgentEvent::StepStarted { step: 1, max: 10 }, now);
+    s.send("think it through", now);
+    s.event(AgentEvent::State(AgentState::Thinking), now);
+    s.event(AgentEvent::StepStarted { step: 1, max: 10 }, now);
     s
 }
 
 /// A step streaming its reasoning, `kb` KB of it so far (the reasoning pane shows it).
-fn reasoning_state(kb: usize) -> State {
+fn reasoning_state(kb: usize) -> Screen {
     let mut s = step_state();
     let text = support::reasoning_text(kb * 1024);
-    update::on_event(&mut s, AgentEvent::ReasoningDelta(text), Instant::now());
+    s.event(AgentEvent::ReasoningDelta(text), Instant::now());
     s
 }
 
 /// A step whose one tool call is running and has printed `kb` KB of output so far.
-fn tool_output_state(kb: usize) -> State {
+fn tool_output_state(kb: usize) -> Screen {
     let mut s = step_state();
     let now = Instant::now();
     for e in [
@@ -216,7 +212,7 @@ fn tool_output_state(kb: usize) -> State {
             text: support::output_text(kb * 1024),
         },
     ] {
-        update::on_event(&mut s, e, now);
+        s.event(e, now);
     }
     s
 }
@@ -226,7 +222,7 @@ fn tool_output_state(kb: usize) -> State {
 fn per_delta_frame(
     c: &mut Criterion,
     group: &str,
-    make: fn(usize) -> State,
+    make: fn(usize) -> Screen,
     delta: impl Fn(usize) -> AgentEvent,
 ) {
     let mut g = c.benchmark_group(group);
@@ -241,14 +237,14 @@ fn per_delta_frame(
                     // its first frame (every line wrapped) is drawn before the clock starts.
                     let mut s = make(kb);
                     let mut term = Terminal::new(TestBackend::new(W, H)).unwrap();
-                    layout::prepare(&mut s, screen());
-                    term.draw(|f| view::draw(f, &s, Instant::now())).unwrap();
+                    s.prepare(screen());
+                    s.draw(&mut term, Instant::now()).unwrap();
                     let batch = (iters - done).min(300);
                     let start = Instant::now();
                     for i in 0..batch {
-                        update::on_event(&mut s, delta((done + i) as usize), start);
-                        layout::prepare(&mut s, screen());
-                        term.draw(|f| view::draw(f, &s, start)).unwrap();
+                        s.event(delta((done + i) as usize), start);
+                        s.prepare(screen());
+                        s.draw(&mut term, start).unwrap();
                     }
                     total += start.elapsed();
                     done += batch;

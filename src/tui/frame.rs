@@ -1,37 +1,10 @@
 //! The frame scheduler: anyone may ask for a frame "now" or "after d"; requests coalesce into one
-//! deadline, at most one frame per `MIN_INTERVAL`. Nothing ticks while no one asks. The event
-//! loop asks its [`FrameSchedule`] directly; a [`FrameRequester`] is for asking from elsewhere.
+//! deadline, at most one frame per `MIN_INTERVAL`. Nothing ticks while no one asks.
 
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
-
 /// The shortest time between two frames (about 60 frames a second).
 pub const MIN_INTERVAL: Duration = Duration::from_millis(16);
-
-/// A cloneable handle to ask for a frame.
-#[derive(Clone, Debug)]
-pub struct FrameRequester {
-    tx: mpsc::UnboundedSender<Instant>,
-}
-
-impl FrameRequester {
-    /// A requester and the receiver the event loop feeds into its [`FrameSchedule`].
-    pub fn new() -> (Self, mpsc::UnboundedReceiver<Instant>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (Self { tx }, rx)
-    }
-
-    /// Asks for a frame as soon as allowed.
-    pub fn schedule_frame(&self) {
-        let _ = self.tx.send(Instant::now());
-    }
-
-    /// Asks for a frame after `delay` (e.g. the next spinner tick).
-    pub fn schedule_frame_in(&self, delay: Duration) {
-        let _ = self.tx.send(Instant::now() + delay);
-    }
-}
 
 /// The single pending frame deadline, kept by the event loop.
 #[derive(Debug, Default)]
@@ -80,15 +53,5 @@ mod tests {
             s.deadline(),
             Some(t0 + Duration::from_millis(5) + MIN_INTERVAL)
         );
-    }
-
-    #[test]
-    fn the_requester_sends_deadlines() {
-        let (r, mut rx) = FrameRequester::new();
-        r.clone().schedule_frame();
-        r.schedule_frame_in(Duration::from_secs(1));
-        let a = rx.try_recv().unwrap();
-        let b = rx.try_recv().unwrap();
-        assert!(b > a);
     }
 }

@@ -1,27 +1,29 @@
 //! The full-screen terminal UI: conversation, timeline of steps, reasoning, tool output, input
 //! and status, driven by the agent's event stream.
 
-pub mod app;
-pub mod calls;
-pub mod frame;
-pub mod keymap;
-pub mod layout;
-pub mod markdown;
-pub mod panes;
-pub mod paste;
-pub mod state;
-pub mod terminal;
-pub mod theme;
-pub mod update;
-pub mod view;
-pub mod wrap;
+pub(crate) mod app;
+pub(crate) mod calls;
+pub(crate) mod frame;
+pub(crate) mod keymap;
+pub(crate) mod layout;
+pub(crate) mod markdown;
+pub(crate) mod panes;
+pub(crate) mod paste;
+mod screen;
+pub(crate) mod state;
+pub(crate) mod terminal;
+pub(crate) mod theme;
+pub(crate) mod update;
+pub(crate) mod view;
+pub(crate) mod wrap;
 
 #[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;
 
-pub use theme::Theme;
+pub use screen::{Screen, render_markdown, wrap_lines};
+pub use theme::{ColorDepth, Theme};
 
 use crate::agent::{Agent, AgentEvent, spawn};
 use crate::llm::Preset;

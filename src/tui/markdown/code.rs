@@ -44,6 +44,7 @@ thread_local! {
     static HIGHLIGHTED: Cell<usize> = const { Cell::new(0) };
 }
 
+#[cfg(test)]
 /// How many code lines this thread has highlighted so far.
 pub(crate) fn highlighted_lines() -> usize {
     HIGHLIGHTED.with(Cell::get)

@@ -29,6 +29,7 @@ pub fn code_blocks(markdown: &str) -> Vec<String> {
     blocks::code_blocks(markdown)
 }
 
+#[cfg(test)]
 /// How many code lines this thread has highlighted so far (tests use it to show that a
 /// streaming code block highlights each line once).
 pub fn highlighted_lines() -> usize {

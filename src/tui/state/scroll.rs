@@ -49,13 +49,13 @@ impl Scroll {
     }
 
     /// Jumps to the top.
-    pub fn to_top(&mut self) {
+    pub fn jump_to_top(&mut self) {
         self.top = 0;
         self.follow = self.max_top() == 0;
     }
 
     /// Jumps to the bottom and follows new output.
-    pub fn to_bottom(&mut self) {
+    pub fn jump_to_bottom(&mut self) {
         self.follow = true;
         self.top = self.max_top();
     }

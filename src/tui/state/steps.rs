@@ -44,18 +44,6 @@ pub enum StepStop {
     Failed,
 }
 
-impl StepStop {
-    /// The stop an unfinished message of the history was marked with (`interrupted`, or a
-    /// failure such as `failed: ...` or a cut).
-    pub fn of_incomplete(why: &str) -> Self {
-        if why == "interrupted" {
-            Self::Interrupted
-        } else {
-            Self::Failed
-        }
-    }
-}
-
 /// One Thought / Action / Observation step.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepView {

@@ -1,4 +1,9 @@
 //! Tests of the UI from inside the crate, where its internals are visible.
 
+mod common;
+mod hostile;
+mod keys;
+mod markdown;
 mod side_panes;
+mod snapshots;
 mod support;

@@ -158,12 +158,12 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
 /// the next turn resumes it).
 fn turn_started(state: &mut State, prompt: String) {
     state.push(EntryKind::User, prompt);
-    state.scroll[Pane::Conversation].to_bottom();
+    state.scroll[Pane::Conversation].jump_to_bottom();
     state.turns += 1;
     state.step = 0;
     state.selected = None;
     for pane in Pane::SIDE {
-        state.scroll[pane].to_bottom();
+        state.scroll[pane].jump_to_bottom();
     }
 }
 

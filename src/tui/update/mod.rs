@@ -11,13 +11,6 @@ mod keys;
 mod navigate;
 mod slash;
 
-pub use effect::{Effect, FLASH_FOR, QUIT_WINDOW};
+pub use effect::Effect;
 pub use events::{on_event, show_session};
 pub use keys::{apply, key_context};
-
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-/// A plain key event (for tests and callers building keys).
-pub fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
-    KeyEvent::new(code, modifiers)
-}

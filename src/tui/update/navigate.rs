@@ -21,7 +21,7 @@ pub(super) fn scroll(state: &mut State, action: Action) {
                 state.scroll[slot].by(delta);
             }
         }
-        Action::ScrollTop => state.scroll[slot].to_top(),
+        Action::ScrollTop => state.scroll[slot].jump_to_top(),
         Action::ScrollBottom => {
             // End in a side pane also returns the panes to following the live step.
             if matches!(
@@ -30,7 +30,7 @@ pub(super) fn scroll(state: &mut State, action: Action) {
             ) {
                 state.selected = None;
             }
-            state.scroll[slot].to_bottom();
+            state.scroll[slot].jump_to_bottom();
         }
         _ => {}
     }

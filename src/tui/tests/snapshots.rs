@@ -1,17 +1,15 @@
 //! Every pane rendered with TestBackend in the states that matter, as insta snapshots. Time is
 //! injected, so the spinner and elapsed seconds are fixed.
 
-mod tui_common;
-
 use std::time::{Duration, Instant};
 
-use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
-use miniclaw::llm::Preset;
-use miniclaw::tui::keymap::Action;
-use miniclaw::tui::state::Focus;
-use miniclaw::tui::update;
+use super::common::*;
+use crate::agent::{AgentEvent, AgentState, TurnOutcome};
+use crate::llm::Preset;
+use crate::tui::keymap::Action;
+use crate::tui::state::Focus;
+use crate::tui::update;
 use serde_json::json;
-use tui_common::*;
 
 fn later(t0: Instant) -> Instant {
     t0 + Duration::from_secs(3)
@@ -30,7 +28,7 @@ fn notices_at_start() {
     o.notices = vec![
         "No API key: set DEEPSEEK_API_KEY in the environment or in .env, then restart.".into(),
     ];
-    let mut s = miniclaw::tui::state::State::new(&o);
+    let mut s = crate::tui::state::State::new(&o);
     insta::assert_snapshot!(render(&mut s, 100, 16, Instant::now()));
 }
 

@@ -1,20 +1,18 @@
 //! Hostile text never reaches the terminal raw: escape sequences and control characters from the
 //! model, files or tools are dropped before drawing, and a megabyte paste is taken whole.
 
-mod tui_common;
-
 use std::time::Instant;
 
-use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
-use miniclaw::tui::keymap::Action;
-use miniclaw::tui::update;
+use super::common::*;
+use crate::agent::{AgentEvent, AgentState, TurnOutcome};
+use crate::tui::keymap::Action;
+use crate::tui::update;
 use serde_json::json;
-use tui_common::*;
 
 const NASTY: &str = "A\x1b]52;c;aGk=\x07B\x1b[2J\x1b[31mC\u{9b}31mD\x08E\rF\x00G\u{7f}H";
 
 /// Every cell of the drawn screen, checked for control characters.
-fn assert_no_control_cells(state: &mut miniclaw::tui::state::State, w: u16, h: u16) -> String {
+fn assert_no_control_cells(state: &mut crate::tui::state::State, w: u16, h: u16) -> String {
     let backend = render_backend(state, w, h, Instant::now());
     for cell in backend.buffer().content() {
         assert!(
@@ -112,7 +110,7 @@ fn absurd_token_counts_from_the_server_cannot_overflow_the_status_line() {
             },
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::Answered,
-                usage: Some(miniclaw::llm::Usage {
+                usage: Some(crate::llm::Usage {
                     prompt_tokens: 1,
                     completion_tokens: u64::MAX,
                     total_tokens: u64::MAX,

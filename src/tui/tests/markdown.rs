@@ -2,18 +2,16 @@
 //! answer, and while streaming the committed part is always rendered as markdown. Styled
 //! snapshots show how each kind of block looks, colours and all.
 
-mod tui_common;
-
 use std::time::Instant;
 
-use miniclaw::agent::{AgentEvent, TurnOutcome};
-use miniclaw::tui::Theme;
-use miniclaw::tui::markdown::{StreamingMarkdown, code_blocks, render};
-use miniclaw::tui::panes::conversation::entry_lines;
-use miniclaw::tui::state::{Entry, EntryKind};
-use miniclaw::tui::theme::ColorDepth;
+use super::common::*;
+use crate::agent::{AgentEvent, TurnOutcome};
+use crate::tui::Theme;
+use crate::tui::markdown::{StreamingMarkdown, code_blocks, render};
+use crate::tui::panes::conversation::entry_lines;
+use crate::tui::state::{Entry, EntryKind};
+use crate::tui::theme::ColorDepth;
 use proptest::prelude::*;
-use tui_common::*;
 
 const ANSWERS: [&str; 8] = [
     "# Plan\n\n1. read\n2. write\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
@@ -66,9 +64,9 @@ proptest! {
     }
 }
 
-fn render_screen(s: &mut miniclaw::tui::state::State, width: usize) {
+fn render_screen(s: &mut crate::tui::state::State, width: usize) {
     // Narrow widths stack the panes; the conversation is then the full width.
-    miniclaw::tui::layout::prepare(s, ratatui::layout::Rect::new(0, 0, width as u16, 30));
+    crate::tui::layout::prepare(s, ratatui::layout::Rect::new(0, 0, width as u16, 30));
 }
 
 #[test]

@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use miniclaw::agent::{AgentEvent, AgentState, TurnOutcome};
-use miniclaw::llm::{Preset, Usage};
-use miniclaw::tui::keymap::Action;
-use miniclaw::tui::state::State;
-use miniclaw::tui::update::{self, Effect};
-use miniclaw::tui::{Theme, TuiOptions, layout, view};
+use crate::agent::{AgentEvent, AgentState, TurnOutcome};
+use crate::llm::{Preset, Usage};
+use crate::tui::keymap::Action;
+use crate::tui::state::State;
+use crate::tui::update::{self, Effect};
+use crate::tui::{Theme, TuiOptions, layout, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -24,7 +24,7 @@ pub fn options() -> TuiOptions {
         mouse: true,
         theme: Theme::dark(),
         notices: vec![],
-        tools: vec![miniclaw::tools::toolbox::ToolInfo {
+        tools: vec![crate::tools::toolbox::ToolInfo {
             name: "read_text_file".into(),
             source: "built-in".into(),
             summary: "Reads a text file of the workspace.".into(),
@@ -56,7 +56,7 @@ pub fn press_send(state: &mut State, now: Instant) -> Vec<Effect> {
     let effects = update::apply(state, Action::Send, now);
     // The agent task starts the turn at once and says so.
     for e in &effects {
-        if let Effect::Command(miniclaw::agent::AgentCommand::Prompt(prompt)) = e {
+        if let Effect::Command(crate::agent::AgentCommand::Prompt(prompt)) = e {
             update::on_event(
                 state,
                 AgentEvent::TurnStarted {

@@ -1,17 +1,15 @@
 //! Key handling and state changes as pure functions: tables of (context, key) -> action, and
 //! (state, action/event) -> state and effects.
 
-mod tui_common;
-
 use std::time::{Duration, Instant};
 
+use super::common::*;
+use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
+use crate::llm::Preset;
+use crate::tui::keymap::{Action, KeyContext, map_key, map_mouse, map_paste};
+use crate::tui::state::{EntryKind, Focus, Overlay, Pane};
+use crate::tui::update::{self, Effect, key_context};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-use miniclaw::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
-use miniclaw::llm::Preset;
-use miniclaw::tui::keymap::{Action, KeyContext, map_key, map_mouse, map_paste};
-use miniclaw::tui::state::{EntryKind, Focus, Overlay, Pane};
-use miniclaw::tui::update::{self, Effect, key_context};
-use tui_common::*;
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
@@ -256,7 +254,7 @@ fn the_step_limit_is_said_once_as_a_notice() {
         &mut s,
         t0,
         vec![
-            AgentEvent::Notice(miniclaw::agent::advice::step_limit_notice(6)),
+            AgentEvent::Notice(crate::agent::advice::step_limit_notice(6)),
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::StepLimit,
                 usage: None,
@@ -503,15 +501,11 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
 
 #[test]
 fn earlier_history_is_shown_and_recallable() {
-    let mut session = miniclaw::agent::Session::new();
-    session.push(miniclaw::agent::Message::user("old question"));
-    session.push(miniclaw::agent::Message::assistant(
-        "old answer",
-        None,
-        vec![],
-    ));
+    let mut session = crate::agent::Session::new();
+    session.push(crate::agent::Message::user("old question"));
+    session.push(crate::agent::Message::assistant("old answer", None, vec![]));
     let mut s = state();
-    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
+    crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     assert_eq!(s.entries.len(), 2);
     assert_eq!(s.prompt_history, vec!["old question".to_string()]);
     assert!(s.entries[1].done);
@@ -519,7 +513,7 @@ fn earlier_history_is_shown_and_recallable() {
 
 #[test]
 fn step_labels_name_the_main_argument() {
-    use miniclaw::tui::calls::call_label;
+    use crate::tui::calls::call_label;
     let args = r#"{"content":"x","relative_path":"hello.txt"}"#;
     assert_eq!(
         call_label("write_text_file", args),
@@ -531,7 +525,7 @@ fn step_labels_name_the_main_argument() {
 
 #[test]
 fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up() {
-    use miniclaw::agent::{Message, Session};
+    use crate::agent::{Message, Session};
     let t0 = Instant::now();
     let mut session = Session::new();
     for i in 0..1_000 {
@@ -543,7 +537,7 @@ fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up
         ));
     }
     let mut s = state();
-    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
+    crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     let bottom = render(&mut s, 100, 30, t0);
     assert!(bottom.contains("Answer 999"), "{bottom}");
     let rendered = s
@@ -569,8 +563,8 @@ fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up
 
 #[test]
 fn earlier_history_comes_back_as_a_live_turn_left_it() {
-    use miniclaw::agent::{Message, Session};
-    use miniclaw::llm::{FunctionCall, ToolCall};
+    use crate::agent::{Message, Session};
+    use crate::llm::{FunctionCall, ToolCall};
     let mut session = Session::new();
     session.push(Message::user("write hello.txt"));
     session.push(Message::assistant(
@@ -595,7 +589,7 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
         vec![],
     ));
     let mut s = state();
-    miniclaw::tui::update::show_session(&mut s, &session, std::time::Instant::now());
+    crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
@@ -628,7 +622,7 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
 
 #[test]
 fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
-    use miniclaw::agent::{Message, Session};
+    use crate::agent::{Message, Session};
     let t0 = Instant::now();
     let mut s = state();
     send(&mut s, t0, "q1");
@@ -663,7 +657,7 @@ fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
     failed.incomplete = Some("failed: the stream closed".into());
     session.push(failed);
     let mut restarted = state();
-    miniclaw::tui::update::show_session(&mut restarted, &session, std::time::Instant::now());
+    crate::tui::update::show_session(&mut restarted, &session, std::time::Instant::now());
     let screen = render(&mut restarted, 110, 24, t0);
     assert!(
         screen.contains("interrupted before the answer began"),
