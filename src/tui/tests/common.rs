@@ -2,6 +2,7 @@
 //! into ratatui's TestBackend at a fixed time.
 #![allow(dead_code)]
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::time::{Duration, Instant};
 
 use crate::agent::{AgentEvent, AgentState, TurnOutcome};
@@ -196,4 +197,18 @@ pub fn styled(lines: &[ratatui::text::Line<'_>]) -> String {
         }
     }
     out
+}
+
+/// No modifier.
+pub const NONE: KeyModifiers = KeyModifiers::NONE;
+/// Control.
+pub const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+/// Alt.
+pub const ALT: KeyModifiers = KeyModifiers::ALT;
+/// Shift.
+pub const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
+/// A key event.
+pub fn k(code: KeyCode, m: KeyModifiers) -> KeyEvent {
+    KeyEvent::new(code, m)
 }
