@@ -33,9 +33,10 @@ pub struct Cli {
         default_value = "./workspace"
     )]
     pub workspace: PathBuf,
-    /// The model preset to start with: deepseek-v4-flash or deepseek-v4-pro.
-    #[arg(long, env = "DEEPSEEK_MODEL", default_value = "deepseek-v4-flash")]
-    pub model: String,
+    /// The model to start with: deepseek-v4-flash or deepseek-v4-pro, or any other name (default:
+    /// the one chosen last time, else deepseek-v4-flash).
+    #[arg(long, env = "DEEPSEEK_MODEL")]
+    pub model: Option<String>,
     /// At most this many model calls per turn.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub max_steps: u16,
@@ -198,7 +199,13 @@ impl Config {
             .ok()
             .filter(|u| !u.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        let preset = Preset::from_name(&cli.model);
+        // A model given now wins; else the one chosen last time (F2, /model), else flash.
+        let remembered = crate::remembered::path().map(|p| crate::remembered::load(&p));
+        let model = cli
+            .model
+            .clone()
+            .or_else(|| remembered.and_then(|r| r.model));
+        let preset = model.map_or(Preset::Flash, |m| Preset::from_name(&m));
         Self {
             cli,
             api_key,

@@ -10,6 +10,7 @@ pub mod headless;
 pub mod llm;
 pub mod logging;
 pub mod paths;
+pub mod remembered;
 pub mod secrets;
 pub mod startup;
 pub mod terminal_text;

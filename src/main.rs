@@ -254,7 +254,19 @@ async fn run_tui(config: Config) -> ExitCode {
         }
     };
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let (theme, warning) = Theme::load(config.cli.theme.as_deref(), no_color);
+    // A theme given now is remembered; without one, the one given last time is used.
+    let choices = miniclaw::remembered::path();
+    let theme_name = match (&config.cli.theme, &choices) {
+        (Some(name), Some(path)) => {
+            let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
+            Some(name.clone())
+        }
+        (Some(name), None) => Some(name.clone()),
+        (None, path) => path
+            .as_ref()
+            .and_then(|p| miniclaw::remembered::load(p).theme),
+    };
+    let (theme, warning) = Theme::load(theme_name.as_deref(), no_color);
     let mut notices = started.notices;
     notices.extend(warning);
     let options = TuiOptions {

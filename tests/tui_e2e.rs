@@ -637,3 +637,32 @@ fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);
 }
+
+#[test]
+fn the_chosen_model_and_theme_are_remembered_across_restarts() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().to_str().unwrap();
+    let env = [("XDG_DATA_HOME", data_home)];
+    let mut s = Session::start_with_env(&server.url(), &["--theme", "light"], &env);
+    s.wait_for("deepseek-v4-flash");
+    s.send(F2);
+    s.wait_for("deepseek-v4-pro");
+    let choices = data.path().join("miniclaw/choices.json");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&choices).is_ok_and(|t| t.contains("deepseek-v4-pro")) {
+        assert!(start.elapsed() < WAIT, "the choice was not written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    // Started again without --model or --theme: both as chosen last time.
+    let mut again = Session::start_with_env(&server.url(), &[], &env);
+    again.wait_for("deepseek-v4-pro");
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&choices).unwrap()).unwrap();
+    assert_eq!(kept["model"], "deepseek-v4-pro");
+    assert_eq!(kept["theme"], "light");
+    again.send(CTRL_D);
+    assert_eq!(again.wait_exit(), 0);
+}

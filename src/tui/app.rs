@@ -136,7 +136,20 @@ fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
     for effect in effects {
         match effect {
             Effect::Command(c) => agent.send(c),
-            Effect::SetPreset(preset) => agent.set_preset(preset),
+            Effect::SetPreset(preset) => {
+                // Remembered for the next start, off the event loop (a file write).
+                if let Some(path) = crate::remembered::path() {
+                    let model = preset.model().to_string();
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(e) =
+                            crate::remembered::remember(&path, |c| c.model = Some(model))
+                        {
+                            tracing::warn!(error = %e, "could not remember the model");
+                        }
+                    });
+                }
+                agent.set_preset(preset);
+            }
             Effect::Interrupt => agent.interrupt(),
             // A clipboard that cannot be written is not worth stopping for.
             Effect::Copy(text) => {

@@ -28,30 +28,25 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     match (name, arg) {
         ("model", None) => {
             let text = format!(
-                "Model: {} (F2 switches; /model NAME picks one of: {}).",
+                "Model: {} (F2 switches the presets; /model NAME takes {} or any model name the server knows).",
                 state.preset.model(),
                 Preset::NAMES.join(", ")
             );
             state.push(EntryKind::Notice, text);
         }
-        // Only the presets here: another model name is a start-up choice (--model), for
-        // another server.
-        ("model", Some(name)) => match Preset::from_name(name) {
-            Preset::Custom(other) => {
-                state.push(
-                    EntryKind::Error,
-                    format!(
-                        "Unknown model \"{other}\": choose one of {}.",
-                        Preset::NAMES.join(", ")
-                    ),
-                );
-            }
-            preset => {
-                let text = format!("Model: {preset}.");
-                set_preset(state, preset, effects);
-                state.push(EntryKind::Notice, text);
-            }
-        },
+        // Any name, as --model takes: a name that is not a preset is sent as it is.
+        ("model", Some(name)) => {
+            let preset = Preset::from_name(name);
+            let text = match &preset {
+                Preset::Custom(other) => format!(
+                    "Model: {other} (not one of the presets {}: sent as it is, without thinking settings).",
+                    Preset::NAMES.join(", ")
+                ),
+                preset => format!("Model: {preset}."),
+            };
+            set_preset(state, preset, effects);
+            state.push(EntryKind::Notice, text);
+        }
         ("steps", None) => {
             let text = format!(
                 "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
