@@ -666,3 +666,36 @@ fn the_chosen_model_and_theme_are_remembered_across_restarts() {
     again.send(CTRL_D);
     assert_eq!(again.wait_exit(), 0);
 }
+
+#[test]
+fn a_message_queued_during_a_slow_turn_is_sent_after_it() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Working on it… "])
+            .pause(1_500)
+            .content(&["slow-answer-done."])
+            .finish("stop")
+            .done()
+            .build(),
+        SseBuilder::answer("queued-answer-done."),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+    s.submit("first question");
+    s.wait_for("Working on it");
+    s.submit("second question");
+    s.wait_for("1 queued: second question");
+    s.wait_for("slow-answer-done");
+    s.wait_for("queued-answer-done");
+    let requests = wait_requests(&server, 2, || s.screen());
+    let sent = messages(&requests[1]);
+    assert!(
+        sent.iter()
+            .any(|(role, text)| role == "user" && text == "second question"),
+        "{sent:?}"
+    );
+    s.wait_for("│ idle │");
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+}

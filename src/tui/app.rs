@@ -56,6 +56,8 @@ pub async fn event_loop(
                 if drain(state, events, MAX_EVENTS_PER_BATCH) {
                     schedule.request(Instant::now());
                 }
+                // A turn that just ended hands over to the oldest queued message.
+                perform(update::next_queued(state, Instant::now()), agent);
                 holding = false;
                 let now = Instant::now();
                 // Laid out inside `draw`, for the size it has just read (asking the terminal

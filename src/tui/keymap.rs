@@ -60,6 +60,10 @@ pub enum Action {
     ToggleStep,
     /// Show whole (or fold again) the long prompts in view in the conversation.
     ToggleFold,
+    /// Take the last queued message back into the input to edit it.
+    EditQueued,
+    /// Remove the last queued message.
+    DropQueued,
     /// Expand or collapse every step.
     ToggleAllSteps,
     /// Show or hide the reasoning pane.
@@ -99,6 +103,8 @@ pub struct KeyContext {
     pub on_last_line: bool,
     /// Whether a Ctrl+C less than two seconds ago armed quitting.
     pub quit_armed: bool,
+    /// Whether messages wait to be sent when the turn ends.
+    pub queued: bool,
 }
 
 /// The action for a key.
@@ -141,6 +147,8 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         Overlay::None => {}
     }
     match key.code {
+        // A queued message goes first; Esc again interrupts.
+        KeyCode::Esc if ctx.busy && ctx.queued => return Action::DropQueued,
         KeyCode::Esc if ctx.busy => return Action::Interrupt,
         KeyCode::Esc if ctx.focus != Focus::Input => return Action::FocusInput,
         KeyCode::Esc => return Action::None,
@@ -167,6 +175,7 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             KeyCode::Enter if alt || shift || ctrl => Action::Newline,
             KeyCode::Enter => Action::Send,
             KeyCode::Char('j') if ctrl => Action::Newline,
+            KeyCode::Up if ctx.input_empty && ctx.queued => Action::EditQueued,
             KeyCode::Up if ctx.on_first_line => Action::HistoryPrev,
             KeyCode::Down if ctx.on_last_line => Action::HistoryNext,
             // With nothing to move the cursor through, Home / End scroll the conversation, so

@@ -32,7 +32,10 @@ pub const KEYS: [(&str, &str); 29] = [
     ("Ctrl+O", "expand / collapse every step"),
     ("Ctrl+T", "show / hide the reasoning"),
     ("Ctrl+Y", "copy the last answer (OSC 52)"),
-    ("Esc", "interrupt a turn · close · back to input"),
+    (
+        "Esc",
+        "interrupt a turn (a queued message first) · close · back",
+    ),
     ("Ctrl+C", "interrupt · clear input · twice quits"),
     ("Ctrl+D", "quit (on an empty input)"),
     ("Shift+drag", "select text (most terminals)"),

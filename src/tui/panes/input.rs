@@ -14,7 +14,14 @@ pub fn height(state: &State) -> u16 {
 
 /// Draws the input.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let title = if state.busy() {
+    let title = if !state.queued.is_empty() {
+        let next = state.queued[0].lines().next().unwrap_or("");
+        format!(
+            "Message · {} queued: {} (Up edits · Esc removes)",
+            state.queued.len(),
+            crate::tui::wrap::truncate(next, 30)
+        )
+    } else if state.busy() {
         "Message · Esc interrupts".to_string()
     } else {
         "Message · Enter sends · Alt+Enter newline".to_string()

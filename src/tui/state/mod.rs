@@ -113,6 +113,8 @@ pub struct State {
     pub side_collapsed: bool,
     /// The prompt editor.
     pub input: TextArea<'static>,
+    /// Messages sent while a turn ran, oldest first: each starts a turn when the one before ends.
+    pub queued: Vec<String>,
     /// Long pastes standing in the input as markers.
     pub pastes: Vec<super::paste::Paste>,
     /// Earlier prompts, oldest first.
@@ -168,6 +170,7 @@ impl State {
             show_reasoning: true,
             side_collapsed: false,
             input: TextArea::default(),
+            queued: Vec::new(),
             pastes: Vec::new(),
             prompt_history: Vec::new(),
             history_pos: None,

@@ -406,3 +406,46 @@ fn copy_n_copies_the_numbered_code_block_of_the_last_answer() {
         assert!(last.text.contains("has 2 code blocks"), "{}", last.text);
     }
 }
+
+#[test]
+fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "first");
+    assert!(s.busy());
+    // Enter during the turn queues it: no command now, the input is free again.
+    assert!(send(&mut s, t0, "second").is_empty());
+    assert!(send(&mut s, t0, "third").is_empty());
+    assert_eq!(s.queued, ["second", "third"]);
+    assert!(s.input_empty());
+    let screen = render(&mut s, 120, 20, t0);
+    assert!(
+        screen.contains("2 queued: second (Up edits · Esc removes)"),
+        "{screen}"
+    );
+    // Up on the empty input takes the last one back to edit; Esc removes one.
+    let ctx = key_context(&s, t0);
+    assert_eq!(map_key(&ctx, k(KeyCode::Up, NONE)), Action::EditQueued);
+    update::apply(&mut s, Action::EditQueued, t0);
+    assert_eq!(s.input_text(), "third");
+    assert_eq!(s.queued, ["second"]);
+    s.reset_input();
+    let ctx = key_context(&s, t0);
+    assert_eq!(map_key(&ctx, k(KeyCode::Esc, NONE)), Action::DropQueued);
+    send(&mut s, t0, "fourth");
+    update::apply(&mut s, Action::DropQueued, t0);
+    assert_eq!(s.queued, ["second"]);
+    // A command that cannot run during a turn stays in the input.
+    s.set_input("/clear");
+    assert!(press_send(&mut s, t0).is_empty());
+    assert_eq!(s.input_text(), "/clear");
+    s.reset_input();
+    // Nothing starts while the turn runs; when it ends, the oldest message does.
+    assert!(update::next_queued(&mut s, t0).is_empty());
+    feed(&mut s, t0, whole_turn("done"));
+    assert_eq!(
+        update::next_queued(&mut s, t0),
+        vec![Effect::Command(AgentCommand::Prompt("second".into()))]
+    );
+    assert!(s.busy() && s.queued.is_empty());
+}

@@ -20,6 +20,7 @@ fn ctx() -> KeyContext {
         on_first_line: true,
         on_last_line: true,
         quit_armed: false,
+        queued: false,
     }
 }
 
@@ -170,17 +171,20 @@ fn enter_sends_the_prompt_and_empties_the_input() {
     assert!(s.input_empty());
     assert_eq!(s.entries[0].kind, EntryKind::User);
     assert!(s.busy());
-    // A second prompt while busy is refused with a hint in the status line, not lost silently.
+    // A second prompt while busy is queued, with a hint in the status line, not lost.
     let fx = send(&mut s, t0, "again");
     assert!(fx.is_empty());
     assert_eq!(s.entries.last().unwrap().kind, EntryKind::User);
-    assert!(s.flash.as_ref().unwrap().0.contains("A turn is running"));
-    assert_eq!(s.input_text(), "again");
+    assert!(s.flash.as_ref().unwrap().0.contains("Queued"));
+    assert_eq!(s.queued, ["again"]);
     let screen = render(&mut s, 120, 20, t0);
-    assert!(screen.contains("A turn is running"), "{screen}");
+    assert!(
+        screen.contains("Queued: it is sent when this turn ends"),
+        "{screen}"
+    );
     // The hint goes away by itself.
     let later = render(&mut s, 120, 20, t0 + Duration::from_secs(3));
-    assert!(!later.contains("A turn is running"), "{later}");
+    assert!(!later.contains("Queued: it is sent"), "{later}");
 }
 
 #[test]

@@ -18,15 +18,29 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     }
     if let Some(command) = trimmed.strip_prefix('/') {
         let command = command.to_string();
+        // A command that cannot run during a turn stays in the input for later.
+        if state.busy() && slash::waits_for_the_turn(&command) {
+            flash(
+                state,
+                now,
+                "That command runs when the turn ends: it stays here, press Enter then",
+            );
+            return;
+        }
         state.reset_input();
         slash::slash(state, &command, now, effects);
         return;
     }
     if state.busy() {
+        // Sent when the turn ends, in order; shown as pending meanwhile.
+        state.prompt_history.push(text.clone());
+        state.history_pos = None;
+        state.reset_input();
+        state.queued.push(text);
         flash(
             state,
             now,
-            "A turn is running: wait for it, or press Esc to interrupt it",
+            "Queued: it is sent when this turn ends (Up edits it, Esc removes it)",
         );
         return;
     }
@@ -140,4 +154,35 @@ pub(super) fn recall(state: &mut State, direction: isize) {
     state.history_pos = Some(next as usize);
     let text = state.prompt_history[next as usize].clone();
     state.set_input(&text);
+}
+
+/// Up on an empty input while messages wait: the last one comes back to be edited.
+pub(super) fn edit_queued(state: &mut State) {
+    if let Some(text) = state.queued.pop() {
+        state.set_input(&text);
+        state.focus = Focus::Input;
+    }
+}
+
+/// Esc while messages wait: the last one is removed.
+pub(super) fn drop_queued(state: &mut State, now: Instant) {
+    if state.queued.pop().is_some() {
+        flash(
+            state,
+            now,
+            "Queued message removed (Esc again interrupts the turn)",
+        );
+    }
+}
+
+/// When no turn runs and messages wait, the oldest starts its turn.
+pub fn next_queued(state: &mut State, now: Instant) -> Vec<Effect> {
+    if state.busy() || state.queued.is_empty() {
+        return Vec::new();
+    }
+    let text = state.queued.remove(0);
+    state.busy_since = Some(now);
+    state.agent_state = AgentState::Thinking;
+    state.retry = None;
+    vec![Effect::Command(AgentCommand::Prompt(text))]
 }

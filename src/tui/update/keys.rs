@@ -18,6 +18,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         input_empty: state.input_empty(),
         on_first_line: row == 0,
         on_last_line: row + 1 >= state.input.lines().len(),
+        queued: !state.queued.is_empty(),
         quit_armed: state
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
@@ -36,6 +37,8 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         Action::HistoryPrev => input::recall(state, -1),
         Action::HistoryNext => input::recall(state, 1),
         Action::ClearInput => input::clear(state, now),
+        Action::EditQueued => input::edit_queued(state),
+        Action::DropQueued => input::drop_queued(state, now),
         Action::ToggleFold => navigate::toggle_fold(state, now),
         Action::TogglePreset => {
             let preset = state.preset.toggled();

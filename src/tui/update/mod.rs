@@ -13,4 +13,5 @@ mod slash;
 
 pub use effect::Effect;
 pub use events::{on_event, show_session};
+pub use input::next_queued;
 pub use keys::{apply, key_context};

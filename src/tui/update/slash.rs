@@ -9,6 +9,11 @@ use crate::tui::state::{EntryKind, Overlay, State};
 
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
 /// history just emptied.
+/// Whether `command` (without its `/`) must wait for the running turn to end.
+pub(super) fn waits_for_the_turn(command: &str) -> bool {
+    matches!(command.split_whitespace().next(), Some("clear" | "init"))
+}
+
 pub(super) fn ask_clear(state: &mut State, now: Instant) {
     if state.busy() {
         flash(
