@@ -30,6 +30,8 @@ fn options() -> TuiOptions {
         theme: Theme::dark(),
         notices: vec![],
         tools: vec![],
+        recent_models: vec![],
+        resume_picker: false,
     }
 }
 

@@ -60,6 +60,14 @@ pub struct Cli {
     /// List every tool with its source and description, then exit.
     #[arg(long)]
     pub list_tools: bool,
+    /// Start with a new session; the last one is archived (/resume or --resume reopens it).
+    #[arg(long, conflicts_with = "resume")]
+    pub new: bool,
+    /// Reopen an earlier session of this workspace by its id or title (or a part of either);
+    /// without a value, the full-screen UI opens the session picker and headless mode takes the
+    /// newest.
+    #[arg(long, value_name = "ID|TITLE", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
     /// Trust this folder's plugin tools (./tools_plugins) without asking, and remember it.
     #[arg(long)]
     pub trust: bool,

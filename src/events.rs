@@ -124,6 +124,37 @@ pub enum AgentEvent {
     HistoryCleared,
     /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).
     Notice(String),
+    /// Another session is now the active one (`/new`, `/resume`): the view starts again from
+    /// `replay`, the events that tell it.
+    SessionOpened {
+        /// Its title (none while it is empty and unnamed).
+        title: Option<String>,
+        /// What to say about the switch (which session was archived, which one reopened).
+        notice: String,
+        /// The session told as the events of its turns (empty for a new one).
+        replay: Vec<AgentEvent>,
+    },
+    /// The active session was renamed.
+    SessionRenamed(String),
+    /// The archived sessions of this workspace, newest first (for the picker).
+    Sessions(Vec<SessionSummary>),
+}
+
+/// An archived session, as the picker lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// Its id (also its file name in the sessions folder).
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// When it last changed (`None` when the file could not be read).
+    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// How many prompts it holds.
+    pub turns: usize,
+    /// Its first prompt's first line.
+    pub first_prompt: String,
+    /// Why it cannot be opened, when it cannot (unreadable or damaged file).
+    pub problem: Option<String>,
 }
 
 /// A cheap, cloneable sender of agent events; sending never blocks and never fails loudly.

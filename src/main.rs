@@ -230,10 +230,16 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     if config.api_key().is_none() {
         return refuse(format, &miniclaw::secrets::missing_key_message());
     }
-    let started = match startup::start(&config) {
+    let mut started = match startup::start(&config) {
         Ok(s) => s,
         Err(e) => return refuse(format, &e.to_string()),
     };
+    let choice =
+        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), true);
+    match startup::open_session(&mut started.agent, &choice).await {
+        Ok(said) => started.notices.extend(said),
+        Err(e) => return refuse(format, &e.to_string()),
+    }
     let outcome = headless::run(started.agent, prompt, format, started.notices).await;
     drop(started.lock);
     match outcome {
@@ -246,25 +252,36 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
 }
 
 async fn run_tui(config: Config) -> ExitCode {
-    let started = match startup::start(&config) {
+    let mut started = match startup::start(&config) {
         Ok(s) => s,
         Err(e) => {
             say!("miniclaw-tui: {e}");
             return ExitCode::from(2);
         }
     };
+    let choice =
+        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), false);
+    match startup::open_session(&mut started.agent, &choice).await {
+        Ok(said) => started.notices.extend(said),
+        Err(e) => {
+            say!("miniclaw-tui: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     // A theme given now is remembered; without one, the one given last time is used.
     let choices = miniclaw::remembered::path();
+    let remembered = choices
+        .as_ref()
+        .map(|p| miniclaw::remembered::load(p))
+        .unwrap_or_default();
     let theme_name = match (&config.cli.theme, &choices) {
         (Some(name), Some(path)) => {
             let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
             Some(name.clone())
         }
         (Some(name), None) => Some(name.clone()),
-        (None, path) => path
-            .as_ref()
-            .and_then(|p| miniclaw::remembered::load(p).theme),
+        (None, _) => remembered.theme.clone(),
     };
     let (theme, warning) = Theme::load(theme_name.as_deref(), no_color);
     let mut notices = started.notices;
@@ -277,6 +294,12 @@ async fn run_tui(config: Config) -> ExitCode {
         theme,
         notices,
         tools: describe_tools(started.agent.registry()),
+        recent_models: remembered.recent_models,
+        resume_picker: config
+            .cli
+            .resume
+            .as_deref()
+            .is_some_and(|r| r.trim().is_empty()),
     };
     let result = tui::run(started.agent, options).await;
     drop(started.lock);

@@ -28,6 +28,71 @@ pub enum StartupError {
     /// The model client could not be built.
     #[error("{0}")]
     Client(#[from] crate::llm::LlmError),
+    /// The session asked for (`--resume`, `--new`) could not be opened.
+    #[error("{0}")]
+    Session(#[from] history::ArchiveError),
+}
+
+/// Which session to start with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// The active one (`history.json`).
+    Continue,
+    /// A new one; the active one is archived (`--new`).
+    New,
+    /// The archived one this id or title names (`--resume NAME`).
+    Resume(String),
+    /// The newest archived one (`--resume` in headless mode).
+    Newest,
+}
+
+impl SessionChoice {
+    /// The choice the flags make; `--resume` without a name means the picker in the UI
+    /// (`Continue` here) and the newest session in headless mode.
+    pub fn from_flags(new: bool, resume: Option<&str>, headless: bool) -> Self {
+        match (new, resume.map(str::trim)) {
+            (true, _) => Self::New,
+            (false, Some("")) if headless => Self::Newest,
+            (false, Some("")) | (false, None) => Self::Continue,
+            (false, Some(name)) => Self::Resume(name.to_string()),
+        }
+    }
+}
+
+/// Switches `agent` to the session `choice` names; returns what to tell the person.
+pub async fn open_session(
+    agent: &mut Agent,
+    choice: &SessionChoice,
+) -> Result<Vec<String>, StartupError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let events = crate::events::EventSink::new(tx);
+    let said = match choice {
+        SessionChoice::Continue => return Ok(Vec::new()),
+        SessionChoice::New if !agent.session().has_prompts() => return Ok(Vec::new()),
+        SessionChoice::New => agent.new_session(&events).await?,
+        SessionChoice::Resume(name) => agent.resume(name, &events).await?,
+        SessionChoice::Newest => match agent
+            .list_sessions()
+            .into_iter()
+            .find(|s| s.problem.is_none())
+        {
+            Some(newest) => agent.resume(&newest.id, &events).await?,
+            None => {
+                return Err(history::ArchiveError::NotFound(
+                    "(no earlier session in this workspace)".into(),
+                )
+                .into());
+            }
+        },
+    };
+    let mut notices = vec![said];
+    // A save that failed on the way says so like any other error.
+    while let Ok(event) = rx.try_recv() {
+        if let crate::events::AgentEvent::Error { message } = event {
+            notices.push(message);
+        }
+    }
+    Ok(notices)
 }
 
 /// A ready agent and what to tell the person about how it started.

@@ -336,7 +336,7 @@ fn a_turn_then_f2_then_clear_then_quit() {
     // (Once the turn has ended: the answer shows while its last save is still being synced.)
     s.wait_for("│ idle │");
     s.send(CTRL_L);
-    s.wait_for("Clear conversation history? (y/n)");
+    s.wait_for("Clear this conversation?");
     s.send("y");
     wait_gone(&s.workspace().join("history.json"), || s.screen());
     s.wait_until("the conversation cleared", |screen| {
@@ -695,6 +695,62 @@ fn a_message_queued_during_a_slow_turn_is_sent_after_it() {
             .any(|(role, text)| role == "user" && text == "second question"),
         "{sent:?}"
     );
+    s.wait_for("│ idle │");
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+}
+
+#[test]
+fn new_then_resume_brings_the_first_session_back() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::answer("first-answer-here."),
+        SseBuilder::answer("second-answer-here."),
+        SseBuilder::answer("third-answer-here."),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-v4-flash");
+    s.submit("first question");
+    s.wait_for("first-answer-here.");
+    s.wait_for("│ idle │");
+    s.submit("/new");
+    s.wait_for("A new session started");
+    s.wait_until("the first session gone from the view", |screen| {
+        !screen.contains("first-answer-here.")
+    });
+    s.submit("second question");
+    s.wait_for("second-answer-here.");
+    s.wait_for("│ idle │");
+    s.submit("/resume");
+    s.wait_for("Resume a session");
+    s.send("first");
+    s.wait_for("Filter: first");
+    s.send(ENTER);
+    s.wait_for("Reopened “first question” (1 turn)");
+    s.wait_for("first-answer-here.");
+    assert!(
+        !s.screen().contains("second-answer-here."),
+        "{}",
+        s.screen()
+    );
+    s.wait_for("Conversation · first question");
+    s.submit("third question");
+    s.wait_for("third-answer-here.");
+    let requests = wait_requests(&server, 3, || s.screen());
+    let sent = messages(&requests[2]);
+    let prompts: Vec<&str> = sent
+        .iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, text)| text.as_str())
+        .collect();
+    assert_eq!(prompts, ["first question", "third question"], "{sent:?}");
+    // The second session waits in the archive, whole.
+    let archived: Vec<_> = std::fs::read_dir(s.workspace().join(".miniclaw/sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(archived.len(), 1, "{archived:?}");
+    assert!(archived[0].contains("second-answer-here."));
     s.wait_for("│ idle │");
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);

@@ -10,6 +10,7 @@ pub mod instructions;
 pub mod replay;
 pub mod runner;
 pub mod session;
+mod switch;
 pub mod turn;
 
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};

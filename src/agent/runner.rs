@@ -20,6 +20,16 @@ pub enum AgentCommand {
     SetMaxSteps(usize),
     /// Run the `/init` turn (the model writes a starter AGENTS.md), then read it again.
     Init,
+    /// Archive the active session and start a new one.
+    NewSession,
+    /// Reopen the archived session this id, title or part of either names.
+    Resume(String),
+    /// Name the active session.
+    Rename(String),
+    /// List the archived sessions (answered with `AgentEvent::Sessions`).
+    ListSessions,
+    /// Delete an archived session, then list them again.
+    DeleteSession(String),
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
@@ -29,6 +39,7 @@ enum Job {
     Init(CancellationToken),
     ClearHistory,
     SetMaxSteps(usize),
+    Sessions(AgentCommand),
 }
 
 /// The UI's side of a running agent task.
@@ -48,6 +59,7 @@ impl AgentHandle {
             AgentCommand::Init => Job::Init(self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
+            other => Job::Sessions(other),
         };
         let _ = self.tx.send(job);
     }
@@ -112,6 +124,7 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 }
             }
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
+            Job::Sessions(command) => sessions(&mut agent, command, &events).await,
             Job::ClearHistory => match agent.clear_history() {
                 Ok(()) => events.send(AgentEvent::HistoryCleared),
                 Err(e) => events.send(AgentEvent::Error {
@@ -119,5 +132,45 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 }),
             },
         }
+    }
+}
+
+/// The session commands: each answers with the event that shows its outcome.
+async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) {
+    let switched = match command {
+        AgentCommand::NewSession => agent.new_session(events).await,
+        AgentCommand::Resume(query) => agent.resume(&query, events).await,
+        AgentCommand::Rename(title) => {
+            let title = agent.rename(&title, events).await;
+            events.send(AgentEvent::SessionRenamed(title));
+            return;
+        }
+        AgentCommand::DeleteSession(id) => {
+            if let Err(e) = agent.delete_session(&id) {
+                events.send(AgentEvent::Error {
+                    message: format!("Could not delete that session: {e}"),
+                });
+            }
+            events.send(AgentEvent::Sessions(agent.list_sessions()));
+            return;
+        }
+        AgentCommand::ListSessions => {
+            events.send(AgentEvent::Sessions(agent.list_sessions()));
+            return;
+        }
+        AgentCommand::Prompt(_)
+        | AgentCommand::ClearHistory
+        | AgentCommand::SetMaxSteps(_)
+        | AgentCommand::Init => return,
+    };
+    match switched {
+        Ok(notice) => events.send(AgentEvent::SessionOpened {
+            title: agent.session().title(),
+            notice,
+            replay: super::replay::replay(agent.session(), agent.settings().max_steps),
+        }),
+        Err(e) => events.send(AgentEvent::Error {
+            message: format!("Could not switch sessions: {e}"),
+        }),
     }
 }

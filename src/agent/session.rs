@@ -120,6 +120,27 @@ fn incomplete_mark(why: &str) -> String {
     }
 }
 
+/// The most characters of a title taken from a prompt.
+const TITLE_CHARS: usize = 60;
+
+/// The title a session gets from its first prompt: the first line, shortened.
+pub fn title_from_prompt(prompt: &str) -> String {
+    shorten(
+        prompt.trim().lines().next().unwrap_or("").trim(),
+        TITLE_CHARS,
+    )
+}
+
+/// `text` cut to at most `max` characters, an ellipsis marking the cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// A fresh unique id.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
@@ -134,6 +155,9 @@ pub struct Session {
     pub created_at: DateTime<Utc>,
     /// When it last changed.
     pub updated_at: DateTime<Utc>,
+    /// The name given with `/rename` (until then the first prompt's first line stands in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// Every message, the system prompt first.
     pub messages: Vec<Message>,
 }
@@ -152,6 +176,7 @@ impl Session {
             id: new_id(),
             created_at: now,
             updated_at: now,
+            title: None,
             messages: vec![Message::system(SYSTEM_PROMPT)],
         }
     }
@@ -187,6 +212,28 @@ impl Session {
     /// A new, empty conversation opened by the same system prompt as this one.
     pub fn cleared(&self) -> Self {
         Self::with_system(self.system_prompt().unwrap_or(SYSTEM_PROMPT))
+    }
+
+    /// The session's name: the one given with `/rename`, else the first prompt's first line
+    /// (shortened); none while it is empty and unnamed.
+    pub fn title(&self) -> Option<String> {
+        match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(title) => Some(title.to_string()),
+            None => self.prompts().next().map(title_from_prompt),
+        }
+    }
+
+    /// The person's prompts, oldest first.
+    pub fn prompts(&self) -> impl Iterator<Item = &str> {
+        self.messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .map(|m| m.content.as_str())
+    }
+
+    /// Whether the person has asked anything yet.
+    pub fn has_prompts(&self) -> bool {
+        self.prompts().next().is_some()
     }
 
     /// The text of the last assistant message, if any.

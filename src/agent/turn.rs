@@ -48,9 +48,9 @@ pub struct Agent {
     /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
     request_budget: Option<RequestBudget>,
     /// Writes the history off the async runtime; started at the first save.
-    history: Option<HistoryWriter>,
+    pub(super) history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
-    history_store: Option<HistoryStore>,
+    pub(super) history_store: Option<HistoryStore>,
 }
 
 /// The default context budget in prompt tokens.
@@ -352,7 +352,7 @@ impl Agent {
 
     /// Queues a save of what changed since the last one; the writer's thread does the file
     /// work, so the runtime never waits for the disk.
-    fn save(&mut self, events: &EventSink) {
+    pub(super) fn save(&mut self, events: &EventSink) {
         let Some(path) = &self.settings.history_path else {
             return;
         };

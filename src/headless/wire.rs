@@ -114,6 +114,23 @@ pub enum WireEvent<'a> {
         /// The notice.
         text: &'a str,
     },
+    /// `{"type":"session_opened","title":...,"notice":...}` (its turns are not told again)
+    SessionOpened {
+        /// The session's title.
+        title: Option<&'a str>,
+        /// What happened.
+        notice: &'a str,
+    },
+    /// `{"type":"session_renamed","title":...}`
+    SessionRenamed {
+        /// The new title.
+        title: &'a str,
+    },
+    /// `{"type":"sessions","ids":[...]}`: the archived sessions, newest first.
+    Sessions {
+        /// Their ids.
+        ids: Vec<&'a str>,
+    },
 }
 
 /// One line: the event, with the delegating call's id when a sub-agent sent it.
@@ -223,6 +240,14 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::HistoryCleared => WireEvent::HistoryCleared,
         AgentEvent::Notice(text) => WireEvent::Notice { text },
+        AgentEvent::SessionOpened { title, notice, .. } => WireEvent::SessionOpened {
+            title: title.as_deref(),
+            notice,
+        },
+        AgentEvent::SessionRenamed(title) => WireEvent::SessionRenamed { title },
+        AgentEvent::Sessions(list) => WireEvent::Sessions {
+            ids: list.iter().map(|s| s.id.as_str()).collect(),
+        },
     }
 }
 

@@ -134,7 +134,8 @@ fn drain(state: &mut State, events: &mut UnboundedReceiver<AgentEvent>, limit: u
     true
 }
 
-fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
+/// Carries out what the reducer asked for.
+pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
     for effect in effects {
         match effect {
             Effect::Command(c) => agent.send(c),
@@ -143,9 +144,11 @@ fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
                 if let Some(path) = crate::remembered::path() {
                     let model = preset.model().to_string();
                     tokio::task::spawn_blocking(move || {
-                        if let Err(e) =
-                            crate::remembered::remember(&path, |c| c.model = Some(model))
-                        {
+                        let remember = |c: &mut crate::remembered::Choices| {
+                            super::update::note_recent(&mut c.recent_models, &model);
+                            c.model = Some(model.clone());
+                        };
+                        if let Err(e) = crate::remembered::remember(&path, remember) {
                             tracing::warn!(error = %e, "could not remember the model");
                         }
                     });
@@ -177,6 +180,8 @@ mod tests {
             theme: Theme::monochrome(),
             notices: vec![],
             tools: vec![],
+            recent_models: vec![],
+            resume_picker: false,
         };
         let mut state = State::new(&options);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

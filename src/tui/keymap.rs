@@ -29,6 +29,20 @@ pub enum Action {
     ConfirmYes,
     /// Answer no to the dialog.
     ConfirmNo,
+    /// Archive the session and start a new one (`a` in the clear dialog).
+    ArchiveSession,
+    /// Type into the picker's filter.
+    PickerType(char),
+    /// Delete the filter's last character.
+    PickerBackspace,
+    /// Move the picker's selection by rows.
+    PickerMove(isize),
+    /// Take the selected row.
+    PickerChoose,
+    /// Ask to delete the selected session.
+    PickerDelete,
+    /// Answer the delete question (`true`: delete).
+    PickerConfirmDelete(bool),
     /// Scroll the focused pane by pages (negative: up).
     ScrollPage(isize),
     /// Scroll the focused pane by lines (negative: up).
@@ -105,6 +119,8 @@ pub struct KeyContext {
     pub quit_armed: bool,
     /// Whether messages wait to be sent when the turn ends.
     pub queued: bool,
+    /// Whether the picker asks to confirm a deletion.
+    pub picker_confirming: bool,
 }
 
 /// The action for a key.
@@ -128,9 +144,17 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         Overlay::ConfirmClear => {
             return match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
+                KeyCode::Char('a') | KeyCode::Char('A') => Action::ArchiveSession,
                 _ => Action::ConfirmNo,
             };
         }
+        Overlay::Picker if ctx.picker_confirming => {
+            return Action::PickerConfirmDelete(matches!(
+                key.code,
+                KeyCode::Char('y') | KeyCode::Char('Y')
+            ));
+        }
+        Overlay::Picker => return picker_key(key, ctrl || alt),
         Overlay::Help => {
             return match key.code {
                 KeyCode::Esc if ctx.busy => Action::Interrupt,
@@ -200,6 +224,25 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             KeyCode::End => Action::ScrollBottom,
             _ => pane_typing(key),
         },
+    }
+}
+
+/// A key in the picker: typing filters, arrows move, Enter takes, Ctrl+D or Delete deletes.
+fn picker_key(key: KeyEvent, modified: bool) -> Action {
+    match key.code {
+        KeyCode::Esc => Action::CloseOverlay,
+        KeyCode::Enter => Action::PickerChoose,
+        KeyCode::Up => Action::PickerMove(-1),
+        KeyCode::Down => Action::PickerMove(1),
+        KeyCode::PageUp => Action::PickerMove(-10),
+        KeyCode::PageDown => Action::PickerMove(10),
+        KeyCode::Backspace => Action::PickerBackspace,
+        KeyCode::Delete => Action::PickerDelete,
+        KeyCode::Char('d') if modified => Action::PickerDelete,
+        KeyCode::Char('p') if modified => Action::PickerMove(-1),
+        KeyCode::Char('n') if modified => Action::PickerMove(1),
+        KeyCode::Char(c) if !modified => Action::PickerType(c),
+        _ => Action::None,
     }
 }
 

@@ -45,6 +45,10 @@ pub struct TuiOptions {
     pub notices: Vec<String>,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
+    /// Model names used before, newest first (offered by `/model`).
+    pub recent_models: Vec<String>,
+    /// Open the session picker at start (`--resume` without a name).
+    pub resume_picker: bool,
 }
 
 /// Why the UI stopped with an error.
@@ -69,6 +73,11 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
     state.entries.extend(notices);
     let (handle, mut events) = spawn(agent);
+    if options.resume_picker {
+        let mut effects = Vec::new();
+        update::open_sessions(&mut state, &mut effects);
+        app::perform(effects, &handle);
+    }
     let (mut terminal, _guard) = terminal::init(options.mouse)?;
     let result = app::event_loop(&mut terminal, &mut state, &handle, &mut events).await;
     // ratatui's terminal shows the cursor when dropped and prints to stderr if it cannot, which

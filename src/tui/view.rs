@@ -7,7 +7,9 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
-use super::panes::{conversation, dialog, help, input, reasoning, status, timeline, tool_output};
+use super::panes::{
+    conversation, dialog, help, input, picker, reasoning, status, timeline, tool_output,
+};
 use super::state::{Overlay, State};
 
 /// Draws every pane and the open overlay; `now` drives the spinner and elapsed time.
@@ -40,6 +42,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     match state.overlay {
         Overlay::Help => help::draw(frame, state, a.screen),
         Overlay::ConfirmClear => dialog::draw(frame, state, a.screen),
+        Overlay::Picker => picker::draw(frame, state, a.screen),
         Overlay::None => {}
     }
 }

@@ -29,6 +29,7 @@
 //! the conversation goes on from the entries before it. Both files are opened without following
 //! a link or blocking on a pipe; either one that is a link or not a plain file is moved aside.
 
+mod archive;
 mod files;
 mod journal;
 mod lock;
@@ -37,6 +38,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 
+pub use archive::{Archive, ArchiveError, SESSIONS_DIR, short_id, summary};
 pub use lock::{HistoryLock, LockError};
 pub use store::{CompactionPolicy, HistoryStore};
 pub use writer::HistoryWriter;

@@ -339,13 +339,11 @@ fn spinner(state: &State, now: Instant) -> &'static str {
 /// Draws the visible part of the conversation.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     let scroll = &state.scroll[Pane::Conversation];
-    let block = pane_block(
-        state,
-        "Conversation".into(),
-        Focus::Conversation,
-        Some(scroll),
-        area.width,
-    );
+    let title = match &state.session_title {
+        Some(name) => format!("Conversation · {name}"),
+        None => "Conversation".into(),
+    };
+    let block = pane_block(state, title, Focus::Conversation, Some(scroll), area.width);
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
     // The entry holding the top line, found by binary search over the offsets.

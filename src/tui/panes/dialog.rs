@@ -1,4 +1,4 @@
-//! The confirm dialog for clearing the history.
+//! The confirm dialog for clearing the history: archive it, delete it, or keep it.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -19,17 +19,21 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
-/// Draws "Clear conversation history? (y/n)".
+/// Draws "Clear this conversation?" with its three answers.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let rect = centered(area, 44, 5);
+    let rect = centered(area, 58, 5);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Double)
         .border_style(state.theme.warning)
         .title(" Confirm ");
     let text = vec![
-        Line::styled("Clear conversation history? (y/n)", state.theme.accent),
-        Line::styled("y clears it · any other key keeps it", state.theme.muted),
+        Line::styled("Clear this conversation?", state.theme.accent),
+        Line::styled(
+            "a archives it (/resume reopens it) · y deletes it",
+            state.theme.text,
+        ),
+        Line::styled("any other key keeps it", state.theme.muted),
     ];
     frame.render_widget(Clear, rect);
     frame.render_widget(Paragraph::new(text).block(block).centered(), rect);

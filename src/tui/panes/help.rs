@@ -9,14 +9,14 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 29] = [
+pub const KEYS: [(&str, &str); 32] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
     ("F1", "this help"),
     ("F2", "switch model flash ↔ pro"),
     ("F3", "show / hide the side panes"),
-    ("Ctrl+L", "clear the history (asks first)"),
+    ("Ctrl+L", "clear: a archives, y deletes (asks first)"),
     ("PageUp / PageDown", "scroll the focused pane a page"),
     ("Shift+Up / Shift+Down", "scroll by a line"),
     ("Home / End", "top / bottom (End follows again)"),
@@ -39,7 +39,13 @@ pub const KEYS: [(&str, &str); 29] = [
     ("Ctrl+C", "interrupt · clear input · twice quits"),
     ("Ctrl+D", "quit (on an empty input)"),
     ("Shift+drag", "select text (most terminals)"),
-    ("/model [NAME]", "show or pick the model"),
+    (
+        "/model [NAME]",
+        "pick the model (any name the server knows)",
+    ),
+    ("/new", "archive this session, start a new one"),
+    ("/resume [TITLE]", "reopen an earlier session (picker)"),
+    ("/rename TITLE", "name this session"),
     ("/steps [N]", "show or set the step limit"),
     ("/copy [N]", "copy the last answer, or its N-th code block"),
     ("/init", "the model writes a starter AGENTS.md"),

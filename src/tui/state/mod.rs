@@ -6,10 +6,12 @@ use std::time::Instant;
 use ratatui_textarea::TextArea;
 
 mod conversation;
+mod picker;
 mod scroll;
 mod steps;
 
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
+pub use picker::{Picker, PickerKind};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
 
@@ -51,8 +53,10 @@ pub enum Overlay {
     None,
     /// The key help.
     Help,
-    /// "Clear conversation history? (y/n)".
+    /// "Clear this conversation?": archive, delete or keep it.
     ConfirmClear,
+    /// The list of `State::picker` (sessions or models).
+    Picker,
 }
 
 /// A pending retry of a failed request.
@@ -140,6 +144,12 @@ pub struct State {
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
+    /// The open picker's list (shown while `overlay` is `Picker`).
+    pub picker: Option<Picker>,
+    /// The active session's title, once it has one (its first prompt, or `/rename`).
+    pub session_title: Option<String>,
+    /// Model names used before, newest first (for the `/model` picker).
+    pub recent_models: Vec<String>,
     /// Set when the person asked to quit.
     pub quit: bool,
 }
@@ -183,6 +193,9 @@ impl State {
             conv_dirty: None,
             theme: options.theme.clone(),
             tools: options.tools.clone(),
+            picker: None,
+            session_title: None,
+            recent_models: options.recent_models.clone(),
             quit: false,
         };
         state.reset_input();
@@ -202,6 +215,8 @@ impl State {
         self.last_usage = None;
         self.context = None;
         self.step = 0;
+        self.turns = 0;
+        self.session_title = None;
         for s in self.scroll.iter_mut() {
             *s = Default::default();
         }

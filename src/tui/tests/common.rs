@@ -30,6 +30,8 @@ pub fn options() -> TuiOptions {
             source: "built-in".into(),
             summary: "Reads a text file of the workspace.".into(),
         }],
+        recent_models: vec![],
+        resume_picker: false,
     }
 }
 

@@ -21,6 +21,7 @@ fn ctx() -> KeyContext {
         on_last_line: true,
         quit_armed: false,
         queued: false,
+        picker_confirming: false,
     }
 }
 

@@ -5,6 +5,7 @@ mod conversation;
 mod hostile;
 mod keys;
 mod markdown;
+mod sessions;
 mod side_panes;
 mod snapshots;
 mod support;

@@ -23,6 +23,8 @@ pub fn busy_state() -> State {
         theme: Theme::dark(),
         notices: vec![],
         tools: vec![],
+        recent_models: vec![],
+        resume_picker: false,
     });
     s.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());

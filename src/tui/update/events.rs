@@ -8,7 +8,7 @@ use crate::agent::{AgentEvent, AgentState, Session, TurnOutcome};
 use crate::llm::Role;
 use crate::tui::calls;
 use crate::tui::state::{
-    CallStatus, CallView, Entry, EntryKind, Pane, RetryView, State, StepStop, StepView,
+    CallStatus, CallView, Entry, EntryKind, Pane, PickerKind, RetryView, State, StepStop, StepView,
 };
 
 /// Applies an agent event.
@@ -94,6 +94,35 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
         AgentEvent::Notice(text) => {
             state.push(EntryKind::Notice, text);
         }
+        AgentEvent::SessionOpened {
+            title,
+            notice,
+            replay,
+        } => {
+            state.clear_conversation();
+            for event in replay {
+                on_event(state, event, now);
+            }
+            state.step = 0;
+            state.session_title = title;
+            state.push(EntryKind::Notice, notice);
+        }
+        AgentEvent::SessionRenamed(title) => {
+            state.push(
+                EntryKind::Notice,
+                format!("This session is now called \u{201c}{title}\u{201d}."),
+            );
+            state.session_title = Some(title);
+        }
+        AgentEvent::Sessions(list) => {
+            if let Some(picker) = state
+                .picker
+                .as_mut()
+                .filter(|p| p.kind == PickerKind::Sessions)
+            {
+                picker.set_sessions(&list);
+            }
+        }
     }
 }
 
@@ -151,12 +180,16 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
             .map(|m| m.content.clone()),
     );
     state.step = 0;
+    state.session_title = session.title();
 }
 
 /// A turn began: its prompt joins the conversation, and the side panes follow its live step
 /// again, whatever was selected or scrolled before (selecting a step stops following; End or
 /// the next turn resumes it).
 fn turn_started(state: &mut State, prompt: String) {
+    if state.session_title.is_none() {
+        state.session_title = Some(crate::agent::session::title_from_prompt(&prompt));
+    }
     state.push(EntryKind::User, prompt);
     state.scroll[Pane::Conversation].jump_to_bottom();
     state.turns += 1;

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{input, navigate, slash};
+use super::{input, navigate, picker, slash};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -19,6 +19,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         on_first_line: row == 0,
         on_last_line: row + 1 >= state.input.lines().len(),
         queued: !state.queued.is_empty(),
+        picker_confirming: state.picker.as_ref().is_some_and(|p| p.confirm_delete),
         quit_armed: state
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
@@ -51,7 +52,20 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             state.clear_conversation();
             effects.push(Effect::Command(AgentCommand::ClearHistory));
         }
-        Action::ConfirmNo | Action::CloseOverlay => state.overlay = Overlay::None,
+        Action::ArchiveSession => {
+            state.overlay = Overlay::None;
+            effects.push(Effect::Command(AgentCommand::NewSession));
+        }
+        Action::ConfirmNo | Action::CloseOverlay => {
+            state.overlay = Overlay::None;
+            state.picker = None;
+        }
+        Action::PickerType(_)
+        | Action::PickerBackspace
+        | Action::PickerMove(_)
+        | Action::PickerChoose
+        | Action::PickerDelete
+        | Action::PickerConfirmDelete(_) => picker::apply(state, action, &mut effects),
         Action::ScrollPage(_)
         | Action::ScrollLine(_)
         | Action::ScrollAt { .. }

@@ -1,7 +1,7 @@
 //! State changes: actions and agent events in, effects out as data (the event loop performs
 //! them). Time is passed in so tests are deterministic.
 //!
-//! `keys` maps an action to its handler; `input`, `navigate` and `slash` hold them; `events`
+//! `keys` maps an action to its handler; `input`, `navigate`, `picker` and `slash` hold them; `events`
 //! applies what the agent reports; `effect` is what flows back out.
 
 mod effect;
@@ -9,9 +9,12 @@ mod events;
 mod input;
 mod keys;
 mod navigate;
+mod picker;
 mod slash;
 
 pub use effect::Effect;
 pub use events::{on_event, show_session};
 pub use input::next_queued;
 pub use keys::{apply, key_context};
+pub(crate) use picker::open_sessions;
+pub(crate) use slash::note_recent;

@@ -11,7 +11,10 @@ use crate::tui::state::{EntryKind, Overlay, State};
 /// history just emptied.
 /// Whether `command` (without its `/`) must wait for the running turn to end.
 pub(super) fn waits_for_the_turn(command: &str) -> bool {
-    matches!(command.split_whitespace().next(), Some("clear" | "init"))
+    matches!(
+        command.split_whitespace().next(),
+        Some("clear" | "init" | "new" | "resume")
+    )
 }
 
 pub(super) fn ask_clear(state: &mut State, now: Instant) {
@@ -30,15 +33,10 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     let mut words = command.split_whitespace();
     let name = words.next().unwrap_or("");
     let arg = words.next();
+    // The whole rest of the line, for arguments that may hold spaces (titles).
+    let rest = command.trim_start()[name.len()..].trim();
     match (name, arg) {
-        ("model", None) => {
-            let text = format!(
-                "Model: {} (F2 switches the presets; /model NAME takes {} or any model name the server knows).",
-                state.preset.model(),
-                Preset::NAMES.join(", ")
-            );
-            state.push(EntryKind::Notice, text);
-        }
+        ("model", None) => super::picker::open_models(state),
         // Any name, as --model takes: a name that is not a preset is sent as it is.
         ("model", Some(name)) => {
             let preset = Preset::from_name(name);
@@ -76,6 +74,16 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
+        ("new", _) => effects.push(Effect::Command(AgentCommand::NewSession)),
+        ("resume", None) => super::picker::open_sessions(state, effects),
+        ("resume", Some(_)) => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
+        ("rename", None) => {
+            state.push(
+                EntryKind::Error,
+                "`/rename` needs a title: /rename TITLE names this session.",
+            );
+        }
+        ("rename", Some(_)) => effects.push(Effect::Command(AgentCommand::Rename(rest.into()))),
         ("init", _) => {
             if state.busy() {
                 flash(
@@ -114,14 +122,25 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /init, /clear, /copy [N], /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /help, /quit."
                 ),
             );
         }
     }
 }
 
+/// How many model names the `/model` picker remembers.
+pub const RECENT_MODELS: usize = 8;
+
+/// Puts `name` first among the recently used models.
+pub(crate) fn note_recent(recent: &mut Vec<String>, name: &str) {
+    recent.retain(|n| n != name);
+    recent.insert(0, name.to_string());
+    recent.truncate(RECENT_MODELS);
+}
+
 pub(super) fn set_preset(state: &mut State, preset: Preset, effects: &mut Vec<Effect>) {
+    note_recent(&mut state.recent_models, preset.model());
     state.preset = preset.clone();
     effects.push(Effect::SetPreset(preset));
 }
