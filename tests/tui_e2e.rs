@@ -45,6 +45,24 @@ impl Session {
     /// Like `start`, with extra environment variables.
     fn start_with_env(base_url: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let mut all = vec!["--workspace", ws.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let cwd = dir.path().to_path_buf();
+        let mut env = env.to_vec();
+        env.insert(0, ("DEEPSEEK_API_KEY", "sk-e2e"));
+        Self::spawn(dir, &cwd, base_url, &all, &env)
+    }
+
+    /// Starts the binary in `cwd` (inside `dir`, which holds home, config and data) with
+    /// exactly `args` and `env` over a clean environment.
+    fn spawn(
+        dir: tempfile::TempDir,
+        cwd: &Path,
+        base_url: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         let pty = native_pty_system()
@@ -56,13 +74,11 @@ impl Session {
             })
             .unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-        cmd.arg("--workspace");
-        cmd.arg(dir.path().join("ws"));
         for a in args {
             cmd.arg(a);
         }
-        // The temp folder as the current folder, so no `.env` of the repository is read.
-        cmd.cwd(dir.path());
+        // A folder of the test's as the current folder, so no `.env` of the repository is read.
+        cmd.cwd(cwd);
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy().to_string();
             if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI")
@@ -75,7 +91,6 @@ impl Session {
         cmd.env("XDG_DATA_HOME", home.join(".local/share"));
         cmd.env("XDG_STATE_HOME", home.join(".local/state"));
         cmd.env("TERM", "xterm-256color");
-        cmd.env("DEEPSEEK_API_KEY", "sk-e2e");
         cmd.env("DEEPSEEK_BASE_URL", base_url);
         for (k, v) in env {
             cmd.env(k, v);
@@ -754,4 +769,98 @@ fn new_then_resume_brings_the_first_session_back() {
     s.wait_for("│ idle │");
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);
+}
+
+#[test]
+fn a_project_whose_dot_env_holds_the_key_is_a_workspace_the_key_never_leaves() {
+    const CANARY: &str = "sk-CANARY-pty-7781";
+    let shell = |command: &str, args: &[&str]| json!({"command": command, "args": args});
+    let attempts = [
+        ("read_text_file", json!({"relative_path": ".env"})),
+        (
+            "search_files",
+            json!({"pattern": "CANARY", "include_ignored": true}),
+        ),
+        ("list_files", json!({"relative_dir": "."})),
+        ("run_shell_command", shell("cat", &[".env"])),
+        ("run_shell_command", shell("rg", &["-uuu", "DEEPSEEK", "."])),
+    ];
+    let mut first = SseBuilder::new().role().content(&["Looking for the key."]);
+    for (i, (tool, args)) in attempts.iter().enumerate() {
+        first = first.tool_call(i, &format!("call_{i}"), tool, args, 30);
+    }
+    let (server, _rt) = MockServer::start_blocking(vec![
+        first.finish("tool_calls").done().build(),
+        SseBuilder::answer("out-of-reach-answer."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".env"), format!("DEEPSEEK_API_KEY={CANARY}\n")).unwrap();
+    std::fs::write(project.join("notes.md"), "DEEPSEEK_API_KEY goes in .env\n").unwrap();
+    let data = dir.path().join("home/.local/share");
+    let env = [("MINICLAW_LOG", "trace")];
+    let mut s = Session::spawn(
+        dir,
+        &project,
+        &server.url(),
+        &["-C", ".", "--no-mouse"],
+        &env,
+    );
+    s.wait_for("MiniClaw keeps .env* files out of the tools' reach");
+    s.submit("What is in .env?");
+    s.wait_for("out-of-reach-answer.");
+    s.wait_for("│ idle │");
+    let screen = s.screen();
+    assert_eq!(
+        screen.matches("This workspace holds .env").count(),
+        1,
+        "said once: {screen}"
+    );
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {CANARY}").as_str()),
+        "the key from the project's .env is used, in the header only"
+    );
+    for request in &requests {
+        assert!(!request.body.contains(CANARY), "{}", request.body);
+    }
+    let observations: Vec<String> = requests[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(observations.len(), attempts.len());
+    assert!(
+        observations[0].contains("\"ok\":false"),
+        "{}",
+        observations[0]
+    );
+    assert!(
+        observations[1].contains("\"match_count\":0"),
+        "the search ran and found nothing: {}",
+        observations[1]
+    );
+    assert!(
+        observations[2].contains("notes.md") && !observations[2].contains("\".env\""),
+        "{}",
+        observations[2]
+    );
+    for (file, what) in [
+        (project.join("history.json"), "the history"),
+        (project.join("history.json.journal"), "the journal"),
+        (data.join("miniclaw/miniclaw.log"), "the log"),
+    ] {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains(CANARY), "the key reached {what}");
+    }
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    assert!(!raw.contains(CANARY), "the key reached the screen");
+    assert!(!project.join("history.json.lock").exists());
 }
