@@ -32,6 +32,7 @@ fn options() -> TuiOptions {
         tools: vec![],
         recent_models: vec![],
         resume_picker: false,
+        approval: miniclaw::approval::ApprovalMode::Auto,
     }
 }
 

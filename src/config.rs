@@ -60,6 +60,11 @@ pub struct Cli {
     /// List every tool with its source and description, then exit.
     #[arg(long)]
     pub list_tools: bool,
+    /// Which calls run without asking: auto (all inside the sandbox), ask (changes, commands
+    /// and the web ask first), read-only (those are refused). Default: the one chosen last
+    /// time, else auto.
+    #[arg(long, value_enum, value_name = "MODE", env = "MINICLAW_APPROVAL")]
+    pub approval: Option<crate::approval::ApprovalMode>,
     /// Start with a new session; the last one is archived (/resume or --resume reopens it).
     #[arg(long, conflicts_with = "resume")]
     pub new: bool,
@@ -96,6 +101,8 @@ pub struct Config {
     pub base_url: String,
     /// The starting preset.
     pub preset: Preset,
+    /// The approval mode at start.
+    pub approval: crate::approval::ApprovalMode,
     /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
     pub project_trusted: bool,
     /// Problems found while reading the configuration, shown at start.
@@ -209,6 +216,10 @@ impl Config {
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         // A model given now wins; else the one chosen last time (F2, /model), else flash.
         let remembered = crate::remembered::path().map(|p| crate::remembered::load(&p));
+        let approval = cli
+            .approval
+            .or_else(|| remembered.as_ref().and_then(|r| r.approval))
+            .unwrap_or_default();
         let model = cli
             .model
             .clone()
@@ -219,6 +230,7 @@ impl Config {
             api_key,
             base_url,
             preset,
+            approval,
             project_trusted: false,
             warnings: Vec::new(),
         }
@@ -278,6 +290,7 @@ mod tests {
             api_key: Some("sk-secret-123".into()),
             base_url: DEFAULT_BASE_URL.into(),
             preset: Preset::Flash,
+            approval: crate::approval::ApprovalMode::Auto,
             project_trusted: false,
             warnings: Vec::new(),
         };

@@ -138,6 +138,8 @@ pub enum AgentEvent {
     SessionRenamed(String),
     /// The archived sessions of this workspace, newest first (for the picker).
     Sessions(Vec<SessionSummary>),
+    /// A call waits for a person's yes or no (the `ask` approval mode).
+    ApprovalRequested(crate::approval::ApprovalRequest),
 }
 
 /// An archived session, as the picker lists it.

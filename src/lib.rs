@@ -4,7 +4,9 @@
 //! `tools` and `llm` know nothing of the screen.
 
 pub mod agent;
+pub mod approval;
 pub mod config;
+pub mod diff;
 pub mod events;
 pub mod headless;
 pub mod llm;

@@ -240,7 +240,7 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         Ok(said) => started.notices.extend(said),
         Err(e) => return refuse(format, &e.to_string()),
     }
-    let outcome = headless::run(started.agent, prompt, format, started.notices).await;
+    let (outcome, code) = headless::run(started.agent, prompt, format, started.notices).await;
     drop(started.lock);
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
@@ -248,7 +248,10 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         // A step limit was said once already (a notice in the trace).
         TurnOutcome::Answered | TurnOutcome::StepLimit => {}
     }
-    ExitCode::from(headless::exit_code(&outcome))
+    if code == headless::DENIED_EXIT_CODE {
+        say!("miniclaw-tui: some calls were not run: the approval mode does not allow them here");
+    }
+    ExitCode::from(code)
 }
 
 async fn run_tui(config: Config) -> ExitCode {
@@ -300,6 +303,7 @@ async fn run_tui(config: Config) -> ExitCode {
             .resume
             .as_deref()
             .is_some_and(|r| r.trim().is_empty()),
+        approval: config.approval,
     };
     let result = tui::run(started.agent, options).await;
     drop(started.lock);

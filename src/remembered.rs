@@ -14,6 +14,9 @@ pub struct Choices {
     /// The theme (`dark`, `light` or a theme file's path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+    /// The approval mode (`auto`, `ask`, `read-only`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<crate::approval::ApprovalMode>,
     /// Model names used, newest first (the `/model` picker offers them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_models: Vec<String>,

@@ -167,6 +167,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         },
     )
     .with_context_budget(config.cli.context_tokens as usize)
+    .with_approvals(config.approval, None)
     .with_history(loaded.store);
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());

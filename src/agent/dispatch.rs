@@ -7,11 +7,30 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::approvals::Gate;
 use super::budget::RequestBudget;
 use super::turn::Agent;
+use crate::approval::ApprovalRequest;
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::ToolCall;
 use crate::tools::ToolContext;
+
+/// Calls run together, and whether a person approved them.
+#[derive(Clone, Copy)]
+struct Batch<'a> {
+    indices: &'a [usize],
+    asked: bool,
+}
+
+impl<'a> Batch<'a> {
+    /// Calls that needed no one's yes.
+    fn of(indices: &'a [usize]) -> Self {
+        Self {
+            indices,
+            asked: false,
+        }
+    }
+}
 
 /// More calls than this in one response are answered with an error instead of being run.
 pub const MAX_CALLS_PER_STEP: usize = 32;
@@ -79,25 +98,72 @@ impl Agent {
         }
 
         let mut batch: Vec<usize> = Vec::new();
+        // Calls that ask, counted up front so each is shown as "k of n".
+        let asking: Vec<usize> = runnable
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let name = &calls[i].function.name;
+                self.registry.needs_approval(name) && self.approvals.asks(name)
+            })
+            .collect();
         for &i in &runnable {
-            if self.registry.is_read_only(&calls[i].function.name) {
+            let name = &calls[i].function.name;
+            if self.registry.needs_approval(name) {
+                // Whatever ran before it has run: a preview then shows the file as it will be.
+                self.run_batch(
+                    calls,
+                    Batch::of(&std::mem::take(&mut batch)),
+                    &mut observations,
+                    budget,
+                    events,
+                    cancel,
+                )
+                .await;
+                match self.approve(calls, i, &asking, events, cancel).await {
+                    Err(refused) => observations[i] = Some(refused),
+                    Ok(asked) => {
+                        let batch = Batch {
+                            indices: &[i],
+                            asked,
+                        };
+                        self.run_batch(calls, batch, &mut observations, budget, events, cancel)
+                            .await;
+                    }
+                }
+                continue;
+            } else if self.registry.is_read_only(name) {
                 batch.push(i);
                 continue;
             }
             self.run_batch(
                 calls,
-                &std::mem::take(&mut batch),
+                Batch::of(&std::mem::take(&mut batch)),
                 &mut observations,
                 budget,
                 events,
                 cancel,
             )
             .await;
-            self.run_batch(calls, &[i], &mut observations, budget, events, cancel)
-                .await;
-        }
-        self.run_batch(calls, &batch, &mut observations, budget, events, cancel)
+            self.run_batch(
+                calls,
+                Batch::of(&[i]),
+                &mut observations,
+                budget,
+                events,
+                cancel,
+            )
             .await;
+        }
+        self.run_batch(
+            calls,
+            Batch::of(&batch),
+            &mut observations,
+            budget,
+            events,
+            cancel,
+        )
+        .await;
         let made = (0..calls.len())
             .map(|i| runnable.contains(&i) || repeated.contains(&i))
             .collect();
@@ -113,16 +179,59 @@ impl Agent {
         (observations, made)
     }
 
+    /// Passes call `i` through the approval gate: whether a person said yes, or its
+    /// observation when it may not run (reported as a call that finished at once).
+    async fn approve(
+        &self,
+        calls: &[ToolCall],
+        i: usize,
+        asking: &[usize],
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<bool, Value> {
+        let call = &calls[i];
+        let diff = self
+            .registry
+            .preview(&call.function.name, &call.function.arguments, &self.sandbox)
+            .and_then(Result::ok)
+            .map(|change| change.diff());
+        let request = ApprovalRequest {
+            id: call.id.clone(),
+            name: call.function.name.clone(),
+            arguments: call.function.arguments.clone(),
+            diff,
+            position: asking.iter().position(|&a| a == i).map_or(1, |p| p + 1),
+            of: asking.len().max(1),
+        };
+        let refused = match self.approvals.gate(request, events, cancel).await {
+            Gate::Run { asked } => return Ok(asked),
+            Gate::Refused(observation) => observation,
+        };
+        events.send(AgentEvent::ToolCallStarted {
+            id: call.id.clone(),
+            name: call.function.name.clone(),
+            arguments: call.function.arguments.clone(),
+        });
+        events.send(AgentEvent::ToolFinished {
+            id: call.id.clone(),
+            name: call.function.name.clone(),
+            result: refused.clone(),
+            duration: Some(std::time::Duration::ZERO),
+        });
+        Err(refused)
+    }
+
     /// Runs the calls at `indices` concurrently.
     async fn run_batch(
         &self,
         calls: &[ToolCall],
-        indices: &[usize],
+        batch: Batch<'_>,
         observations: &mut [Option<Value>],
         budget: &RequestBudget,
         events: &EventSink,
         cancel: &CancellationToken,
     ) {
+        let Batch { indices, asked } = batch;
         if indices.is_empty() {
             return;
         }
@@ -143,10 +252,14 @@ impl Agent {
             });
             async move {
                 let started = Instant::now();
-                let result = self
+                let mut result = self
                     .registry
                     .execute(&call.function.name, &call.function.arguments, &ctx)
                     .await;
+                // A person's yes is kept with the observation: the timeline and the history.
+                if let (true, Value::Object(o)) = (asked, &mut result) {
+                    o.insert("approved_by_user".into(), Value::Bool(true));
+                }
                 tracing::info!(
                     tool = %call.function.name,
                     ok = result["ok"].as_bool().unwrap_or(false),

@@ -1,6 +1,7 @@
 //! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
 
 pub mod advice;
+pub mod approvals;
 pub mod budget;
 pub mod context;
 pub mod delegation;

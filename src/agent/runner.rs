@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::approvals::PendingAnswers;
 use super::turn::Agent;
+use crate::approval::{ApprovalMode, Decision};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::Preset;
 
@@ -49,6 +51,8 @@ pub struct AgentHandle {
     /// The token of the latest prompt sent (what an interrupt cancels).
     latest: Arc<Mutex<CancellationToken>>,
     preset: watch::Sender<Preset>,
+    approval: watch::Sender<ApprovalMode>,
+    answers: PendingAnswers,
 }
 
 impl AgentHandle {
@@ -78,8 +82,20 @@ impl AgentHandle {
         self.preset.send_replace(preset);
     }
 
-    /// Interrupts the turn of the latest prompt, if it runs.
+    /// Uses `mode` for the calls still to come, even within a running turn.
+    pub fn set_approval(&self, mode: ApprovalMode) {
+        self.approval.send_replace(mode);
+    }
+
+    /// Answers the call `id` waiting for approval.
+    pub fn answer(&self, id: &str, decision: Decision) {
+        self.answers.answer(id, decision);
+    }
+
+    /// Interrupts the turn of the latest prompt, if it runs (a call waiting for approval is
+    /// denied).
     pub fn interrupt(&self) {
+        self.answers.deny_all("interrupted");
         if let Ok(token) = self.latest.lock() {
             token.cancel();
         }
@@ -87,13 +103,17 @@ impl AgentHandle {
 }
 
 /// Starts `agent` on its own task; returns its handle and the receiver of its events.
-pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+    let answers = PendingAnswers::default();
+    agent.set_asker(Arc::new(answers.clone()));
     let (job_tx, job_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let handle = AgentHandle {
         tx: job_tx,
         latest: Arc::new(Mutex::new(CancellationToken::new())),
         preset: agent.preset_sender(),
+        approval: agent.approval_sender(),
+        answers,
     };
     tokio::spawn(run(agent, job_rx, EventSink::new(ev_tx)));
     (handle, ev_rx)

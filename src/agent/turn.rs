@@ -11,10 +11,12 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::advice::{error_advice, step_limit_notice};
+use super::approvals::{Approvals, Asker};
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::history::{self, HistoryStore, HistoryWriter};
 use super::session::{Message, Session};
+use crate::approval::ApprovalMode;
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
@@ -51,6 +53,8 @@ pub struct Agent {
     pub(super) history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
     pub(super) history_store: Option<HistoryStore>,
+    /// Which calls run without asking, and who is asked about the others.
+    pub(super) approvals: Approvals,
 }
 
 /// The default context budget in prompt tokens.
@@ -85,7 +89,25 @@ impl Agent {
             request_budget: None,
             history: None,
             history_store: None,
+            approvals: Approvals::new(ApprovalMode::Auto, None),
         }
+    }
+
+    /// Lets calls through in `mode`, asking through `asker` in the `ask` mode (none: such
+    /// calls are denied, as in headless mode).
+    pub fn with_approvals(mut self, mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
+        self.approvals = Approvals::new(mode, asker);
+        self
+    }
+
+    /// Asks `asker` about calls in the `ask` mode (the UI's answers), keeping the mode.
+    pub fn set_asker(&mut self, asker: Arc<dyn Asker>) {
+        self.approvals = Approvals::new(self.approvals.mode(), Some(asker));
+    }
+
+    /// The sender of the approval mode, for a handle that changes it.
+    pub fn approval_sender(&self) -> tokio::sync::watch::Sender<ApprovalMode> {
+        self.approvals.mode_sender()
     }
 
     /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started

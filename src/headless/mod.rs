@@ -29,7 +29,7 @@ use crate::config::OutputFormat;
 use crate::terminal_text::clean;
 
 pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
-pub use report::{Report, ReportBuilder};
+pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder};
 pub use trace::{AnswerOutput, TracePrinter};
 
 /// The exit status for how a turn ended: 0 answered, 1 failed, 3 step limit, 130 interrupted
@@ -149,13 +149,13 @@ impl Output {
 }
 
 /// Runs one turn for `prompt` and writes it as `format` says, after the `notices` from start;
-/// Ctrl+C interrupts the turn. Returns how the turn ended.
+/// Ctrl+C interrupts the turn. Returns how the turn ended and the exit status it makes.
 pub async fn run(
     mut agent: Agent,
     prompt: &str,
     format: OutputFormat,
     notices: Vec<String>,
-) -> TurnOutcome {
+) -> (TurnOutcome, u8) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let session_id = agent.session().id.clone();
@@ -187,7 +187,7 @@ pub async fn run(
         Err(_) => ReportBuilder::default().finish(&outcome, session_id),
     };
     write_report(format, &report);
-    outcome
+    (outcome, report.exit_code)
 }
 
 #[cfg(test)]

@@ -157,6 +157,8 @@ pub struct Report {
     pub session_id: Option<String>,
     /// The process's exit status.
     pub exit_code: u8,
+    /// How many calls were denied or refused by the approval mode (`--approval`).
+    pub denied: usize,
     /// What went wrong, as said on stderr.
     pub errors: Vec<String>,
     /// Notices, from start (e.g. the project instructions read) and from the turn.
@@ -173,11 +175,15 @@ impl Report {
             usage: None,
             session_id: None,
             exit_code: 2,
+            denied: 0,
             errors: vec![error.to_string()],
             notices: Vec::new(),
         }
     }
 }
+
+/// The exit status of a turn that answered after calls were denied by the approval mode.
+pub const DENIED_EXIT_CODE: u8 = 4;
 
 /// Builds the [`Report`] from the turn's events.
 #[derive(Debug, Default)]
@@ -187,6 +193,7 @@ pub struct ReportBuilder {
     usage: Option<Usage>,
     errors: Vec<String>,
     notices: Vec<String>,
+    denied: usize,
 }
 
 impl ReportBuilder {
@@ -203,6 +210,10 @@ impl ReportBuilder {
         match event {
             AgentEvent::Error { message } => self.errors.push(message.clone()),
             AgentEvent::Notice(text) => self.notices.push(text.clone()),
+            AgentEvent::ToolFinished { result, .. } if result["denied"] == true => {
+                self.denied += 1;
+                self.steps.apply(event);
+            }
             AgentEvent::TurnFinished { usage, .. } => {
                 self.usage = *usage;
                 self.answer = self.steps.take_answer();
@@ -219,7 +230,11 @@ impl ReportBuilder {
             steps: self.steps,
             usage: self.usage,
             session_id: Some(session_id),
-            exit_code: exit_code(outcome),
+            exit_code: match (outcome, self.denied) {
+                (TurnOutcome::Answered, 1..) => DENIED_EXIT_CODE,
+                _ => exit_code(outcome),
+            },
+            denied: self.denied,
             errors: self.errors,
             notices: self.notices,
         }

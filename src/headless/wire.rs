@@ -126,6 +126,14 @@ pub enum WireEvent<'a> {
         /// The new title.
         title: &'a str,
     },
+    /// `{"type":"approval_requested","id":...,"name":...}` (not sent by headless runs, which
+    /// cannot ask)
+    ApprovalRequested {
+        /// The call's id.
+        id: &'a str,
+        /// The tool.
+        name: &'a str,
+    },
     /// `{"type":"sessions","ids":[...]}`: the archived sessions, newest first.
     Sessions {
         /// Their ids.
@@ -245,6 +253,10 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             notice,
         },
         AgentEvent::SessionRenamed(title) => WireEvent::SessionRenamed { title },
+        AgentEvent::ApprovalRequested(request) => WireEvent::ApprovalRequested {
+            id: &request.id,
+            name: &request.name,
+        },
         AgentEvent::Sessions(list) => WireEvent::Sessions {
             ids: list.iter().map(|s| s.id.as_str()).collect(),
         },

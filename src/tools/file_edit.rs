@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::args::{parameters_of, parse_args, to_usize};
+use super::change::FileChange;
 use super::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
+use super::sandbox::Sandbox;
 use super::support::{blocking, decode_text, fields};
 use super::workspace_io::WriteTarget;
 use crate::llm::ToolSchema;
@@ -34,6 +36,87 @@ fn check_size(shown: &str, size: usize, what: &str) -> Result<(), ToolError> {
         )));
     }
     Ok(())
+}
+
+/// The change a call would make to `relative`: its new text made by `make` from the current
+/// one (`None` when there is none or it is not text) and the path as shown. Nothing is
+/// created: a missing folder means a new file.
+fn planned(
+    sandbox: &Sandbox,
+    relative: &str,
+    make: impl FnOnce(Option<String>, &str) -> Result<String, ToolError>,
+) -> Result<FileChange, ToolError> {
+    let target = WriteTarget::peek(sandbox, relative)?;
+    let (path, existed, before) = match &target {
+        Some(t) => (
+            t.shown().to_string(),
+            t.exists(),
+            current_text(t).ok().flatten(),
+        ),
+        None => {
+            let checked = sandbox.resolve_write(relative)?;
+            (sandbox.display_relative(&checked), false, None)
+        }
+    };
+    let after = make(before.clone(), &path)?;
+    Ok(FileChange {
+        path,
+        existed,
+        before,
+        after,
+    })
+}
+
+/// `old` with `content` added, refused over the cap.
+fn appended(old: String, content: &str, shown: &str) -> Result<String, ToolError> {
+    check_size(
+        shown,
+        old.len().saturating_add(content.len()),
+        "appending to",
+    )?;
+    Ok(old + content)
+}
+
+/// What a replacement makes of a text.
+struct Replaced {
+    text: String,
+    replaced: usize,
+    occurrences: usize,
+}
+
+/// `text` with the replacement `a` asks for made; refused when `old_text` is empty or not
+/// found, or when the result would be over the cap.
+fn replaced(text: &str, a: &ReplaceTextInFileArgs, shown: &str) -> Result<Replaced, ToolError> {
+    if a.old_text.is_empty() {
+        return Err(ToolError::InvalidArguments(
+            "`old_text` must not be empty".into(),
+        ));
+    }
+    let occurrences = text.matches(a.old_text.as_str()).count();
+    if occurrences == 0 {
+        return Err(ToolError::failed(format!(
+            "`old_text` was not found in `{shown}`; nothing was changed (the match is \
+             exact, including whitespace and case)"
+        )));
+    }
+    let limit = to_usize(a.count.unwrap_or(0));
+    let replaced = if limit == 0 {
+        occurrences
+    } else {
+        limit.min(occurrences)
+    };
+    // The size is known before the text is built: a small file with many matches and a long
+    // replacement must not allocate gigabytes.
+    let size = text
+        .len()
+        .saturating_sub(replaced.saturating_mul(a.old_text.len()))
+        .saturating_add(replaced.saturating_mul(a.new_text.len()));
+    check_size(shown, size, "this replacement in")?;
+    Ok(Replaced {
+        text: text.replacen(a.old_text.as_str(), &a.new_text, replaced),
+        replaced,
+        occurrences,
+    })
 }
 
 /// The current text of the target (`None` when it does not exist), refusing files over the cap.
@@ -76,6 +159,21 @@ impl Tool for WriteTextFile {
 
     fn read_only(&self) -> bool {
         false
+    }
+
+    fn preview(
+        &self,
+        args: Map<String, Value>,
+        sandbox: &Sandbox,
+    ) -> Option<Result<FileChange, ToolError>> {
+        let preview = || {
+            let a: WriteTextFileArgs = parse_args(args)?;
+            planned(sandbox, &a.relative_path, |_, shown| {
+                check_size(shown, a.content.len(), "writing")?;
+                Ok(a.content.clone())
+            })
+        };
+        Some(preview())
     }
 
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -128,6 +226,20 @@ impl Tool for AppendTextFile {
         false
     }
 
+    fn preview(
+        &self,
+        args: Map<String, Value>,
+        sandbox: &Sandbox,
+    ) -> Option<Result<FileChange, ToolError>> {
+        let preview = || {
+            let a: AppendTextFileArgs = parse_args(args)?;
+            planned(sandbox, &a.relative_path, |old, shown| {
+                appended(old.unwrap_or_default(), &a.content, shown)
+            })
+        };
+        Some(preview())
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let AppendTextFileArgs {
@@ -139,9 +251,8 @@ impl Tool for AppendTextFile {
                 let target = WriteTarget::open(&sandbox, &relative, true)?;
                 let old = current_text(&target)?.unwrap_or_default();
                 let size = old.len().saturating_add(content.len());
-                check_size(target.shown(), size, "appending to")?;
                 let existed = target.exists();
-                target.replace_with(format!("{old}{content}").as_bytes())?;
+                target.replace_with(appended(old, &content, target.shown())?.as_bytes())?;
                 Ok(fields(json!({
                     "path": target.shown(),
                     "bytes_appended": content.len(),
@@ -187,47 +298,38 @@ impl Tool for ReplaceTextInFile {
         false
     }
 
+    fn preview(
+        &self,
+        args: Map<String, Value>,
+        sandbox: &Sandbox,
+    ) -> Option<Result<FileChange, ToolError>> {
+        let preview = || {
+            let a: ReplaceTextInFileArgs = parse_args(args)?;
+            planned(sandbox, &a.relative_path, |text, shown| {
+                let Some(text) = text else {
+                    return Err(ToolError::failed(format!("`{shown}` does not exist")));
+                };
+                replaced(&text, &a, shown).map(|r| r.text)
+            })
+        };
+        Some(preview())
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let ReplaceTextInFileArgs {
-                relative_path: relative,
-                old_text,
-                new_text,
-                count,
-            } = parse_args(args)?;
-            let limit = to_usize(count.unwrap_or(0));
-            if old_text.is_empty() {
-                return Err(ToolError::InvalidArguments(
-                    "`old_text` must not be empty".into(),
-                ));
-            }
+            let a: ReplaceTextInFileArgs = parse_args(args)?;
             let sandbox = ctx.sandbox.clone();
             blocking(move || {
-                let target = WriteTarget::open(&sandbox, &relative, false)?;
+                let target = WriteTarget::open(&sandbox, &a.relative_path, false)?;
                 let shown = target.shown().to_string();
                 let Some(text) = current_text(&target)? else {
                     return Err(ToolError::failed(format!("`{shown}` does not exist")));
                 };
-                let occurrences = text.matches(old_text.as_str()).count();
-                if occurrences == 0 {
-                    return Err(ToolError::failed(format!(
-                        "`old_text` was not found in `{shown}`; nothing was changed (the match is \
-                         exact, including whitespace and case)"
-                    )));
-                }
-                let replaced = if limit == 0 {
-                    occurrences
-                } else {
-                    limit.min(occurrences)
-                };
-                // The size is known before the text is built: a small file with many matches
-                // and a long replacement must not allocate gigabytes.
-                let size = text
-                    .len()
-                    .saturating_sub(replaced.saturating_mul(old_text.len()))
-                    .saturating_add(replaced.saturating_mul(new_text.len()));
-                check_size(&shown, size, "this replacement in")?;
-                let updated = text.replacen(old_text.as_str(), &new_text, replaced);
+                let Replaced {
+                    text: updated,
+                    replaced,
+                    occurrences,
+                } = replaced(&text, &a, &shown)?;
                 target.replace_with(updated.as_bytes())?;
                 Ok(fields(json!({
                     "path": shown,
@@ -238,5 +340,66 @@ impl Tool for ReplaceTextInFile {
             })
             .await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tools::{Sandbox, builtin_registry};
+
+    #[test]
+    fn previews_show_the_change_without_making_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        let registry = builtin_registry();
+        let preview = |name: &str, args: &str| registry.preview(name, args, &sandbox).unwrap();
+        let new = preview(
+            "write_text_file",
+            r#"{"relative_path": "new/deep/a.txt", "content": "hello\n"}"#,
+        )
+        .unwrap();
+        assert_eq!((new.path.as_str(), new.existed), ("new/deep/a.txt", false));
+        assert!(
+            !dir.path().join("new").exists(),
+            "nothing created by a preview"
+        );
+        assert!(
+            new.diff()
+                .contains("+++ b/new/deep/a.txt\n@@ -0,0 +1 @@\n+hello")
+        );
+        std::fs::write(dir.path().join("b.txt"), "one\ntwo\n").unwrap();
+        let replace = preview(
+            "replace_text_in_file",
+            r#"{"relative_path": "b.txt", "old_text": "two", "new_text": "2"}"#,
+        )
+        .unwrap();
+        assert!(replace.diff().contains("-two\n+2\n"), "{}", replace.diff());
+        let append = preview(
+            "append_text_file",
+            r#"{"relative_path": "b.txt", "content": "three\n"}"#,
+        )
+        .unwrap();
+        assert_eq!(append.after, "one\ntwo\nthree\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+            "one\ntwo\n"
+        );
+        let missing = preview(
+            "replace_text_in_file",
+            r#"{"relative_path": "b.txt", "old_text": "nine", "new_text": "9"}"#,
+        );
+        assert!(missing.unwrap_err().to_string().contains("was not found"));
+        assert!(
+            preview(
+                "write_text_file",
+                r#"{"relative_path": ".env", "content": "x"}"#
+            )
+            .is_err()
+        );
+        assert!(
+            registry
+                .preview("read_text_file", r#"{"relative_path": "b.txt"}"#, &sandbox)
+                .is_none()
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
 pub mod args;
+pub mod change;
 pub mod confine;
 pub mod error;
 pub mod file_edit;
@@ -15,6 +16,7 @@ pub mod registry;
 pub mod sandbox;
 pub mod search;
 pub mod shell;
+pub mod snapshot;
 pub mod subagent;
 pub mod support;
 pub mod time_calc;

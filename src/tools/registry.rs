@@ -117,6 +117,11 @@ pub trait Tool: Send + Sync {
     fn schema(&self) -> ToolSchema;
     /// Whether the tool only reads (read-only calls of one response run concurrently).
     fn read_only(&self) -> bool;
+    /// Whether a call asks first in the `ask` approval mode (and is refused in `read-only`):
+    /// it changes files, runs a command or reaches the network. By default: not read-only.
+    fn needs_approval(&self) -> bool {
+        !self.read_only()
+    }
     /// Where it comes from.
     fn source(&self) -> ToolSource {
         ToolSource::BuiltIn
@@ -129,6 +134,15 @@ pub trait Tool: Send + Sync {
     /// only a few such calls per step).
     fn runs_agent(&self) -> bool {
         false
+    }
+    /// What a call with these arguments would change in a file, without changing it (`None`:
+    /// the tool does not say; only the file-editing tools do).
+    fn preview(
+        &self,
+        _args: Map<String, Value>,
+        _sandbox: &super::Sandbox,
+    ) -> Option<Result<super::change::FileChange, ToolError>> {
+        None
     }
     /// Runs it with validated arguments (an object holding every required field).
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
@@ -207,6 +221,26 @@ impl ToolRegistry {
     /// Whether `name` is a known read-only tool.
     pub fn is_read_only(&self, name: &str) -> bool {
         self.tools.get(name).is_some_and(|t| t.read_only())
+    }
+
+    /// What call `name(raw_arguments)` would change in a file, if the tool says (an error: the
+    /// call would fail, and why).
+    pub fn preview(
+        &self,
+        name: &str,
+        raw_arguments: &str,
+        sandbox: &super::Sandbox,
+    ) -> Option<Result<super::change::FileChange, ToolError>> {
+        let tool = self.tools.get(name)?;
+        match parse_arguments(raw_arguments, &tool.schema().parameters) {
+            Ok(args) => tool.preview(args, sandbox),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Whether calls of `name` ask first in the `ask` approval mode.
+    pub fn needs_approval(&self, name: &str) -> bool {
+        self.tools.get(name).is_some_and(|t| t.needs_approval())
     }
 
     /// Whether `name` is a known tool that starts a sub-agent.

@@ -162,6 +162,27 @@ impl WriteTarget {
     /// Checks `relative` for writing and opens its folder, creating missing folders when
     /// `create` is set. No link is followed on the way.
     pub(crate) fn open(sandbox: &Sandbox, relative: &str, create: bool) -> Result<Self, ToolError> {
+        let missing = if create {
+            MissingFolder::Create
+        } else {
+            MissingFolder::Fail
+        };
+        Self::open_with(sandbox, relative, missing)?
+            .ok_or_else(|| ToolError::failed("a folder of the path is missing"))
+    }
+
+    /// Like `open` without creating anything: `None` when a folder on the way is missing (the
+    /// file would be new). For showing what a write would do before it is made.
+    pub(crate) fn peek(sandbox: &Sandbox, relative: &str) -> Result<Option<Self>, ToolError> {
+        Self::open_with(sandbox, relative, MissingFolder::Stop)
+    }
+
+    fn open_with(
+        sandbox: &Sandbox,
+        relative: &str,
+        missing: MissingFolder,
+    ) -> Result<Option<Self>, ToolError> {
+        let create = missing == MissingFolder::Create;
         let checked = sandbox.resolve_write(relative)?;
         let shown = sandbox.display_relative(&checked);
         let parts = sandbox.parts(relative)?;
@@ -175,6 +196,12 @@ impl WriteTarget {
         for (i, folder) in folders.iter().enumerate() {
             dir = match open_child_dir(&dir, OsStr::new(folder)) {
                 Ok(child) => child,
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        && missing == MissingFolder::Stop =>
+                {
+                    return Ok(None);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
                     rustix::fs::mkdirat(dir.as_fd(), *folder, Mode::from_raw_mode(0o777))
                         .or_else(|e| match e {
@@ -195,12 +222,20 @@ impl WriteTarget {
             Err(rustix::io::Errno::NOENT) => None,
             Err(e) => return Err(io_failed("write", &shown, &e.into())),
         };
-        Ok(Self {
+        Ok(Some(Self {
             dir,
             name: (*name).to_string(),
             shown,
             existing_mode,
-        })
+        }))
+    }
+
+    /// Removes the file at the target (undoing the creation of a file); a missing one is fine.
+    pub(crate) fn remove(&self) -> Result<(), ToolError> {
+        match rustix::fs::unlinkat(self.dir.as_fd(), self.name.as_str(), AtFlags::empty()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+            Err(e) => Err(io_failed("remove", &self.shown, &e.into())),
+        }
     }
 
     /// The refusals for what already sits at the target's name; its permission bits otherwise.
@@ -299,6 +334,17 @@ impl WriteTarget {
         }
         Ok(())
     }
+}
+
+/// What opening a write target does about a missing folder on the way.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MissingFolder {
+    /// Creates it.
+    Create,
+    /// Fails.
+    Fail,
+    /// Stops: the target would be new.
+    Stop,
 }
 
 /// The refusal for a link found at a write target (it was not there at the check, or the check

@@ -156,6 +156,19 @@ pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
                 agent.set_preset(preset);
             }
             Effect::Interrupt => agent.interrupt(),
+            Effect::Answer(id, decision) => agent.answer(&id, decision),
+            Effect::SetApproval(mode) => {
+                agent.set_approval(mode);
+                if let Some(path) = crate::remembered::path() {
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(e) =
+                            crate::remembered::remember(&path, |c| c.approval = Some(mode))
+                        {
+                            tracing::warn!(error = %e, "could not remember the approval mode");
+                        }
+                    });
+                }
+            }
             // A clipboard that cannot be written is not worth stopping for.
             Effect::Copy(text) => {
                 let _ = terminal::copy_osc52(&text);
@@ -182,6 +195,7 @@ mod tests {
             tools: vec![],
             recent_models: vec![],
             resume_picker: false,
+            approval: crate::approval::ApprovalMode::Auto,
         };
         let mut state = State::new(&options);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

@@ -43,6 +43,22 @@ pub enum Action {
     PickerDelete,
     /// Answer the delete question (`true`: delete).
     PickerConfirmDelete(bool),
+    /// Let the waiting call run.
+    ApproveOnce,
+    /// Let it run, and every call of its tool for the rest of the session.
+    ApproveTool,
+    /// Say no to the waiting call; a reason may be typed next.
+    Deny,
+    /// Type into the reason for a no.
+    ReasonType(char),
+    /// Delete the reason's last character.
+    ReasonBackspace,
+    /// Send the no with the reason typed.
+    SendDenial,
+    /// Scroll the approval dialog's arguments and diff.
+    ScrollApproval(isize),
+    /// Go to the next approval mode (auto → ask → read-only).
+    CycleApproval,
     /// Scroll the focused pane by pages (negative: up).
     ScrollPage(isize),
     /// Scroll the focused pane by lines (negative: up).
@@ -62,8 +78,6 @@ pub enum Action {
     ScrollBottom,
     /// Focus the next pane.
     FocusNext,
-    /// Focus the previous pane.
-    FocusPrev,
     /// Focus the input.
     FocusInput,
     /// Select the previous step.
@@ -121,6 +135,8 @@ pub struct KeyContext {
     pub queued: bool,
     /// Whether the picker asks to confirm a deletion.
     pub picker_confirming: bool,
+    /// Whether a reason for a no is being typed in the approval dialog.
+    pub typing_reason: bool,
 }
 
 /// The action for a key.
@@ -155,6 +171,26 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             ));
         }
         Overlay::Picker => return picker_key(key, ctrl || alt),
+        Overlay::Approval if ctx.typing_reason => {
+            return match key.code {
+                KeyCode::Enter | KeyCode::Esc => Action::SendDenial,
+                KeyCode::Backspace => Action::ReasonBackspace,
+                KeyCode::Char(c) if !ctrl && !alt => Action::ReasonType(c),
+                _ => Action::None,
+            };
+        }
+        Overlay::Approval => {
+            return match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
+                KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,
+                KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Action::Deny,
+                KeyCode::Up => Action::ScrollApproval(-1),
+                KeyCode::Down => Action::ScrollApproval(1),
+                KeyCode::PageUp => Action::ScrollApproval(-10),
+                KeyCode::PageDown => Action::ScrollApproval(10),
+                _ => Action::None,
+            };
+        }
         Overlay::Help => {
             return match key.code {
                 KeyCode::Esc if ctx.busy => Action::Interrupt,
@@ -185,7 +221,7 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         KeyCode::Char('y') if ctrl => return Action::Copy,
         KeyCode::Char('d') if ctrl && ctx.input_empty => return Action::Quit,
         KeyCode::Tab => return Action::FocusNext,
-        KeyCode::BackTab => return Action::FocusPrev,
+        KeyCode::BackTab => return Action::CycleApproval,
         KeyCode::PageUp => return Action::ScrollPage(-1),
         KeyCode::PageDown => return Action::ScrollPage(1),
         KeyCode::Up if shift => return Action::ScrollLine(-1),

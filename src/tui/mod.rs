@@ -49,6 +49,8 @@ pub struct TuiOptions {
     pub recent_models: Vec<String>,
     /// Open the session picker at start (`--resume` without a name).
     pub resume_picker: bool,
+    /// The approval mode at start.
+    pub approval: crate::approval::ApprovalMode,
 }
 
 /// Why the UI stopped with an error.

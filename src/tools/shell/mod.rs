@@ -86,6 +86,11 @@ impl Tool for ShellTool {
         true
     }
 
+    // Read-only, but it runs a program: the `ask` mode asks first.
+    fn needs_approval(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let ShellArgs {

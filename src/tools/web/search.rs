@@ -128,6 +128,11 @@ impl Tool for SearchWebTool {
         true
     }
 
+    // Read-only, but it reaches the network: the `ask` mode asks first.
+    fn needs_approval(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let SearchWebArgs {

@@ -104,6 +104,10 @@ fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
         CallStatus::Running => (SPINNER[0].to_string(), theme.warning),
         CallStatus::Done(Some(d)) => (format!("✓ {}", duration_text(*d)), theme.success),
         CallStatus::Done(None) => ("✓".to_string(), theme.success),
+        CallStatus::Approved(Some(d)) => {
+            (format!("✓ approved · {}", duration_text(*d)), theme.success)
+        }
+        CallStatus::Approved(None) => ("✓ approved".to_string(), theme.success),
         CallStatus::Failed(reason) => (
             format!("✗ {}", wrap::truncate(reason, REASON_WIDTH)),
             theme.error,

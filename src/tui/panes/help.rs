@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 32] = [
+pub const KEYS: [(&str, &str); 34] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -22,7 +22,8 @@ pub const KEYS: [(&str, &str); 32] = [
     ("Home / End", "top / bottom (End follows again)"),
     ("Ctrl+Home / Ctrl+End", "top / bottom from anywhere"),
     ("Mouse wheel", "scroll the pane under the pointer"),
-    ("Tab / Shift+Tab", "move focus between panes"),
+    ("Tab", "move focus between panes"),
+    ("Shift+Tab", "approval mode: auto → ask → read-only"),
     ("Up / Down (timeline)", "select a step"),
     ("Enter / Space (timeline)", "expand / collapse the step"),
     (
@@ -43,6 +44,7 @@ pub const KEYS: [(&str, &str); 32] = [
         "/model [NAME]",
         "pick the model (any name the server knows)",
     ),
+    ("/approval [MODE]", "auto · ask · read-only"),
     ("/new", "archive this session, start a new one"),
     ("/resume [TITLE]", "reopen an earlier session (picker)"),
     ("/rename TITLE", "name this session"),

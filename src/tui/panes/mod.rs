@@ -1,5 +1,6 @@
 //! One drawing function per pane; each reads the state and never changes it.
 
+pub mod approval;
 pub mod conversation;
 pub mod dialog;
 pub mod help;

@@ -65,6 +65,16 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         rank: 0,
         span: Span::styled(state.preset.model().to_string(), theme.accent),
     }];
+    // The default (`auto`) goes unsaid; a mode that stops calls is always in view.
+    if state.approval_mode != crate::approval::ApprovalMode::Auto {
+        segments.push(Segment {
+            rank: 0,
+            span: Span::styled(
+                format!("approval: {}", state.approval_mode.name()),
+                theme.warning,
+            ),
+        });
+    }
     let busy = match (state.busy(), state.busy_since) {
         (true, Some(since)) => {
             let elapsed = now.saturating_duration_since(since);

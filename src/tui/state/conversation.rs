@@ -31,6 +31,8 @@ pub enum CallStatus {
     Running,
     /// Finished; how long it took, when known (calls of an earlier session have no timing).
     Done(Option<Duration>),
+    /// Finished after the person said yes to it; how long it took, when known.
+    Approved(Option<Duration>),
     /// Finished with `"ok": false`; the short reason.
     Failed(String),
 }

@@ -5,11 +5,13 @@ use std::time::Instant;
 
 use ratatui_textarea::TextArea;
 
+mod approval;
 mod conversation;
 mod picker;
 mod scroll;
 mod steps;
 
+pub use approval::ApprovalView;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
 pub use picker::{Picker, PickerKind};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
@@ -57,6 +59,8 @@ pub enum Overlay {
     ConfirmClear,
     /// The list of `State::picker` (sessions or models).
     Picker,
+    /// The first call of `State::approvals`, waiting for a yes or no.
+    Approval,
 }
 
 /// A pending retry of a failed request.
@@ -150,6 +154,10 @@ pub struct State {
     pub session_title: Option<String>,
     /// Model names used before, newest first (for the `/model` picker).
     pub recent_models: Vec<String>,
+    /// The approval mode (shown in the status line; Shift+Tab changes it).
+    pub approval_mode: crate::approval::ApprovalMode,
+    /// Calls waiting for a yes or no, oldest first (the first one is shown).
+    pub approvals: Vec<ApprovalView>,
     /// Set when the person asked to quit.
     pub quit: bool,
 }
@@ -196,6 +204,8 @@ impl State {
             picker: None,
             session_title: None,
             recent_models: options.recent_models.clone(),
+            approval_mode: options.approval,
+            approvals: Vec::new(),
             quit: false,
         };
         state.reset_input();

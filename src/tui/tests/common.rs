@@ -32,6 +32,7 @@ pub fn options() -> TuiOptions {
         }],
         recent_models: vec![],
         resume_picker: false,
+        approval: crate::approval::ApprovalMode::Auto,
     }
 }
 

@@ -1,5 +1,6 @@
 //! Tests of the UI from inside the crate, where its internals are visible.
 
+mod approval;
 mod common;
 mod conversation;
 mod hostile;

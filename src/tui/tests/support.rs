@@ -25,6 +25,7 @@ pub fn busy_state() -> State {
         tools: vec![],
         recent_models: vec![],
         resume_picker: false,
+        approval: crate::approval::ApprovalMode::Auto,
     });
     s.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());

@@ -16,8 +16,12 @@ pub enum Effect {
     Command(AgentCommand),
     /// Use this preset from the next request on.
     SetPreset(Preset),
-    /// Interrupt the running turn.
+    /// Interrupt the running turn (and deny every call waiting for approval).
     Interrupt,
+    /// Answer the call waiting for approval.
+    Answer(String, crate::approval::Decision),
+    /// Use this approval mode from now on (and remember it).
+    SetApproval(crate::approval::ApprovalMode),
     /// Copy text to the clipboard.
     Copy(String),
     /// Leave.

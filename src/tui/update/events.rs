@@ -8,7 +8,8 @@ use crate::agent::{AgentEvent, AgentState, Session, TurnOutcome};
 use crate::llm::Role;
 use crate::tui::calls;
 use crate::tui::state::{
-    CallStatus, CallView, Entry, EntryKind, Pane, PickerKind, RetryView, State, StepStop, StepView,
+    ApprovalView, CallStatus, CallView, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView,
+    State, StepStop, StepView,
 };
 
 /// Applies an agent event.
@@ -114,6 +115,10 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             );
             state.session_title = Some(title);
         }
+        AgentEvent::ApprovalRequested(request) => {
+            state.approvals.push(ApprovalView::new(request));
+            state.overlay = Overlay::Approval;
+        }
         AgentEvent::Sessions(list) => {
             if let Some(picker) = state
                 .picker
@@ -156,6 +161,7 @@ fn call_finished(
     {
         call.status = match calls::failure_reason(&result) {
             Some(reason) => CallStatus::Failed(reason),
+            None if result["approved_by_user"] == true => CallStatus::Approved(duration),
             None => CallStatus::Done(duration),
         };
         state.touch_entry(i);

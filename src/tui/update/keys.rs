@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{input, navigate, picker, slash};
+use super::{approval, input, navigate, picker, preset, slash};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -20,6 +20,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         on_last_line: row + 1 >= state.input.lines().len(),
         queued: !state.queued.is_empty(),
         picker_confirming: state.picker.as_ref().is_some_and(|p| p.confirm_delete),
+        typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
         quit_armed: state
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
@@ -43,7 +44,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         Action::ToggleFold => navigate::toggle_fold(state, now),
         Action::TogglePreset => {
             let preset = state.preset.toggled();
-            slash::set_preset(state, preset, &mut effects);
+            preset::set_preset(state, preset, &mut effects);
         }
         // Clearing under a running turn would let its answer land in a history just emptied.
         Action::AskClear => slash::ask_clear(state, now),
@@ -66,13 +67,23 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::PickerChoose
         | Action::PickerDelete
         | Action::PickerConfirmDelete(_) => picker::apply(state, action, &mut effects),
+        Action::ApproveOnce
+        | Action::ApproveTool
+        | Action::Deny
+        | Action::ReasonType(_)
+        | Action::ReasonBackspace
+        | Action::SendDenial
+        | Action::ScrollApproval(_) => approval::apply(state, action, &mut effects),
+        Action::CycleApproval => {
+            let mode = state.approval_mode.next();
+            approval::set_mode(state, mode, now, &mut effects);
+        }
         Action::ScrollPage(_)
         | Action::ScrollLine(_)
         | Action::ScrollAt { .. }
         | Action::ScrollTop
         | Action::ScrollBottom => navigate::scroll(state, action),
         Action::FocusNext => navigate::cycle_focus(state, 1),
-        Action::FocusPrev => navigate::cycle_focus(state, -1),
         Action::FocusInput => state.focus = Focus::Input,
         Action::SelectPrev | Action::SelectNext | Action::ToggleStep | Action::ToggleAllSteps => {
             navigate::steps(state, action)
@@ -83,6 +94,11 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ScrollHelp(_) => navigate::view(state, action),
         Action::Interrupt => {
             if state.busy() {
+                // Ctrl+C in the approval dialog denies every waiting call and interrupts.
+                state.approvals.clear();
+                if state.overlay == Overlay::Approval {
+                    state.overlay = Overlay::None;
+                }
                 effects.push(Effect::Interrupt);
             }
         }

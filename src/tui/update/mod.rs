@@ -4,12 +4,14 @@
 //! `keys` maps an action to its handler; `input`, `navigate`, `picker` and `slash` hold them; `events`
 //! applies what the agent reports; `effect` is what flows back out.
 
+mod approval;
 mod effect;
 mod events;
 mod input;
 mod keys;
 mod navigate;
 mod picker;
+mod preset;
 mod slash;
 
 pub use effect::Effect;
@@ -17,4 +19,4 @@ pub use events::{on_event, show_session};
 pub use input::next_queued;
 pub use keys::{apply, key_context};
 pub(crate) use picker::open_sessions;
-pub(crate) use slash::note_recent;
+pub(crate) use preset::note_recent;

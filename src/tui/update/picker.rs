@@ -2,7 +2,7 @@
 //! session, use a model), or deleting one (after a yes).
 
 use super::effect::Effect;
-use super::slash::set_preset;
+use super::preset::set_preset;
 use crate::agent::AgentCommand;
 use crate::llm::Preset;
 use crate::tui::keymap::Action;

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, flash};
+use super::preset::set_preset;
 use crate::agent::AgentCommand;
 use crate::llm::Preset;
 use crate::tui::state::{EntryKind, Overlay, State};
@@ -74,6 +75,25 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
+        ("approval", None) => {
+            let text = format!(
+                "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
+                state.approval_mode.name()
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        ("approval", Some(name)) => match crate::approval::ApprovalMode::from_name(name) {
+            Some(mode) => {
+                super::approval::set_mode(state, mode, now, effects);
+                state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
+            }
+            None => {
+                state.push(
+                    EntryKind::Error,
+                    format!("`/approval {name}`: the modes are auto, ask and read-only."),
+                );
+            }
+        },
         ("new", _) => effects.push(Effect::Command(AgentCommand::NewSession)),
         ("resume", None) => super::picker::open_sessions(state, effects),
         ("resume", Some(_)) => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
@@ -122,27 +142,11 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /help, /quit."
                 ),
             );
         }
     }
-}
-
-/// How many model names the `/model` picker remembers.
-pub const RECENT_MODELS: usize = 8;
-
-/// Puts `name` first among the recently used models.
-pub(crate) fn note_recent(recent: &mut Vec<String>, name: &str) {
-    recent.retain(|n| n != name);
-    recent.insert(0, name.to_string());
-    recent.truncate(RECENT_MODELS);
-}
-
-pub(super) fn set_preset(state: &mut State, preset: Preset, effects: &mut Vec<Effect>) {
-    note_recent(&mut state.recent_models, preset.model());
-    state.preset = preset.clone();
-    effects.push(Effect::SetPreset(preset));
 }
 
 pub(super) fn copy(state: &mut State, effects: &mut Vec<Effect>) {

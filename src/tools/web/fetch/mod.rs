@@ -104,6 +104,11 @@ impl Tool for FetchTool {
         true
     }
 
+    // Read-only, but it reaches the network: the `ask` mode asks first.
+    fn needs_approval(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let FetchArgs {

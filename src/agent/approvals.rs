@@ -1,0 +1,176 @@
+//! The approval gate: in the `ask` mode a call that changes something waits for a person's
+//! answer; in `read-only` it is refused; `auto` lets it run. The UI answers through
+//! [`PendingAnswers`]; headless mode has no one to ask, so such calls are denied.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
+use crate::events::{AgentEvent, EventSink};
+
+/// Asks a person about a call and waits for the answer.
+pub trait Asker: Send + Sync {
+    /// The answer to `request` (reported on `events` for the UI to show).
+    fn ask<'a>(
+        &'a self,
+        request: ApprovalRequest,
+        events: &'a EventSink,
+    ) -> BoxFuture<'a, Decision>;
+}
+
+/// The answers the UI owes, by call id: the agent waits on each, the UI's handle answers.
+#[derive(Clone, Debug, Default)]
+pub struct PendingAnswers(Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>);
+
+impl PendingAnswers {
+    /// Answers the call `id` (ignored when nothing waits for it).
+    pub fn answer(&self, id: &str, decision: Decision) {
+        let waiting = self.0.lock().ok().and_then(|mut map| map.remove(id));
+        if let Some(tx) = waiting {
+            let _ = tx.send(decision);
+        }
+    }
+
+    /// Denies every call waiting (Ctrl+C, quitting).
+    pub fn deny_all(&self, reason: &str) {
+        let waiting: Vec<_> = match self.0.lock() {
+            Ok(mut map) => map.drain().collect(),
+            Err(_) => Vec::new(),
+        };
+        for (_, tx) in waiting {
+            let _ = tx.send(Decision::Deny(reason.to_string()));
+        }
+    }
+}
+
+impl Asker for PendingAnswers {
+    fn ask<'a>(
+        &'a self,
+        request: ApprovalRequest,
+        events: &'a EventSink,
+    ) -> BoxFuture<'a, Decision> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            if let Ok(mut map) = self.0.lock() {
+                map.insert(request.id.clone(), tx);
+            }
+            events.send(AgentEvent::ApprovalRequested(request));
+            rx.await
+                .unwrap_or_else(|_| Decision::Deny("no one answered".into()))
+        })
+    }
+}
+
+/// The gate's state: the mode (changed by the UI at any time), who asks, and the tools a
+/// person let through for the rest of the session.
+pub struct Approvals {
+    mode: watch::Sender<ApprovalMode>,
+    asker: Option<Arc<dyn Asker>>,
+    allowed: Mutex<HashSet<String>>,
+}
+
+/// What the gate made of one call.
+pub enum Gate {
+    /// Run it; `asked` when a person said yes to it.
+    Run {
+        /// Whether a person approved it.
+        asked: bool,
+    },
+    /// Do not run it; this is its observation.
+    Refused(Value),
+}
+
+impl Approvals {
+    /// A gate in `mode`, asking through `asker` (none: calls that would ask are denied).
+    pub fn new(mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
+        Self {
+            mode: watch::Sender::new(mode),
+            asker,
+            allowed: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The sender of the mode, for a handle that changes it.
+    pub fn mode_sender(&self) -> watch::Sender<ApprovalMode> {
+        self.mode.clone()
+    }
+
+    /// The mode now.
+    pub fn mode(&self) -> ApprovalMode {
+        *self.mode.borrow()
+    }
+
+    /// Forgets the tools let through for the session (a new session starts).
+    pub fn forget_allowed(&self) {
+        if let Ok(mut allowed) = self.allowed.lock() {
+            allowed.clear();
+        }
+    }
+
+    /// Whether calls that need approval would ask now (for counting "1 of 3").
+    pub fn asks(&self, tool: &str) -> bool {
+        self.mode() == ApprovalMode::Ask && !self.allowed.lock().is_ok_and(|a| a.contains(tool))
+    }
+
+    /// Decides about a call that needs approval.
+    pub async fn gate(
+        &self,
+        request: ApprovalRequest,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Gate {
+        let tool = request.name.clone();
+        match self.mode() {
+            ApprovalMode::Auto => return Gate::Run { asked: false },
+            ApprovalMode::ReadOnly => {
+                return Gate::Refused(refusal(
+                    &tool,
+                    "refused: MiniClaw is in read-only mode, so calls that change files, run \
+                     commands or reach the network do not run (the person can change the mode \
+                     with /approval or Shift+Tab)",
+                ));
+            }
+            ApprovalMode::Ask if !self.asks(&tool) => return Gate::Run { asked: false },
+            ApprovalMode::Ask => {}
+        }
+        let Some(asker) = &self.asker else {
+            return Gate::Refused(refusal(
+                &tool,
+                "denied: the approval mode is `ask` and there is no one to ask in headless mode \
+                 (run with --approval auto to let such calls run)",
+            ));
+        };
+        let decision = tokio::select! {
+            d = asker.ask(request, events) => d,
+            () = cancel.cancelled() => Decision::Deny("interrupted".into()),
+        };
+        match decision {
+            Decision::Approve => Gate::Run { asked: true },
+            Decision::ApproveTool => {
+                if let Ok(mut allowed) = self.allowed.lock() {
+                    allowed.insert(tool);
+                }
+                Gate::Run { asked: true }
+            }
+            Decision::Deny(reason) => {
+                let reason = reason.trim();
+                let error = if reason.is_empty() {
+                    "denied by the user".to_string()
+                } else {
+                    format!("denied by the user: {reason}")
+                };
+                Gate::Refused(refusal(&tool, &error))
+            }
+        }
+    }
+}
+
+/// The observation of a call that did not run for want of approval.
+fn refusal(tool: &str, error: &str) -> Value {
+    json!({"ok": false, "tool": tool, "error": error, "denied": true})
+}

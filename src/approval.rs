@@ -1,0 +1,94 @@
+//! Who decides whether a call that changes something runs: the approval mode, and a person's
+//! answer to one call. A leaf: the agent asks, the UI answers, config and the state file hold
+//! the mode.
+
+use serde::{Deserialize, Serialize};
+
+/// How calls that change files, run commands or reach the network are let through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Everything inside the sandbox runs (the default).
+    #[default]
+    Auto,
+    /// Each such call asks first.
+    Ask,
+    /// Such calls are refused.
+    ReadOnly,
+}
+
+impl ApprovalMode {
+    /// Every mode, in the order Shift+Tab goes through them.
+    pub const ALL: [ApprovalMode; 3] = [Self::Auto, Self::Ask, Self::ReadOnly];
+
+    /// The name shown and typed (`auto`, `ask`, `read-only`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Ask => "ask",
+            Self::ReadOnly => "read-only",
+        }
+    }
+
+    /// The mode named `name` (any case).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// The next mode (Shift+Tab).
+    pub fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|m| *m == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
+/// A person's answer to one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run it.
+    Approve,
+    /// Run it, and every call of this tool for the rest of the session.
+    ApproveTool,
+    /// Do not run it; the reason (maybe empty) goes to the model.
+    Deny(String),
+}
+
+/// A call waiting for an answer, as the UI shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    /// The call's id.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments, as the model wrote them.
+    pub arguments: String,
+    /// The change it would make to a file, as a unified diff (file-changing tools).
+    pub diff: Option<String>,
+    /// Its place among the calls of this step that ask (1-based).
+    pub position: usize,
+    /// How many calls of this step ask.
+    pub of: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_cycle_and_parse_by_name() {
+        assert_eq!(ApprovalMode::Auto.next(), ApprovalMode::Ask);
+        assert_eq!(ApprovalMode::Ask.next(), ApprovalMode::ReadOnly);
+        assert_eq!(ApprovalMode::ReadOnly.next(), ApprovalMode::Auto);
+        assert_eq!(
+            ApprovalMode::from_name("Read-Only"),
+            Some(ApprovalMode::ReadOnly)
+        );
+        assert_eq!(ApprovalMode::from_name("never"), None);
+        assert_eq!(
+            serde_json::to_string(&ApprovalMode::ReadOnly).unwrap(),
+            "\"read-only\""
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! The approval dialog: which tool, its whole arguments and the diff it would make (coloured,
+//! scrollable), and the keys; or the line where the reason for a no is typed.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+
+use super::dialog::centered;
+use crate::tui::state::State;
+use crate::tui::theme::Theme;
+use crate::tui::wrap::truncate;
+
+/// Draws the first waiting call's dialog over `area`.
+pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+    let Some(view) = state.approvals.first() else {
+        return;
+    };
+    let theme = &state.theme;
+    let request = &view.request;
+    let rect = centered(
+        area,
+        area.width.saturating_sub(6).max(30),
+        area.height.saturating_sub(4).max(8),
+    );
+    let inner_width = usize::from(rect.width.saturating_sub(2));
+    let count = if request.of > 1 {
+        format!(" ({} of {})", request.position, request.of)
+    } else {
+        String::new()
+    };
+    let title = truncate(&format!(" Allow {}{count}? ", request.name), inner_width);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(theme.warning)
+        .title(Span::styled(title, theme.accent));
+    let body = view.body();
+    let rows = usize::from(rect.height.saturating_sub(4));
+    let top = view.scroll.min(body.len().saturating_sub(rows.max(1)));
+    let mut lines: Vec<Line<'static>> = body
+        .iter()
+        .skip(top)
+        .take(rows)
+        .map(|l| Line::styled(truncate(l, inner_width), line_style(l, theme)))
+        .collect();
+    let hidden = body.len().saturating_sub(top + rows);
+    lines.resize(rows, Line::raw(""));
+    lines.push(Line::styled(
+        if hidden > 0 {
+            format!("▼ {hidden} more lines (↑↓ PageUp PageDown)")
+        } else {
+            String::new()
+        },
+        theme.muted,
+    ));
+    lines.push(footer(view.reason.as_deref(), inner_width, theme));
+    frame.render_widget(Clear, rect);
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// A diff line's colour: added, removed, hunk header; the rest plain.
+fn line_style(line: &str, theme: &Theme) -> Style {
+    if line.starts_with("+++") || line.starts_with("---") {
+        theme.muted
+    } else if line.starts_with('+') {
+        theme.success
+    } else if line.starts_with('-') {
+        theme.error
+    } else if line.starts_with("@@") {
+        theme.accent
+    } else {
+        theme.text
+    }
+}
+
+/// The keys, or the reason being typed.
+fn footer(reason: Option<&str>, width: usize, theme: &Theme) -> Line<'static> {
+    match reason {
+        Some(reason) => Line::from(vec![
+            Span::styled("Why not? (Enter sends, may be empty) ", theme.warning),
+            Span::styled(
+                truncate(&format!("{reason}▏"), width.saturating_sub(38)),
+                theme.text,
+            ),
+        ]),
+        None => Line::styled(
+            truncate(
+                "y yes · a yes to this tool for the session · n or Esc no, then a reason · Ctrl+C stop",
+                width,
+            ),
+            theme.accent,
+        ),
+    }
+}

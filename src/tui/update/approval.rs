@@ -1,0 +1,63 @@
+//! The approval dialog's keys: yes, yes for the tool, no with a reason; and the mode.
+
+use std::time::Instant;
+
+use super::effect::{Effect, flash};
+use crate::approval::{ApprovalMode, Decision};
+use crate::tui::keymap::Action;
+use crate::tui::state::{Overlay, State};
+
+/// Applies an action of the approval dialog to the first waiting call.
+pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>) {
+    let Some(view) = state.approvals.first_mut() else {
+        state.overlay = Overlay::None;
+        return;
+    };
+    let decision = match action {
+        Action::ApproveOnce => Decision::Approve,
+        Action::ApproveTool => Decision::ApproveTool,
+        Action::Deny => {
+            view.reason = Some(String::new());
+            return;
+        }
+        Action::ReasonType(c) => {
+            view.reason.get_or_insert_with(String::new).push(c);
+            return;
+        }
+        Action::ReasonBackspace => {
+            if let Some(reason) = &mut view.reason {
+                reason.pop();
+            }
+            return;
+        }
+        Action::SendDenial => Decision::Deny(view.reason.take().unwrap_or_default()),
+        Action::ScrollApproval(delta) => {
+            let last = view.body().len().saturating_sub(1);
+            view.scroll = view.scroll.saturating_add_signed(delta).min(last);
+            return;
+        }
+        _ => return,
+    };
+    let view = state.approvals.remove(0);
+    effects.push(Effect::Answer(view.request.id, decision));
+    if state.approvals.is_empty() {
+        state.overlay = Overlay::None;
+    }
+}
+
+/// Uses `mode` from now on, saying so in the status line.
+pub(super) fn set_mode(
+    state: &mut State,
+    mode: ApprovalMode,
+    now: Instant,
+    effects: &mut Vec<Effect>,
+) {
+    state.approval_mode = mode;
+    effects.push(Effect::SetApproval(mode));
+    let what = match mode {
+        ApprovalMode::Auto => "approval: auto — calls inside the sandbox run without asking",
+        ApprovalMode::Ask => "approval: ask — changes, commands and the web ask first",
+        ApprovalMode::ReadOnly => "approval: read-only — changes, commands and the web are refused",
+    };
+    flash(state, now, what);
+}
