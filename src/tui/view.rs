@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::panes::{
-    conversation, dialog, help, input, picker, reasoning, status, timeline, tool_output,
+    conversation, dialog, help, input, key_dialog, picker, reasoning, status, timeline, tool_output,
 };
 use super::state::{Overlay, State};
 
@@ -43,6 +43,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
         Overlay::Help => help::draw(frame, state, a.screen),
         Overlay::ConfirmClear => dialog::draw(frame, state, a.screen),
         Overlay::Picker => picker::draw(frame, state, a.screen),
+        Overlay::Key => key_dialog::draw(frame, state, a.screen),
         Overlay::None => {}
     }
 }

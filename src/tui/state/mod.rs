@@ -6,11 +6,13 @@ use std::time::Instant;
 use ratatui_textarea::TextArea;
 
 mod conversation;
+mod key_dialog;
 mod picker;
 mod scroll;
 mod steps;
 
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
+pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
@@ -57,6 +59,8 @@ pub enum Overlay {
     ConfirmClear,
     /// The list of `State::picker` (sessions or models).
     Picker,
+    /// The API key dialog.
+    Key,
 }
 
 /// A pending retry of a failed request.
@@ -152,6 +156,10 @@ pub struct State {
     pub recent_models: Vec<String>,
     /// Set when the person asked to quit.
     pub quit: bool,
+    /// The API key dialog (shown while the overlay is `Key`).
+    pub key_dialog: KeyDialog,
+    /// Whether the model client has a key (the event loop keeps it current).
+    pub key_set: bool,
 }
 
 impl State {
@@ -197,6 +205,8 @@ impl State {
             session_title: None,
             recent_models: options.recent_models.clone(),
             quit: false,
+            key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
+            key_set: true,
         };
         state.reset_input();
         for notice in &options.notices {

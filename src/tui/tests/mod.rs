@@ -3,6 +3,7 @@
 mod common;
 mod conversation;
 mod hostile;
+mod key_dialog;
 mod keys;
 mod markdown;
 mod sessions;
