@@ -1,4 +1,5 @@
-//! API keys, taken out of the process environment at start.
+//! API keys, taken out of the process environment at start, held as [`Secret`]s, and saved to
+//! the key file (`key_file`).
 //!
 //! A child process of the same user can read `/proc/<pid>/environ`, which shows the environment
 //! the process was started with, whatever `unsetenv` did later. So each key is copied into this
@@ -7,6 +8,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+
+/// The key file, `<config dir>/miniclaw/.env`: read, watched and written atomically.
+pub mod key_file;
 
 /// The variables that hold keys.
 pub const SECRET_VARS: [&str; 2] = ["DEEPSEEK_API_KEY", "SERPAPI_KEY"];
@@ -65,8 +69,8 @@ fn scrub(name: &str) {
 /// Where keys are best kept: `<config dir>/miniclaw/.env`, outside every workspace (shown as
 /// the real path when the system has a config folder).
 pub fn recommended_key_file() -> String {
-    crate::paths::config_dir()
-        .map(|d| d.join(".env").display().to_string())
+    key_file::path()
+        .map(|p| p.display().to_string())
         .unwrap_or_else(|| "<config dir>/miniclaw/.env".into())
 }
 
@@ -76,4 +80,47 @@ pub fn missing_key_message() -> String {
         "No DeepSeek API key: set DEEPSEEK_API_KEY in {} (the recommended place), in the environment, or in ./.env.",
         recommended_key_file()
     )
+}
+
+/// A key held in memory. Its `Debug` never shows it and it has no `Display`, so it cannot reach a
+/// log, a panic message or a screen by accident; [`Secret::expose`] is the one way to read it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Holds `key` as it is.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself, for the `Authorization` header or the key file only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many characters it has (what a mask shows).
+    pub fn chars(&self) -> usize {
+        self.0.chars().count()
+    }
+
+    /// Adds a character at the end (typing it).
+    pub fn push(&mut self, c: char) {
+        self.0.push(c);
+    }
+
+    /// Removes the last character (Backspace).
+    pub fn pop(&mut self) {
+        self.0.pop();
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
 }

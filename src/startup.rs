@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::agent::{Agent, AgentSettings, history};
 use crate::config::Config;
-use crate::llm::LlmClient;
+use crate::llm::{ApiKey, LlmClient};
 use crate::tools::toolbox::{ToolboxConfig, full_registry};
 use crate::tools::{Sandbox, ToolRegistry};
 
@@ -154,7 +154,13 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     if config.api_key().is_none() {
         notices.push(crate::secrets::missing_key_message());
     }
-    let client = LlmClient::new(&config.base_url, config.api_key())?;
+    // The key file is followed while the program runs: a key written there later is used from
+    // the next send on (see `llm::key`).
+    let key = match crate::secrets::key_file::path() {
+        Some(file) => ApiKey::following(config.api_key(), file),
+        None => ApiKey::fixed(config.api_key()),
+    };
+    let client = LlmClient::new(&config.base_url, None)?.with_key(key);
     let mut agent = Agent::new(
         client,
         Arc::new(tools),

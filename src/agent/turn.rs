@@ -140,6 +140,11 @@ impl Agent {
         &self.settings
     }
 
+    /// The model client (clones share its key holder and connection pool).
+    pub fn client(&self) -> &LlmClient {
+        &self.client
+    }
+
     /// The tools the model is offered.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry
@@ -188,6 +193,12 @@ impl Agent {
             Some(shared) => shared.clone(),
             None => RequestBudget::for_turn(max),
         });
+        // A key written to the key file since the last send is used now, without a restart.
+        if let Err(e) = self.client.key().refresh_off_thread().await {
+            events.send(AgentEvent::Notice(format!(
+                "The API key could not be read again: {e}."
+            )));
+        }
         if !self.client.has_key() {
             // Nothing can be sent: say what to set, and leave the history as it was.
             events.send(AgentEvent::Error {

@@ -9,10 +9,11 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::frame::FrameSchedule;
+use super::key_jobs::KeyJobs;
 use super::keymap::{self, Action};
 use super::state::State;
 use super::terminal::{self, Tui};
-use super::update::{self, Effect};
+use super::update::{self, Effect, KeyReport};
 use super::{TuiError, layout, view};
 use crate::agent::{AgentEvent, AgentHandle};
 
@@ -25,6 +26,8 @@ pub async fn event_loop(
     state: &mut State,
     agent: &AgentHandle,
     events: &mut UnboundedReceiver<AgentEvent>,
+    keys: &KeyJobs,
+    key_reports: &mut UnboundedReceiver<KeyReport>,
 ) -> Result<(), TuiError> {
     let mut schedule = FrameSchedule::default();
     let mut input = EventStream::new();
@@ -53,11 +56,12 @@ pub async fn event_loop(
             } } => {
                 // What arrived since the last turn is shown now, not a frame later (a bounded
                 // batch: a flood of events cannot hold keys and frames up).
+                state.key_set = keys.is_set();
                 if drain(state, events, MAX_EVENTS_PER_BATCH) {
                     schedule.request(Instant::now());
                 }
                 // A turn that just ended hands over to the oldest queued message.
-                perform(update::next_queued(state, Instant::now()), agent);
+                perform(update::next_queued(state, Instant::now()), agent, keys);
                 holding = false;
                 let now = Instant::now();
                 // Laid out inside `draw`, for the size it has just read (asking the terminal
@@ -73,6 +77,8 @@ pub async fn event_loop(
             }
             ev = events.recv(), if !holding => match ev {
                 Some(ev) => {
+                    // The agent reads the key file again before a turn: the state follows.
+                    state.key_set = keys.is_set();
                     update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
                     drain(state, events, MAX_EVENTS_PER_BATCH);
@@ -92,7 +98,7 @@ pub async fn event_loop(
                         _ => Action::None, // a resize only needs the redraw below
                     };
                     let effects = update::apply(state, action, now);
-                    perform(effects, agent);
+                    perform(effects, agent, keys);
                     schedule.request(now);
                     // A flash hint goes away by itself: one frame when it expires.
                     if let Some((_, until)) = &state.flash {
@@ -102,6 +108,10 @@ pub async fn event_loop(
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),
             },
+            Some(report) = key_reports.recv() => {
+                update::on_key_report(state, report);
+                schedule.request(Instant::now());
+            }
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),
             gone = &mut hangup, if watching_hangup => match gone {
@@ -135,7 +145,7 @@ fn drain(state: &mut State, events: &mut UnboundedReceiver<AgentEvent>, limit: u
 }
 
 /// Carries out what the reducer asked for.
-pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
+pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle, keys: &KeyJobs) {
     for effect in effects {
         match effect {
             Effect::Command(c) => agent.send(c),
@@ -173,6 +183,8 @@ pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle) {
             Effect::Copy(text) => {
                 let _ = terminal::copy_osc52(&text);
             }
+            Effect::CheckKey(key) => keys.check(key),
+            Effect::UseKey { key, save } => keys.use_key(key, save),
             Effect::Quit => {}
         }
     }

@@ -3,6 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::state::{Focus, Overlay};
+use crate::secrets::Secret;
 
 /// What a key asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,6 +113,10 @@ pub enum Action {
     Copy,
     /// Scroll the help overlay by this many lines.
     ScrollHelp(isize),
+    /// A key pressed in the API key dialog (what it does depends on the dialog's stage).
+    KeyDialog(KeyEvent),
+    /// Text pasted into the API key dialog.
+    KeyDialogPaste(Secret),
 }
 
 /// What the keymap needs to know about the state.
@@ -202,6 +207,13 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
                 KeyCode::PageUp => Action::ScrollHelp(-10),
                 KeyCode::PageDown => Action::ScrollHelp(10),
                 _ => Action::None,
+            };
+        }
+        // Esc leaves the dialog whatever its stage; every other key is the dialog's.
+        Overlay::Key => {
+            return match key.code {
+                KeyCode::Esc => Action::CloseOverlay,
+                _ => Action::KeyDialog(key),
             };
         }
         Overlay::None => {}
@@ -315,9 +327,9 @@ pub fn map_mouse(ctx: &KeyContext, mouse: MouseEvent) -> Action {
 
 /// The action for a bracketed paste.
 pub fn map_paste(ctx: &KeyContext, text: String) -> Action {
-    if ctx.overlay == Overlay::None {
-        Action::Paste(text)
-    } else {
-        Action::None
+    match ctx.overlay {
+        Overlay::None => Action::Paste(text),
+        Overlay::Key => Action::KeyDialogPaste(Secret::new(text)),
+        Overlay::Help | Overlay::ConfirmClear | Overlay::Picker | Overlay::Approval => Action::None,
     }
 }

@@ -4,6 +4,7 @@
 pub(crate) mod app;
 pub(crate) mod calls;
 pub(crate) mod frame;
+pub(crate) mod key_jobs;
 pub(crate) mod keymap;
 pub(crate) mod layout;
 pub(crate) mod markdown;
@@ -74,14 +75,29 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let notices = std::mem::take(&mut state.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
     state.entries.extend(notices);
+    state.key_set = agent.client().has_key();
+    let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
     let (handle, mut events) = spawn(agent);
     if options.resume_picker {
         let mut effects = Vec::new();
         update::open_sessions(&mut state, &mut effects);
-        app::perform(effects, &handle);
+        app::perform(effects, &handle, &keys);
+    }
+    // Without a key the dialog asks for one at once, unless the session picker was asked for
+    // (Esc leaves it; the notice stays, and /key or sending opens it again).
+    if !state.key_set && state.overlay == state::Overlay::None {
+        update::open_key_dialog(&mut state);
     }
     let (mut terminal, _guard) = terminal::init(options.mouse)?;
-    let result = app::event_loop(&mut terminal, &mut state, &handle, &mut events).await;
+    let result = app::event_loop(
+        &mut terminal,
+        &mut state,
+        &handle,
+        &mut events,
+        &keys,
+        &mut key_reports,
+    )
+    .await;
     // ratatui's terminal shows the cursor when dropped and prints to stderr if it cannot, which
     // panics when the terminal is gone (a closed window). Shown here instead; if that fails the
     // terminal is gone, and it is simply not dropped (the process is about to end).

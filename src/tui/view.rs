@@ -8,7 +8,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::panes::{
-    approval, conversation, dialog, help, input, picker, reasoning, status, timeline, tool_output,
+    approval, conversation, dialog, help, input, key_dialog, picker, reasoning, status, timeline,
+    tool_output,
 };
 use super::state::{Overlay, State};
 
@@ -44,6 +45,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
         Overlay::ConfirmClear => dialog::draw(frame, state, a.screen),
         Overlay::Picker => picker::draw(frame, state, a.screen),
         Overlay::Approval => approval::draw(frame, state, a.screen),
+        Overlay::Key => key_dialog::draw(frame, state, a.screen),
         Overlay::None => {}
     }
 }

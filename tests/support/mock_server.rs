@@ -102,6 +102,8 @@ impl RecordedRequest {
 struct Shared {
     script: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
+    /// Keys `GET /models` answers 401 to.
+    refused_keys: Vec<String>,
 }
 
 /// The running server; it stops when dropped (its task is aborted).
@@ -121,7 +123,7 @@ impl MockServer {
         let addr = listener.local_addr().expect("local addr");
         let shared = Arc::new(Mutex::new(Shared {
             script: script.into(),
-            requests: Vec::new(),
+            ..Shared::default()
         }));
         let s = shared.clone();
         let task = tokio::spawn(async move {
@@ -158,6 +160,15 @@ impl MockServer {
         self.shared.lock().unwrap().requests.clone()
     }
 
+    /// Makes `GET /models` answer 401 to `key` (every other key gets the model list).
+    pub fn refuse_key(&self, key: &str) {
+        self.shared
+            .lock()
+            .unwrap()
+            .refused_keys
+            .push(key.to_string());
+    }
+
     /// How many scripted replies are left.
     pub fn remaining(&self) -> usize {
         self.shared.lock().unwrap().script.len()
@@ -177,8 +188,11 @@ async fn serve(mut socket: TcpStream, shared: Arc<Mutex<Shared>>) {
         };
         let reply = {
             let mut s = shared.lock().unwrap();
+            // `GET /models` (a key check) is answered apart from the script.
+            let models = (request.method == "GET" && request.path == "/models")
+                .then(|| models_reply(&request, &s.refused_keys));
             s.requests.push(request);
-            s.script.pop_front()
+            models.or_else(|| s.script.pop_front())
         };
         let reply = reply
             .unwrap_or_else(|| Reply::error(500, "the mock server has no more scripted replies"));
@@ -186,6 +200,25 @@ async fn serve(mut socket: TcpStream, shared: Arc<Mutex<Shared>>) {
         if !keep_open {
             return;
         }
+    }
+}
+
+/// The answer to `GET /models`: the model list, or 401 for a refused (or missing) key.
+fn models_reply(request: &RecordedRequest, refused: &[String]) -> Reply {
+    let key = request
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match key {
+        Some(key) if !refused.iter().any(|r| r == key) => Reply::Status {
+            status: 200,
+            headers: vec![],
+            body: serde_json::json!({"object": "list", "data": [
+                {"id": "deepseek-v4-flash", "object": "model", "owned_by": "deepseek"},
+                {"id": "deepseek-v4-pro", "object": "model", "owned_by": "deepseek"},
+            ]})
+            .to_string(),
+        },
+        _ => Reply::error(401, "Authentication Fails, Your api key is invalid"),
     }
 }
 

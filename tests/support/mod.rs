@@ -2,6 +2,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod mock_server;
+pub mod pty;
 pub mod rig;
 pub mod sse;
 

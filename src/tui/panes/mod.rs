@@ -5,6 +5,7 @@ pub mod conversation;
 pub mod dialog;
 pub mod help;
 pub mod input;
+pub mod key_dialog;
 pub mod picker;
 pub mod reasoning;
 pub mod status;

@@ -97,6 +97,12 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         rank: 0,
         span: busy,
     });
+    if !state.key_set {
+        segments.push(Segment {
+            rank: 1,
+            span: Span::styled("no API key: /key", theme.error),
+        });
+    }
     if let Some(r) = &state.retry {
         let secs = r.at.saturating_duration_since(now).as_secs_f64().ceil() as u64;
         segments.push(Segment {

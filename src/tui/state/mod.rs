@@ -7,12 +7,14 @@ use ratatui_textarea::TextArea;
 
 mod approval;
 mod conversation;
+mod key_dialog;
 mod picker;
 mod scroll;
 mod steps;
 
 pub use approval::ApprovalView;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
+pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
@@ -61,6 +63,8 @@ pub enum Overlay {
     Picker,
     /// The first call of `State::approvals`, waiting for a yes or no.
     Approval,
+    /// The API key dialog.
+    Key,
 }
 
 /// A pending retry of a failed request.
@@ -160,6 +164,10 @@ pub struct State {
     pub approvals: Vec<ApprovalView>,
     /// Set when the person asked to quit.
     pub quit: bool,
+    /// The API key dialog (shown while the overlay is `Key`).
+    pub key_dialog: KeyDialog,
+    /// Whether the model client has a key (the event loop keeps it current).
+    pub key_set: bool,
 }
 
 impl State {
@@ -207,6 +215,8 @@ impl State {
             approval_mode: options.approval,
             approvals: Vec::new(),
             quit: false,
+            key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
+            key_set: true,
         };
         state.reset_input();
         for notice in &options.notices {

@@ -4,6 +4,7 @@ mod approval;
 mod common;
 mod conversation;
 mod hostile;
+mod key_dialog;
 mod keys;
 mod markdown;
 mod sessions;

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use crate::agent::AgentCommand;
 use crate::llm::Preset;
+use crate::secrets::Secret;
 use crate::tui::state::State;
 
 /// How long after a Ctrl+C a second one quits.
@@ -24,6 +25,15 @@ pub enum Effect {
     SetApproval(crate::approval::ApprovalMode),
     /// Copy text to the clipboard.
     Copy(String),
+    /// Check an API key with one request to the model server.
+    CheckKey(Secret),
+    /// Use this key from the next request on; `save`: write it to the key file first.
+    UseKey {
+        /// The key.
+        key: Secret,
+        /// Whether to save it to `<config dir>/miniclaw/.env`.
+        save: bool,
+    },
     /// Leave.
     Quit,
 }

@@ -85,6 +85,12 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             state.push(EntryKind::Error, message);
         }
         AgentEvent::TurnFinished { outcome, usage, .. } => {
+            // A live turn (a replayed one is never busy) that failed without a key: the dialog
+            // asks for one again.
+            let live = state.busy_since.is_some();
+            if live && outcome == TurnOutcome::Failed && !state.key_set {
+                super::key_dialog::open_if_no_overlay(state);
+            }
             turn_finished(state, outcome);
             if usage.is_some() {
                 state.last_usage = usage;

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{approval, input, navigate, picker, preset, slash};
+use super::{approval, input, key_dialog, navigate, picker, preset, slash};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -57,6 +57,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             state.overlay = Overlay::None;
             effects.push(Effect::Command(AgentCommand::NewSession));
         }
+        Action::CloseOverlay if state.overlay == Overlay::Key => key_dialog::dismiss(state, now),
         Action::ConfirmNo | Action::CloseOverlay => {
             state.overlay = Overlay::None;
             state.picker = None;
@@ -78,6 +79,8 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             let mode = state.approval_mode.next();
             approval::set_mode(state, mode, now, &mut effects);
         }
+        Action::KeyDialog(key) => key_dialog::key(state, key, &mut effects),
+        Action::KeyDialogPaste(text) => key_dialog::paste(state, &text),
         Action::ScrollPage(_)
         | Action::ScrollLine(_)
         | Action::ScrollAt { .. }

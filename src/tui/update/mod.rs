@@ -1,13 +1,14 @@
 //! State changes: actions and agent events in, effects out as data (the event loop performs
 //! them). Time is passed in so tests are deterministic.
 //!
-//! `keys` maps an action to its handler; `input`, `navigate`, `picker` and `slash` hold them; `events`
-//! applies what the agent reports; `effect` is what flows back out.
+//! `keys` maps an action to its handler; `input`, `navigate`, `picker`, `slash` and `key_dialog`
+//! hold them; `events` applies what the agent reports; `effect` is what flows back out.
 
 mod approval;
 mod effect;
 mod events;
 mod input;
+mod key_dialog;
 mod keys;
 mod navigate;
 mod picker;
@@ -17,6 +18,7 @@ mod slash;
 pub use effect::Effect;
 pub use events::{on_event, show_session};
 pub use input::next_queued;
+pub use key_dialog::{KeyReport, on_report as on_key_report, open as open_key_dialog};
 pub use keys::{apply, key_context};
 pub(crate) use picker::open_sessions;
 pub(crate) use preset::note_recent;

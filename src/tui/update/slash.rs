@@ -125,6 +125,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         ("copy", None) => copy(state, effects),
         ("copy", Some(n)) => copy_block(state, n, effects),
         ("help", _) => state.overlay = Overlay::Help,
+        ("key", _) => super::key_dialog::open(state),
         ("tools", _) => {
             let mut text = String::from("Tools:");
             if state.tools.is_empty() {
@@ -142,7 +143,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /key, /help, /quit."
                 ),
             );
         }

@@ -1,0 +1,60 @@
+//! The one cheap request that checks a key before it is saved: `GET <base URL>/models` with the
+//! key as bearer token, which DeepSeek and other OpenAI-compatible servers answer at once and
+//! without cost. It goes to the configured base URL only, like every request with the key.
+
+use std::time::Duration;
+
+use super::client::LlmClient;
+use super::error::describe;
+use crate::secrets::Secret;
+
+/// The longest a check may take: the person is waiting for it.
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What the server said about a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyCheck {
+    /// It answered the request.
+    Accepted,
+    /// It refused the key (401 or 403).
+    Refused {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// No verdict (a network error, a timeout, another status); the reason says which, without
+    /// the key.
+    Unchecked {
+        /// What happened.
+        reason: String,
+    },
+}
+
+impl LlmClient {
+    /// Asks the server whether it accepts `key`, with one request and a short timeout.
+    pub async fn check_key(&self, key: &Secret) -> KeyCheck {
+        let url = format!("{}/models", self.base_url);
+        let sent = self
+            .http
+            .get(&url)
+            .bearer_auth(key.expose())
+            .timeout(CHECK_TIMEOUT)
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(e) => {
+                return KeyCheck::Unchecked {
+                    reason: describe(&e, key.expose()),
+                };
+            }
+        };
+        let status = response.status().as_u16();
+        match status {
+            200..=299 => KeyCheck::Accepted,
+            401 | 403 => KeyCheck::Refused { status },
+            _ => KeyCheck::Unchecked {
+                reason: format!("the server answered {status} to GET /models"),
+            },
+        }
+    }
+}
