@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::turn::Agent;
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::Preset;
+use crate::tools::mcp::McpHub;
 
 /// What the UI asks of the agent task.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +21,8 @@ pub enum AgentCommand {
     SetMaxSteps(usize),
     /// Run the `/init` turn (the model writes a starter AGENTS.md), then read it again.
     Init,
+    /// Stop the MCP server of this name and start it again (also during a turn).
+    McpRestart(String),
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
@@ -38,6 +41,10 @@ pub struct AgentHandle {
     /// The token of the latest prompt sent (what an interrupt cancels).
     latest: Arc<Mutex<CancellationToken>>,
     preset: watch::Sender<Preset>,
+    /// The MCP servers, when any are configured.
+    mcp: Option<Arc<McpHub>>,
+    /// The agent's events (for answers to commands that do not go through its task).
+    events: EventSink,
 }
 
 impl AgentHandle {
@@ -48,8 +55,26 @@ impl AgentHandle {
             AgentCommand::Init => Job::Init(self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
+            // Not queued behind a running turn: the servers have their own tasks.
+            AgentCommand::McpRestart(name) => {
+                self.restart_mcp(&name);
+                return;
+            }
         };
         let _ = self.tx.send(job);
+    }
+
+    /// Restarts an MCP server; an unknown or disabled one is an error event.
+    fn restart_mcp(&self, name: &str) {
+        let result = match &self.mcp {
+            Some(hub) => hub.restart(name),
+            None => Err("no MCP server is configured".to_string()),
+        };
+        if let Err(message) = result {
+            self.events.send(AgentEvent::Error {
+                message: format!("/mcp restart {name}: {message}."),
+            });
+        }
     }
 
     /// A new cancel token, remembered as the one an interrupt cancels.
@@ -78,12 +103,19 @@ impl AgentHandle {
 pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
     let (job_tx, job_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let events = EventSink::new(ev_tx);
+    let mcp = agent.mcp().cloned();
+    if let Some(hub) = &mcp {
+        hub.attach(events.clone());
+    }
     let handle = AgentHandle {
         tx: job_tx,
         latest: Arc::new(Mutex::new(CancellationToken::new())),
         preset: agent.preset_sender(),
+        mcp,
+        events: events.clone(),
     };
-    tokio::spawn(run(agent, job_rx, EventSink::new(ev_tx)));
+    tokio::spawn(run(agent, job_rx, events));
     (handle, ev_rx)
 }
 

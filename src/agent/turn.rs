@@ -20,6 +20,7 @@ use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
     Usage,
 };
+use crate::tools::mcp::McpHub;
 use crate::tools::{Sandbox, ToolRegistry};
 
 /// How the agent runs.
@@ -51,6 +52,8 @@ pub struct Agent {
     history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
     history_store: Option<HistoryStore>,
+    /// The MCP servers whose tools the registry offers, when any are configured.
+    mcp: Option<Arc<McpHub>>,
 }
 
 /// The default context budget in prompt tokens.
@@ -85,7 +88,20 @@ impl Agent {
             request_budget: None,
             history: None,
             history_store: None,
+            mcp: None,
         }
+    }
+
+    /// Keeps the MCP servers (whose tools the registry already offers) with the agent, so the
+    /// UI and headless mode can hear them and restart them.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {
+        self.mcp = Some(hub);
+        self
+    }
+
+    /// The MCP servers, when any are configured.
+    pub fn mcp(&self) -> Option<&Arc<McpHub>> {
+        self.mcp.as_ref()
     }
 
     /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started

@@ -140,6 +140,8 @@ pub struct State {
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
+    /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
+    pub mcp: Vec<crate::events::McpServerStatus>,
     /// Set when the person asked to quit.
     pub quit: bool,
 }
@@ -183,6 +185,7 @@ impl State {
             conv_dirty: None,
             theme: options.theme.clone(),
             tools: options.tools.clone(),
+            mcp: Vec::new(),
             quit: false,
         };
         state.reset_input();

@@ -94,6 +94,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
         AgentEvent::Notice(text) => {
             state.push(EntryKind::Notice, text);
         }
+        AgentEvent::McpServers(servers) => state.mcp = servers,
     }
 }
 
