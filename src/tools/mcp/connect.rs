@@ -106,7 +106,7 @@ pub async fn connect(
 ) -> Result<Live, McpError> {
     let handler = Handler { list_changed };
     let service = CancellationToken::new();
-    let secs = config.startup_timeout.as_secs().max(1);
+    let secs = config.startup_timeout.as_secs_f64();
     match &config.transport {
         McpTransport::Stdio {
             command,

@@ -35,8 +35,8 @@ pub enum McpError {
     /// `initialize` (or the first tool list) did not finish in time.
     #[error("no answer within {secs} s (startup_timeout_sec){stderr}")]
     StartTimeout {
-        /// The timeout.
-        secs: u64,
+        /// The timeout in seconds.
+        secs: f64,
         /// ` — its stderr ended with: …`, or empty.
         stderr: String,
     },

@@ -238,7 +238,7 @@ async fn start(
             let stderr = stderr_note(&live.stderr());
             live.stop().await;
             Err(McpError::StartTimeout {
-                secs: config.startup_timeout.as_secs().max(1),
+                secs: config.startup_timeout.as_secs_f64(),
                 stderr,
             })
         }
