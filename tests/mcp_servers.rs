@@ -74,6 +74,10 @@ fn reference_servers_answer_through_the_agent() {
                 "mcp__everything__get-structured-content",
                 json!({"location": "Chicago"}),
             ),
+            (
+                "mcp__files__read_text_file",
+                json!({"path": format!("{notes}/missing.txt")}),
+            ),
         ]),
         SseBuilder::answer("done"),
     ];
@@ -108,7 +112,7 @@ fn reference_servers_answer_through_the_agent() {
     );
 
     let seen = observations(&requests[1].json());
-    assert_eq!(seen.len(), 5);
+    assert_eq!(seen.len(), 6, "{stderr}");
     assert_eq!(
         seen[0],
         json!({"ok": true, "tool": "mcp__everything__echo", "text": "Echo: ping"})
@@ -129,6 +133,10 @@ fn reference_servers_answer_through_the_agent() {
         "{}",
         seen[4]
     );
+    // `isError` from the server: the call's error, in the server's words.
+    assert_eq!(seen[5]["ok"], false, "{}", seen[5]);
+    let error = seen[5]["error"].as_str().unwrap();
+    assert!(error.contains("missing.txt"), "{error}");
     assert!(!stderr.contains("sk-mcp-canary-0042"));
 }
 
@@ -389,5 +397,55 @@ fn a_streamable_http_server_answers_through_the_agent() {
         seen[1]["text"].as_str().unwrap().contains('5'),
         "{}",
         seen[1]
+    );
+}
+
+#[test]
+fn list_tools_waits_for_the_servers_and_reports_broken_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_home(
+        dir.path(),
+        &format!(
+            "{}{}[mcp_servers.broken]\nargs = [\"x\"]\n",
+            everything_entry("everything", "disabled_tools = [\"get-env\"]"),
+            stdio_entry("time", &mcp::time_bin(), &[], "enabled = false"),
+        ),
+    );
+    let out = bin()
+        .env("XDG_CONFIG_HOME", &config)
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .args([
+            "--workspace",
+            dir.path().join("ws").to_str().unwrap(),
+            "--list-tools",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let echo = stdout
+        .lines()
+        .find(|l| l.starts_with("mcp__everything__echo "))
+        .unwrap_or_default();
+    assert!(
+        echo.ends_with("Echoes back the input string  [mcp everything]"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("mcp__everything__get-env"),
+        "disabled_tools: {stdout}"
+    );
+    assert!(!stdout.contains("mcp__time__"), "enabled = false: {stdout}");
+    assert!(
+        stdout.contains("read_text_file "),
+        "the built-ins too: {stdout}"
+    );
+    let config_file = config.join("miniclaw/config.toml");
+    assert!(
+        stderr.contains(&format!(
+            "warning: {}: MCP server `broken` was skipped: it needs `command`",
+            config_file.display()
+        )),
+        "{stderr}"
     );
 }
