@@ -143,7 +143,7 @@ impl Server {
         tracing::warn!(server = %self.config.name, error = %text, "MCP server {what}");
         (report.say)(AgentEvent::Error {
             message: format!(
-                "MCP server `{}` {what}: {text}. Its other tools are gone until /mcp restart {}.",
+                "MCP server `{}` {what}: {text}. Its tools are offered again once it runs (/mcp restart {}).",
                 self.config.name, self.config.name
             ),
         });
