@@ -73,7 +73,8 @@ pub struct Cli {
     /// newest.
     #[arg(long, value_name = "ID|TITLE", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
-    /// Trust this folder's plugin tools (./tools_plugins) without asking, and remember it.
+    /// Trust this folder's plugin tools (./tools_plugins) and MCP servers (./miniclaw.toml,
+    /// ./.mcp.json) without asking, and remember it.
     #[arg(long)]
     pub trust: bool,
 }
@@ -120,11 +121,17 @@ impl std::fmt::Debug for Config {
     }
 }
 
-/// Where MiniClaw reads its own configuration: `./.env`, `./tools_plugins/` and the config
-/// folder. Tools may not write there (see `Sandbox::with_protected_config`).
+/// Where MiniClaw reads its own configuration: `./.env`, `./tools_plugins/`, `./miniclaw.toml`,
+/// `./.mcp.json` and the config folder. Tools may not write there (see
+/// `Sandbox::with_protected_config`).
 pub fn configuration_paths() -> Vec<PathBuf> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let mut paths = vec![cwd.join(".env"), cwd.join("tools_plugins")];
+    let mut paths = vec![
+        cwd.join(".env"),
+        cwd.join("tools_plugins"),
+        cwd.join(crate::settings::PROJECT_FILE),
+        cwd.join(crate::settings::PROJECT_MCP_JSON),
+    ];
     paths.extend(config_dir());
     // The data folder holds the trust decisions (and logs).
     paths.extend(data_dir());

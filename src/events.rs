@@ -32,6 +32,46 @@ pub enum TurnOutcome {
     Failed,
 }
 
+/// What an MCP server is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum McpState {
+    /// Starting, or listing its tools.
+    Starting,
+    /// Running; its tools are offered.
+    Ready,
+    /// It could not start, or it stopped (`last_error` says why).
+    Failed,
+    /// `enabled = false` in its entry.
+    Disabled,
+}
+
+impl McpState {
+    /// The word `/mcp` shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Ready => "ready",
+            Self::Failed => "failed",
+            Self::Disabled => "disabled",
+        }
+    }
+}
+
+/// One MCP server as `/mcp` and the status line show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpServerStatus {
+    /// Its name.
+    pub name: String,
+    /// What it is doing.
+    pub state: McpState,
+    /// Its tools as the model sees them: name and the first line of the description.
+    pub tools: Vec<(String, String)>,
+    /// Why it failed last, with its stderr's last lines.
+    pub last_error: Option<String>,
+    /// The file that declared it.
+    pub source: String,
+}
+
 /// One thing that happened in a turn, in order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentEvent {
@@ -140,6 +180,9 @@ pub enum AgentEvent {
     Sessions(Vec<SessionSummary>),
     /// A call waits for a person's yes or no (the `ask` approval mode).
     ApprovalRequested(crate::approval::ApprovalRequest),
+    /// The MCP servers changed: every server as it is now (sent at any time, also between
+    /// turns).
+    McpServers(Vec<McpServerStatus>),
 }
 
 /// An archived session, as the picker lists it.

@@ -14,6 +14,7 @@ pub mod logging;
 pub mod paths;
 pub mod remembered;
 pub mod secrets;
+pub mod settings;
 pub mod startup;
 pub mod terminal_text;
 pub mod tools;

@@ -99,6 +99,9 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(run(config, mode));
+    // Every way out (a signal included: the UI and headless mode turn them into a return) ends
+    // the MCP servers' process groups.
+    miniclaw::tools::mcp::end_all();
     // Work still running on a blocking thread (a stuck read) must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
@@ -209,11 +212,11 @@ async fn headless_prompt(source: PromptSource, format: OutputFormat) -> Result<S
 async fn run(config: Config, mode: Mode) -> ExitCode {
     match mode {
         Mode::ListTools => {
-            let (tools, warnings) = startup::registry(&config);
+            let (tools, warnings) = startup::list_tools(&config).await;
             for w in warnings {
                 say!("warning: {w}");
             }
-            for tool in describe_tools(&tools) {
+            for tool in tools {
                 println!("{:<24} {}  [{}]", tool.name, tool.summary, tool.source);
             }
             ExitCode::SUCCESS

@@ -1,11 +1,14 @@
 //! Assembles an agent from the configuration: workspace, tools, history, model client.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::agent::{Agent, AgentSettings, history};
 use crate::config::Config;
 use crate::llm::{ApiKey, LlmClient};
-use crate::tools::toolbox::{ToolboxConfig, full_registry};
+use crate::settings::{McpServerConfig, Settings, SettingsFiles};
+use crate::tools::mcp::McpHub;
+use crate::tools::toolbox::{ToolInfo, ToolboxConfig, describe_tools, full_registry};
 use crate::tools::{Sandbox, ToolRegistry};
 
 /// Why the program could not start; each says what to fix.
@@ -114,11 +117,56 @@ pub fn registry(config: &Config) -> (ToolRegistry, Vec<String>) {
             .and_then(|d| crate::trust::ProjectCommands::scan(&d))
     {
         warnings.push(format!(
-            "The plugin tools in {} were not loaded: this folder is not trusted (start MiniClaw here again and answer yes, or pass --trust).",
-            project.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+            "This folder's {} were not loaded: this folder is not trusted (start MiniClaw here again and answer yes, or pass --trust).",
+            project.sources().join(", ")
         ));
     }
     (registry, warnings)
+}
+
+/// The MCP servers that may start: the user's own, and the project's once it is trusted;
+/// with a warning for each broken settings file or entry.
+pub fn mcp_servers(config: &Config) -> (Vec<McpServerConfig>, Vec<String>) {
+    let settings = Settings::load(&SettingsFiles::default_locations(), config.project_trusted);
+    (settings.mcp_servers, settings.warnings)
+}
+
+/// Starts the MCP servers in the background (none configured: `None`). Their tools join
+/// `registry` as each server comes up. Call inside the async runtime.
+pub fn start_mcp(
+    config: &Config,
+    registry: &mut ToolRegistry,
+    workspace: &Path,
+) -> (Option<Arc<McpHub>>, Vec<String>) {
+    let (servers, warnings) = mcp_servers(config);
+    if servers.is_empty() {
+        return (None, warnings);
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let hub = McpHub::start(servers, cwd, workspace.to_path_buf());
+    registry.add_provider(hub.clone());
+    (Some(hub), warnings)
+}
+
+/// What `--list-tools` shows: every tool, MCP servers' included once they have started (each
+/// within its startup timeout), and the warnings met on the way.
+pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
+    let (mut tools, mut warnings) = registry(config);
+    let (hub, mcp_warnings) = start_mcp(config, &mut tools, &config.cli.workspace);
+    warnings.extend(mcp_warnings);
+    if let Some(hub) = &hub {
+        hub.wait_started().await;
+        for server in hub.statuses() {
+            if let Some(error) = server.last_error {
+                warnings.push(format!("MCP server `{}`: {error}", server.name));
+            }
+        }
+    }
+    let listed = describe_tools(&tools);
+    if let Some(hub) = hub {
+        hub.shutdown();
+    }
+    (listed, warnings)
 }
 
 /// Builds the agent for `config`.
@@ -140,7 +188,9 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             crate::secrets::recommended_key_file()
         ));
     }
-    let (tools, warnings) = registry(config);
+    let (mut tools, warnings) = registry(config);
+    notices.extend(warnings);
+    let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
     let lock = history::HistoryLock::acquire(&config.history_path())?;
     let loaded = history::load(&config.history_path())?;
@@ -175,6 +225,9 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
     .with_history(loaded.store);
+    if let Some(hub) = mcp {
+        agent = agent.with_mcp(hub);
+    }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());
     Ok(Started {

@@ -1,6 +1,6 @@
 //! Trust in a project folder's commands: configuration found in the folder MiniClaw starts in
-//! that can run commands (today `tools_plugins/`) runs only once the person has trusted that
-//! folder with exactly that content. Trust is remembered per folder and per content hash in
+//! that can run commands (`tools_plugins/`, and the MCP servers of `miniclaw.toml` and
+//! `.mcp.json`) runs only once the person has trusted that folder with exactly that content. Trust is remembered per folder and per content hash in
 //! `<data dir>/miniclaw/trusted.json`; a changed file asks again. The user's own configuration
 //! folder is never asked about.
 
@@ -12,6 +12,11 @@ use sha2::{Digest, Sha256};
 
 /// The project folders that hold commands, relative to the folder MiniClaw starts in.
 pub const PROJECT_COMMAND_DIRS: [&str; 1] = ["tools_plugins"];
+/// The project files that can start commands (MCP servers), in the same folder.
+pub const PROJECT_COMMAND_FILES: [&str; 2] = [
+    crate::settings::PROJECT_FILE,
+    crate::settings::PROJECT_MCP_JSON,
+];
 
 /// What a project folder would run, and the hash that trust is given to.
 #[derive(Debug, Clone)]
@@ -20,9 +25,13 @@ pub struct ProjectCommands {
     pub folder: PathBuf,
     /// The folders holding commands, as found.
     pub dirs: Vec<PathBuf>,
-    /// One line per command: `name: program args…` (from the files that parse).
+    /// The settings files that can start MCP servers, as found.
+    pub files: Vec<PathBuf>,
+    /// One line per command: `name: program args…` for a plugin tool, `MCP server name:
+    /// program args…` (or its URL) for a server (from the files that parse).
     pub commands: Vec<String>,
-    /// SHA-256 over every file in those folders (names and contents).
+    /// SHA-256 over every file in those folders, those settings files, and the project files
+    /// their servers' commands name (names and contents).
     pub hash: String,
 }
 
@@ -35,8 +44,13 @@ impl ProjectCommands {
             .map(|d| folder.join(d))
             .filter(|d| d.is_dir())
             .collect();
+        let files: Vec<PathBuf> = PROJECT_COMMAND_FILES
+            .iter()
+            .map(|f| folder.join(f))
+            .filter(|f| f.is_file())
+            .collect();
         let mut hasher = Sha256::new();
-        let mut any = false;
+        let mut any = !files.is_empty();
         for dir in &dirs {
             any |= hash_tree(dir, &mut hasher, 0);
         }
@@ -44,10 +58,21 @@ impl ProjectCommands {
             return None;
         }
         let (tools, _) = crate::tools::plugins::load_dirs(&dirs, &Default::default());
-        let commands = tools
+        let mut commands: Vec<String> = tools
             .iter()
             .map(|t| format!("{}: {}", t.name(), t.command().join(" ")))
             .collect();
+        for file in &files {
+            hash_file(file, &mut hasher);
+        }
+        let servers = project_servers(&folder);
+        for server in &servers {
+            commands.push(format!("MCP server {}", server.summary()));
+            // A script of the project that a server runs is part of what is trusted.
+            for file in named_files(server, &folder) {
+                hash_file(&file, &mut hasher);
+            }
+        }
         let hash = hasher
             .finalize()
             .iter()
@@ -56,16 +81,25 @@ impl ProjectCommands {
         Some(Self {
             folder,
             dirs,
+            files,
             commands,
             hash,
         })
     }
 
+    /// The project's configuration that was found, by name (`tools_plugins/`, `miniclaw.toml`,
+    /// `.mcp.json`).
+    pub fn sources(&self) -> Vec<String> {
+        let dirs = self.dirs.iter().map(|d| format!("{}/", name_of(d)));
+        dirs.chain(self.files.iter().map(|f| name_of(f))).collect()
+    }
+
     /// The question put to the person, naming what would run.
     pub fn question(&self) -> String {
         let mut text = format!(
-            "{} holds plugin tools that run commands on this machine when the model calls them:\n",
-            self.folder.display()
+            "{} holds configuration that runs commands on this machine ({}): plugin tools run when the model calls them, MCP servers start with MiniClaw:\n",
+            self.folder.display(),
+            self.sources().join(", ")
         );
         if self.commands.is_empty() {
             text.push_str("  (no valid declaration; the files may still be fixed later)\n");
@@ -77,6 +111,44 @@ impl ProjectCommands {
             "Only trust a folder you know: a cloned repository or a model could have written them.",
         );
         text
+    }
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The MCP servers the project's own settings files declare.
+fn project_servers(folder: &Path) -> Vec<crate::settings::McpServerConfig> {
+    let files = crate::settings::SettingsFiles {
+        user: None,
+        project: folder.to_path_buf(),
+    };
+    crate::settings::Settings::load(&files, true).mcp_servers
+}
+
+/// Files inside `folder` that a stdio server's program or arguments name.
+fn named_files(server: &crate::settings::McpServerConfig, folder: &Path) -> Vec<PathBuf> {
+    let crate::settings::McpTransport::Stdio { command, args, .. } = &server.transport else {
+        return Vec::new();
+    };
+    std::iter::once(command)
+        .chain(args)
+        .filter(|a| !a.starts_with('-'))
+        .filter_map(|a| folder.join(a).canonicalize().ok())
+        .filter(|p| p.starts_with(folder) && p.is_file())
+        .collect()
+}
+
+/// Hashes one file's name and content (a missing file hashes its name alone).
+fn hash_file(path: &Path, hasher: &mut Sha256) {
+    hasher.update(path.to_string_lossy().as_bytes());
+    hasher.update([0]);
+    if let Ok(bytes) = std::fs::read(path) {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
     }
 }
 
@@ -184,5 +256,47 @@ mod tests {
             &ProjectCommands::scan(&project).unwrap(),
             &store
         ));
+    }
+
+    #[test]
+    fn mcp_settings_files_and_the_scripts_they_run_are_trusted_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join("scripts")).unwrap();
+        let store = dir.path().join("data/trusted.json");
+        std::fs::write(
+            project.join(".mcp.json"),
+            r#"{"mcpServers": {"local": {"command": "python3", "args": ["scripts/server.py"]}}}"#,
+        )
+        .unwrap();
+        std::fs::write(project.join("scripts/server.py"), "print(1)").unwrap();
+        let found = ProjectCommands::scan(&project).expect(".mcp.json alone asks");
+        let question = found.question();
+        assert!(question.contains(".mcp.json"), "{question}");
+        assert!(
+            question.contains("MCP server local: python3 scripts/server.py"),
+            "{question}"
+        );
+        remember(&found, &store).unwrap();
+        let again = || ProjectCommands::scan(&project).unwrap();
+        assert!(is_trusted(&again(), &store));
+        // The script the server runs changed: asked again.
+        std::fs::write(project.join("scripts/server.py"), "print(2)").unwrap();
+        assert!(!is_trusted(&again(), &store));
+        remember(&again(), &store).unwrap();
+        // A miniclaw.toml appearing (even one without servers) is asked about too.
+        std::fs::write(
+            project.join("miniclaw.toml"),
+            "[mcp_servers.t]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+        )
+        .unwrap();
+        let with_toml = again();
+        assert!(!is_trusted(&with_toml, &store));
+        assert!(with_toml.question().contains("miniclaw.toml"));
+        assert!(
+            with_toml
+                .question()
+                .contains("MCP server t: http://127.0.0.1:9/mcp")
+        );
     }
 }

@@ -10,6 +10,7 @@ use super::turn::Agent;
 use crate::approval::{ApprovalMode, Decision};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::Preset;
+use crate::tools::mcp::McpHub;
 
 /// What the UI asks of the agent task.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +33,8 @@ pub enum AgentCommand {
     ListSessions,
     /// Delete an archived session, then list them again.
     DeleteSession(String),
+    /// Stop the MCP server of this name and start it again (also during a turn).
+    McpRestart(String),
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
@@ -53,6 +56,10 @@ pub struct AgentHandle {
     preset: watch::Sender<Preset>,
     approval: watch::Sender<ApprovalMode>,
     answers: PendingAnswers,
+    /// The MCP servers, when any are configured.
+    mcp: Option<Arc<McpHub>>,
+    /// The agent's events (for answers to commands that do not go through its task).
+    events: EventSink,
 }
 
 impl AgentHandle {
@@ -63,9 +70,27 @@ impl AgentHandle {
             AgentCommand::Init => Job::Init(self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
+            // Not queued behind a running turn: the servers have their own tasks.
+            AgentCommand::McpRestart(name) => {
+                self.restart_mcp(&name);
+                return;
+            }
             other => Job::Sessions(other),
         };
         let _ = self.tx.send(job);
+    }
+
+    /// Restarts an MCP server; an unknown or disabled one is an error event.
+    fn restart_mcp(&self, name: &str) {
+        let result = match &self.mcp {
+            Some(hub) => hub.restart(name),
+            None => Err("no MCP server is configured".to_string()),
+        };
+        if let Err(message) = result {
+            self.events.send(AgentEvent::Error {
+                message: format!("/mcp restart {name}: {message}."),
+            });
+        }
     }
 
     /// A new cancel token, remembered as the one an interrupt cancels.
@@ -108,14 +133,21 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
     agent.set_asker(Arc::new(answers.clone()));
     let (job_tx, job_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let events = EventSink::new(ev_tx);
+    let mcp = agent.mcp().cloned();
+    if let Some(hub) = &mcp {
+        hub.attach(events.clone());
+    }
     let handle = AgentHandle {
         tx: job_tx,
         latest: Arc::new(Mutex::new(CancellationToken::new())),
         preset: agent.preset_sender(),
         approval: agent.approval_sender(),
         answers,
+        mcp,
+        events: events.clone(),
     };
-    tokio::spawn(run(agent, job_rx, EventSink::new(ev_tx)));
+    tokio::spawn(run(agent, job_rx, events));
     (handle, ev_rx)
 }
 
@@ -181,7 +213,8 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         AgentCommand::Prompt(_)
         | AgentCommand::ClearHistory
         | AgentCommand::SetMaxSteps(_)
-        | AgentCommand::Init => return,
+        | AgentCommand::Init
+        | AgentCommand::McpRestart(_) => return,
     };
     match switched {
         Ok(notice) => events.send(AgentEvent::SessionOpened {

@@ -22,6 +22,7 @@ use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
     Usage,
 };
+use crate::tools::mcp::McpHub;
 use crate::tools::{Sandbox, ToolRegistry};
 
 /// How the agent runs.
@@ -55,6 +56,8 @@ pub struct Agent {
     pub(super) history_store: Option<HistoryStore>,
     /// Which calls run without asking, and who is asked about the others.
     pub(super) approvals: Approvals,
+    /// The MCP servers whose tools the registry offers, when any are configured.
+    mcp: Option<Arc<McpHub>>,
 }
 
 /// The default context budget in prompt tokens.
@@ -90,6 +93,7 @@ impl Agent {
             history: None,
             history_store: None,
             approvals: Approvals::new(ApprovalMode::Auto, None),
+            mcp: None,
         }
     }
 
@@ -108,6 +112,18 @@ impl Agent {
     /// The sender of the approval mode, for a handle that changes it.
     pub fn approval_sender(&self) -> tokio::sync::watch::Sender<ApprovalMode> {
         self.approvals.mode_sender()
+    }
+
+    /// Keeps the MCP servers (whose tools the registry already offers) with the agent, so the
+    /// UI and headless mode can hear them and restart them.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {
+        self.mcp = Some(hub);
+        self
+    }
+
+    /// The MCP servers, when any are configured.
+    pub fn mcp(&self) -> Option<&Arc<McpHub>> {
+        self.mcp.as_ref()
     }
 
     /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started

@@ -166,19 +166,24 @@ pub async fn run(
         }
         output
     });
-    let interrupt = cancel.clone();
-    // Listening starts here, before the turn (`ctrl_c()` would start at its task's first poll):
-    // a Ctrl+C at any moment of the turn interrupts it, keeping the history and the report.
-    let mut sigint = tokio::signal::unix::signal(SignalKind::interrupt()).ok();
-    let ctrl_c = tokio::spawn(async move {
-        if let Some(sigint) = sigint.as_mut()
-            && sigint.recv().await.is_some()
-        {
-            interrupt.cancel();
+    let ctrl_c = interrupt_on_signals(cancel.clone());
+    let events = EventSink::new(tx);
+    // Scripts get every tool: the MCP servers have started (each within its timeout) before
+    // the first request, and their failures are in the trace.
+    if let Some(hub) = agent.mcp().cloned() {
+        hub.attach(events.clone());
+        tokio::select! {
+            _ = hub.wait_started() => {}
+            _ = cancel.cancelled() => {}
         }
-    });
-    let outcome = agent.run_turn(prompt, &EventSink::new(tx), &cancel).await;
-    // The last senders go with the agent, which ends the printer's loop.
+    }
+    let outcome = agent.run_turn(prompt, &events, &cancel).await;
+    drop(events);
+    // The servers stop and let go of their sender; the last ones go with the agent, which ends
+    // the printer's loop.
+    if let Some(hub) = agent.mcp() {
+        hub.shutdown();
+    }
     drop(agent);
     ctrl_c.abort();
     let report = match printer.await {
@@ -188,6 +193,29 @@ pub async fn run(
     };
     write_report(format, &report);
     (outcome, report.exit_code)
+}
+
+/// Interrupts the turn on Ctrl+C, SIGTERM or SIGHUP, so it ends as an interrupted turn: the
+/// history and the report kept, the MCP servers' process groups ended. Listening starts here,
+/// before the turn (`ctrl_c()` would start at its task's first poll).
+fn interrupt_on_signals(cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
+    let kinds = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ];
+    let mut signals: Vec<_> = kinds
+        .into_iter()
+        .filter_map(|k| tokio::signal::unix::signal(k).ok())
+        .collect();
+    tokio::spawn(async move {
+        if signals.is_empty() {
+            return;
+        }
+        let any = signals.iter_mut().map(|s| Box::pin(s.recv()));
+        let _ = futures::future::select_all(any).await;
+        cancel.cancel();
+    })
 }
 
 #[cfg(test)]

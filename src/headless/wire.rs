@@ -139,6 +139,24 @@ pub enum WireEvent<'a> {
         /// Their ids.
         ids: Vec<&'a str>,
     },
+    /// `{"type":"mcp_servers","servers":[{"name":...,"state":"ready","tools":[...],"last_error":...}]}`
+    McpServers {
+        /// Every MCP server as it is now.
+        servers: Vec<WireMcpServer<'a>>,
+    },
+}
+
+/// One MCP server on the wire.
+#[derive(Debug, Serialize)]
+pub struct WireMcpServer<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// `starting`, `ready`, `failed` or `disabled`.
+    pub state: &'static str,
+    /// Its tools' names as the model sees them.
+    pub tools: Vec<&'a str>,
+    /// Why it failed last.
+    pub last_error: Option<&'a str>,
 }
 
 /// One line: the event, with the delegating call's id when a sub-agent sent it.
@@ -259,6 +277,17 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::Sessions(list) => WireEvent::Sessions {
             ids: list.iter().map(|s| s.id.as_str()).collect(),
+        },
+        AgentEvent::McpServers(servers) => WireEvent::McpServers {
+            servers: servers
+                .iter()
+                .map(|s| WireMcpServer {
+                    name: &s.name,
+                    state: s.state.name(),
+                    tools: s.tools.iter().map(|(name, _)| name.as_str()).collect(),
+                    last_error: s.last_error.as_deref(),
+                })
+                .collect(),
         },
     }
 }

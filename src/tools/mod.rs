@@ -7,6 +7,7 @@ pub mod error;
 pub mod file_edit;
 pub mod files;
 pub mod hidden;
+pub mod mcp;
 pub mod observation;
 pub mod panic_guard;
 pub mod plugins;
@@ -25,8 +26,8 @@ pub mod web;
 pub mod workspace_io;
 
 pub use registry::{
-    Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolRegistry,
-    ToolSource,
+    Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolProvider,
+    ToolRegistry, ToolSource,
 };
 pub use sandbox::{Sandbox, SandboxError};
 

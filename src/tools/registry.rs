@@ -25,6 +25,8 @@ pub enum ToolSource {
     BuiltIn,
     /// Declared by a plugin file at this path.
     Plugin(String),
+    /// Offered by the MCP server of this name.
+    Mcp(String),
 }
 
 // Delegation lives here, beside the context that carries it: a sub-agent's task names a
@@ -148,6 +150,13 @@ pub trait Tool: Send + Sync {
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 
+/// Tools that come and go while MiniClaw runs (MCP servers start, stop and change their lists):
+/// the registry asks for them whenever it needs them.
+pub trait ToolProvider: Send + Sync {
+    /// The tools offered right now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
 /// A call running longer than this is stopped: the safety net behind each tool's own limits.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 pub use super::observation::OBSERVATION_CAP;
@@ -156,6 +165,7 @@ pub use super::observation::OBSERVATION_CAP;
 #[derive(Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    providers: Vec<Arc<dyn ToolProvider>>,
     call_timeout: Duration,
 }
 
@@ -163,6 +173,7 @@ impl Default for ToolRegistry {
     fn default() -> Self {
         Self {
             tools: BTreeMap::new(),
+            providers: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
         }
     }
@@ -190,7 +201,13 @@ impl ToolRegistry {
         self.tools.insert(tool.schema().name, tool);
     }
 
-    /// A registry holding only the named tools (for sub-agents).
+    /// Adds tools that change while MiniClaw runs; a name a fixed tool already has stays the
+    /// fixed tool's.
+    pub fn add_provider(&mut self, provider: Arc<dyn ToolProvider>) {
+        self.providers.push(provider);
+    }
+
+    /// A registry holding only the named tools (for sub-agents; never a provider's).
     pub fn subset(&self, names: &[&str]) -> Self {
         Self {
             tools: self
@@ -199,28 +216,40 @@ impl ToolRegistry {
                 .filter(|(n, _)| names.contains(&n.as_str()))
                 .map(|(n, t)| (n.clone(), t.clone()))
                 .collect(),
+            providers: Vec::new(),
             call_timeout: self.call_timeout,
         }
     }
 
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.get(name)
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if let Some(tool) = self.tools.get(name) {
+            return Some(tool.clone());
+        }
+        self.provided().find(|t| t.schema().name == name)
     }
 
-    /// Every tool, by name.
-    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
-        self.tools.values()
+    /// The providers' tools now, without those whose name a fixed tool has.
+    fn provided(&self) -> impl Iterator<Item = Arc<dyn Tool>> + '_ {
+        self.providers
+            .iter()
+            .flat_map(|p| p.tools())
+            .filter(|t| !self.tools.contains_key(&t.schema().name))
+    }
+
+    /// Every tool: the fixed ones by name, then the providers' as they are now.
+    pub fn iter(&self) -> impl Iterator<Item = Arc<dyn Tool>> + '_ {
+        self.tools.values().cloned().chain(self.provided())
     }
 
     /// The schemas sent to the model.
     pub fn schemas(&self) -> Vec<ToolSchema> {
-        self.tools.values().map(|t| t.schema()).collect()
+        self.iter().map(|t| t.schema()).collect()
     }
 
     /// Whether `name` is a known read-only tool.
     pub fn is_read_only(&self, name: &str) -> bool {
-        self.tools.get(name).is_some_and(|t| t.read_only())
+        self.get(name).is_some_and(|t| t.read_only())
     }
 
     /// What call `name(raw_arguments)` would change in a file, if the tool says (an error: the
@@ -231,7 +260,7 @@ impl ToolRegistry {
         raw_arguments: &str,
         sandbox: &super::Sandbox,
     ) -> Option<Result<super::change::FileChange, ToolError>> {
-        let tool = self.tools.get(name)?;
+        let tool = self.get(name)?;
         match parse_arguments(raw_arguments, &tool.schema().parameters) {
             Ok(args) => tool.preview(args, sandbox),
             Err(e) => Some(Err(e)),
@@ -240,12 +269,12 @@ impl ToolRegistry {
 
     /// Whether calls of `name` ask first in the `ask` approval mode.
     pub fn needs_approval(&self, name: &str) -> bool {
-        self.tools.get(name).is_some_and(|t| t.needs_approval())
+        self.get(name).is_some_and(|t| t.needs_approval())
     }
 
     /// Whether `name` is a known tool that starts a sub-agent.
     pub fn runs_agent(&self, name: &str) -> bool {
-        self.tools.get(name).is_some_and(|t| t.runs_agent())
+        self.get(name).is_some_and(|t| t.runs_agent())
     }
 
     /// Runs a call and always returns an observation: `{"ok": true, "tool", ...}` or
@@ -281,8 +310,8 @@ impl ToolRegistry {
         raw_arguments: &str,
         ctx: &ToolContext,
     ) -> Result<Map<String, Value>, ToolError> {
-        let Some(tool) = self.tools.get(name) else {
-            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        let Some(tool) = self.get(name) else {
+            let known: Vec<String> = self.iter().map(|t| t.schema().name).collect();
             return Err(ToolError::failed(format!(
                 "unknown tool `{name}`; the tools are: {}",
                 known.join(", ")

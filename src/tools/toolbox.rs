@@ -51,7 +51,7 @@ pub fn full_registry(config: &ToolboxConfig) -> (ToolRegistry, Vec<String>) {
 pub struct ToolInfo {
     /// Its name.
     pub name: String,
-    /// `built-in`, or `plugin <file>`.
+    /// `built-in`, `plugin <file>` or `mcp <server>`.
     pub source: String,
     /// The first line (or sentence) of its description.
     pub summary: String,
@@ -66,6 +66,7 @@ pub fn describe_tools(registry: &ToolRegistry) -> Vec<ToolInfo> {
             let source = match tool.source() {
                 ToolSource::BuiltIn => "built-in".to_string(),
                 ToolSource::Plugin(path) => format!("plugin {path}"),
+                ToolSource::Mcp(server) => format!("mcp {server}"),
             };
             ToolInfo {
                 summary: first_sentence(&schema.description),

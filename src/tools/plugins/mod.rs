@@ -207,7 +207,7 @@ fn resolve_command(command: &[String], folder: &Path) -> Vec<String> {
 
 /// Starts Python in isolated mode (`-I`: no current folder or script folder on the import path,
 /// no `PYTHON*` variables, no user site-packages), whatever the plugin file says.
-fn isolate_interpreter(mut command: Vec<String>) -> Vec<String> {
+pub(crate) fn isolate_interpreter(mut command: Vec<String>) -> Vec<String> {
     let program = command
         .first()
         .and_then(|p| Path::new(p).file_name())

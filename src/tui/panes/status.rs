@@ -58,6 +58,26 @@ pub fn line(state: &State, now: Instant, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
+/// `MCP 2/3` while not every enabled MCP server is ready (starting or failed).
+fn mcp_segment(state: &State) -> Option<Segment> {
+    use crate::events::McpState;
+    let enabled = state.mcp.iter().filter(|s| s.state != McpState::Disabled);
+    let total = enabled.clone().count();
+    let ready = enabled.filter(|s| s.state == McpState::Ready).count();
+    let failed = state.mcp.iter().any(|s| s.state == McpState::Failed);
+    (ready < total).then(|| Segment {
+        rank: 1,
+        span: Span::styled(
+            format!("MCP {ready}/{total}"),
+            if failed {
+                state.theme.error
+            } else {
+                state.theme.muted
+            },
+        ),
+    })
+}
+
 /// Every segment the line may show, each ranked (0 stays longest).
 fn segments(state: &State, now: Instant) -> Vec<Segment> {
     let theme = &state.theme;
@@ -125,6 +145,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         rank: 1,
         span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
     });
+    segments.extend(mcp_segment(state));
     if let Some(u) = state.last_usage {
         // Counts come from the server: no product may overflow.
         let share = u

@@ -162,6 +162,8 @@ pub struct State {
     pub approval_mode: crate::approval::ApprovalMode,
     /// Calls waiting for a yes or no, oldest first (the first one is shown).
     pub approvals: Vec<ApprovalView>,
+    /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
+    pub mcp: Vec<crate::events::McpServerStatus>,
     /// Set when the person asked to quit.
     pub quit: bool,
     /// The API key dialog (shown while the overlay is `Key`).
@@ -214,6 +216,7 @@ impl State {
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
             approvals: Vec::new(),
+            mcp: Vec::new(),
             quit: false,
             key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
             key_set: true,

@@ -134,6 +134,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
                 picker.set_sessions(&list);
             }
         }
+        AgentEvent::McpServers(servers) => state.mcp = servers,
     }
 }
 

@@ -36,6 +36,9 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     let arg = words.next();
     // The whole rest of the line, for arguments that may hold spaces (titles).
     let rest = command.trim_start()[name.len()..].trim();
+    if name == "mcp" {
+        return mcp(state, arg, words.next(), effects);
+    }
     match (name, arg) {
         ("model", None) => super::picker::open_models(state),
         // Any name, as --model takes: a name that is not a preset is sent as it is.
@@ -137,14 +140,67 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
                     tool.name, tool.source, tool.summary
                 ));
             }
+            for server in &state.mcp {
+                for (tool, summary) in &server.tools {
+                    text.push_str(&format!("\n  {tool} [mcp {}] — {summary}", server.name));
+                }
+            }
             state.push(EntryKind::Notice, text);
         }
         _ => {
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /key, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
                 ),
+            );
+        }
+    }
+}
+
+/// `/mcp` lists the MCP servers; `/mcp restart NAME` restarts one.
+fn mcp(state: &mut State, verb: Option<&str>, name: Option<&str>, effects: &mut Vec<Effect>) {
+    match (verb, name) {
+        (None, _) => {
+            let mut text = String::from("MCP servers:");
+            if state.mcp.is_empty() {
+                text.push_str(" none configured ([mcp_servers.NAME] in config.toml or miniclaw.toml, or .mcp.json).");
+            }
+            for s in &state.mcp {
+                text.push_str(&format!(
+                    "\n  {} — {}, {} tool(s) [{}]",
+                    s.name,
+                    s.state.name(),
+                    s.tools.len(),
+                    s.source
+                ));
+                if let Some(error) = &s.last_error {
+                    text.push_str(&format!("\n    last error: {error}"));
+                }
+            }
+            state.push(EntryKind::Notice, text);
+        }
+        (Some("restart"), Some(name)) if state.mcp.iter().any(|s| s.name == name) => {
+            effects.push(Effect::Command(AgentCommand::McpRestart(name.to_string())));
+            state.push(
+                EntryKind::Notice,
+                format!("Restarting the MCP server `{name}`…"),
+            );
+        }
+        (Some("restart"), Some(name)) => {
+            let names: Vec<&str> = state.mcp.iter().map(|s| s.name.as_str()).collect();
+            state.push(
+                EntryKind::Error,
+                format!(
+                    "There is no MCP server `{name}`; the servers are: {}.",
+                    names.join(", ")
+                ),
+            );
+        }
+        _ => {
+            state.push(
+                EntryKind::Error,
+                "Use /mcp to list the MCP servers, /mcp restart NAME to restart one.",
             );
         }
     }

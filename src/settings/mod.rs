@@ -1,0 +1,171 @@
+//! Settings files: `<config dir>/miniclaw/config.toml` (the user's own), and the project's
+//! `./miniclaw.toml` and `./.mcp.json` in the folder MiniClaw starts in.
+//!
+//! Each file is read whole and leniently: a table MiniClaw does not know is ignored (later
+//! issues add their own tables, such as `[providers.*]`), and a broken file or entry is
+//! reported (which file, what is wrong) and skipped; nothing here is fatal. Today the files
+//! carry MCP servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's
+//! `.mcp.json` shape). A leaf: it imports nothing of MiniClaw but `paths`.
+
+mod error;
+mod expand;
+mod mcp;
+mod mcp_json;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use error::SettingsError;
+pub use expand::expand_vars;
+pub use mcp::{
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, Origin, Scope,
+};
+
+/// The user's settings file: `<config dir>/miniclaw/config.toml`.
+pub const USER_FILE: &str = "config.toml";
+/// The project's settings file, in the folder MiniClaw starts in.
+pub const PROJECT_FILE: &str = "miniclaw.toml";
+/// The project's MCP servers in Claude Code's shape, in the folder MiniClaw starts in.
+pub const PROJECT_MCP_JSON: &str = ".mcp.json";
+
+/// What one settings file holds that MiniClaw uses.
+#[derive(Clone, Debug, Default)]
+pub struct FileSettings {
+    /// Its MCP servers, in file order.
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// Where the settings files are.
+#[derive(Clone, Debug)]
+pub struct SettingsFiles {
+    /// `<config dir>/miniclaw/config.toml`, when the system has a config folder.
+    pub user: Option<PathBuf>,
+    /// The project folder (the one MiniClaw starts in), holding `miniclaw.toml` and `.mcp.json`.
+    pub project: PathBuf,
+}
+
+impl SettingsFiles {
+    /// The files for this machine and the current folder.
+    pub fn default_locations() -> Self {
+        Self {
+            user: crate::paths::config_dir().map(|d| d.join(USER_FILE)),
+            project: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        }
+    }
+
+    /// The project's settings files that exist (what trust covers).
+    pub fn project_files(&self) -> Vec<PathBuf> {
+        [PROJECT_FILE, PROJECT_MCP_JSON]
+            .iter()
+            .map(|f| self.project.join(f))
+            .filter(|p| p.is_file())
+            .collect()
+    }
+}
+
+/// Settings merged from every file, and what was wrong with them.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// MCP servers by name: the project's `miniclaw.toml` wins over its `.mcp.json`, which
+    /// wins over the user's `config.toml`.
+    pub mcp_servers: Vec<McpServerConfig>,
+    /// One sentence per broken file or entry (which file, what is wrong).
+    pub warnings: Vec<String>,
+}
+
+impl Settings {
+    /// Reads the user's file and, when `with_project`, the project's files.
+    pub fn load(files: &SettingsFiles, with_project: bool) -> Self {
+        let mut warnings = Vec::new();
+        let mut layers: Vec<Vec<McpServerConfig>> = Vec::new();
+        if let Some(user) = &files.user {
+            layers.push(read_layer(user, Scope::User, &mut warnings));
+        }
+        if with_project {
+            let json = files.project.join(PROJECT_MCP_JSON);
+            let (servers, problems) = read_mcp_json(&json, Scope::Project);
+            warnings.extend(problems);
+            layers.push(servers);
+            let toml = files.project.join(PROJECT_FILE);
+            layers.push(read_layer(&toml, Scope::Project, &mut warnings));
+        }
+        let mut merged: BTreeMap<String, McpServerConfig> = BTreeMap::new();
+        for server in layers.into_iter().flatten() {
+            merged.insert(server.name.clone(), server);
+        }
+        Self {
+            mcp_servers: merged.into_values().collect(),
+            warnings,
+        }
+    }
+}
+
+fn read_layer(path: &Path, scope: Scope, warnings: &mut Vec<String>) -> Vec<McpServerConfig> {
+    let (settings, problems) = read_toml_file(path, scope);
+    warnings.extend(problems);
+    settings.mcp_servers
+}
+
+/// Reads one TOML settings file (`config.toml` or `miniclaw.toml`); a missing file is empty.
+/// Returns what could be used and a warning for each problem.
+pub fn read_toml_file(path: &Path, scope: Scope) -> (FileSettings, Vec<String>) {
+    let text = match read_text(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return (FileSettings::default(), Vec::new()),
+        Err(e) => return (FileSettings::default(), vec![e.to_string()]),
+    };
+    parse_toml(&text, path, scope)
+}
+
+/// Parses the text of a TOML settings file read from `path`.
+pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<String>) {
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(t) => t,
+        Err(source) => {
+            let e = SettingsError::Toml {
+                file: path.to_path_buf(),
+                source,
+            };
+            return (FileSettings::default(), vec![e.to_string()]);
+        }
+    };
+    let origin = Origin {
+        file: path.to_path_buf(),
+        scope,
+    };
+    let (mcp_servers, warnings) = match table.get("mcp_servers") {
+        None => (Vec::new(), Vec::new()),
+        Some(value) => mcp::parse_table(value, &origin),
+    };
+    (FileSettings { mcp_servers }, warnings)
+}
+
+/// Reads a `.mcp.json` file (Claude Code's shape); a missing file holds no server.
+pub fn read_mcp_json(path: &Path, scope: Scope) -> (Vec<McpServerConfig>, Vec<String>) {
+    match read_text(path) {
+        Ok(Some(text)) => {
+            let origin = Origin {
+                file: path.to_path_buf(),
+                scope,
+            };
+            mcp_json::parse(&text, &origin, &|name| std::env::var(name).ok())
+        }
+        Ok(None) => (Vec::new(), Vec::new()),
+        Err(e) => (Vec::new(), vec![e.to_string()]),
+    }
+}
+
+/// The file's text; `None` when it does not exist.
+fn read_text(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Read {
+            file: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+use std::path::Path;
+use std::time::Duration;
+
+use super::*;
+
+fn origin(file: &str, scope: Scope) -> Origin {
+    Origin {
+        file: file.into(),
+        scope,
+    }
+}
+
+#[test]
+fn codex_entries_parse_with_defaults_and_unknown_tables_are_ignored() {
+    let text = r#"
+        model = "whatever"
+        [providers.other]
+        base_url = "http://x"
+
+        [mcp_servers.time]
+        command = "uvx"
+        args = ["mcp-server-time", "--local-timezone=UTC"]
+        env = { TZ = "UTC" }
+        tool_timeout_sec = 2.5
+        disabled_tools = ["convert_time"]
+
+        [mcp_servers.remote]
+        url = "https://example.org/mcp"
+        bearer_token_env_var = "REMOTE_TOKEN"
+        enabled = false
+    "#;
+    let (settings, warnings) = parse_toml(text, Path::new("/c/config.toml"), Scope::User);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let servers = settings.mcp_servers;
+    assert_eq!(servers.len(), 2);
+    let remote = &servers[0];
+    assert_eq!(remote.name, "remote");
+    assert!(!remote.enabled);
+    assert!(
+        matches!(&remote.transport, McpTransport::Http { url, bearer_token_env_var: Some(v), .. }
+        if url == "https://example.org/mcp" && v == "REMOTE_TOKEN")
+    );
+    let time = &servers[1];
+    assert_eq!(time.startup_timeout, DEFAULT_STARTUP_TIMEOUT);
+    assert_eq!(time.tool_timeout, Duration::from_millis(2500));
+    assert!(time.offers("get_current_time") && !time.offers("convert_time"));
+    assert_eq!(
+        time.summary(),
+        "time: uvx mcp-server-time --local-timezone=UTC"
+    );
+    assert_eq!(time.origin, origin("/c/config.toml", Scope::User));
+}
+
+#[test]
+fn a_broken_entry_is_reported_and_the_rest_kept() {
+    let text = r#"
+        [mcp_servers.good]
+        command = "x"
+        [mcp_servers.both]
+        command = "x"
+        url = "http://y"
+        [mcp_servers.none]
+        args = ["a"]
+        [mcp_servers.badtype]
+        command = "x"
+        args = "not a list"
+        [mcp_servers.slow]
+        command = "x"
+        startup_timeout_sec = 0
+        [mcp_servers."bad name"]
+        command = "x"
+        [mcp_servers.typo]
+        command = "x"
+        comand = "y"
+        [mcp_servers.ftp]
+        url = "ftp://x"
+    "#;
+    let (settings, warnings) = parse_toml(text, Path::new("/p/miniclaw.toml"), Scope::Project);
+    let names: Vec<&str> = settings
+        .mcp_servers
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["good", "typo"]);
+    let all = warnings.join("\n");
+    for needle in [
+        "/p/miniclaw.toml: MCP server `both` was skipped: give either",
+        "`none` was skipped: it needs `command`",
+        "`badtype` was skipped: invalid type",
+        "`slow` was skipped: `startup_timeout_sec` must be more than 0",
+        "`bad name` was skipped: a server name must be",
+        "`typo`: unknown key `comand` ignored",
+        "`ftp` was skipped: `url` must be http or https",
+    ] {
+        assert!(all.contains(needle), "{needle} in:\n{all}");
+    }
+}
+
+#[test]
+fn a_file_that_is_not_toml_is_one_warning() {
+    let (settings, warnings) =
+        parse_toml("[mcp_servers.x\n", Path::new("/c/config.toml"), Scope::User);
+    assert!(settings.mcp_servers.is_empty());
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].starts_with("/c/config.toml: not valid TOML"),
+        "{warnings:?}"
+    );
+    let (_, warnings) = parse_toml("mcp_servers = 3", Path::new("/c/config.toml"), Scope::User);
+    assert!(warnings[0].contains("must be a table"), "{warnings:?}");
+}
+
+#[test]
+fn claude_entries_expand_variables() {
+    let text = r#"{"mcpServers": {
+        "files": {"command": "npx", "args": ["-y", "srv", "${HOME}/notes"], "env": {"LEVEL": "${LEVEL:-info}"}},
+        "remote": {"type": "http", "url": "${BASE:-http://127.0.0.1:9}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "missing": {"command": "${NOPE}"},
+        "old": {"type": "sse", "url": "http://x/sse"},
+        "odd": {"type": "carrier-pigeon", "command": "x"},
+        "empty": {}
+    }}"#;
+    let env = |name: &str| match name {
+        "HOME" => Some("/home/me".to_string()),
+        "TOKEN" => Some("t0k".to_string()),
+        _ => None,
+    };
+    let (servers, warnings) = mcp_json::parse(text, &origin("/p/.mcp.json", Scope::Project), &env);
+    let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["files", "remote"]);
+    assert!(
+        matches!(&servers[0].transport, McpTransport::Stdio { args, env, .. }
+        if args[2] == "/home/me/notes" && env["LEVEL"] == "info")
+    );
+    assert!(
+        matches!(&servers[1].transport, McpTransport::Http { url, headers, .. }
+        if url == "http://127.0.0.1:9/mcp" && headers["Authorization"] == "Bearer t0k")
+    );
+    let all = warnings.join("\n");
+    for needle in [
+        "`missing` was skipped: environment variable(s) NOPE not set",
+        "`old` was skipped: `\"type\": \"sse\"`",
+        "`odd` was skipped: unknown `type`",
+        "`empty` was skipped: it needs `command`",
+    ] {
+        assert!(all.contains(needle), "{needle} in:\n{all}");
+    }
+    // Values that may be tokens never show in Debug output.
+    assert!(!format!("{:?}", servers[1]).contains("t0k"));
+}
+
+#[test]
+fn a_broken_mcp_json_is_one_warning() {
+    let o = origin("/p/.mcp.json", Scope::Project);
+    let (_, w) = mcp_json::parse("{", &o, &|_| None);
+    assert!(w[0].starts_with("/p/.mcp.json: not valid JSON"), "{w:?}");
+    let (_, w) = mcp_json::parse("{\"servers\": {}}", &o, &|_| None);
+    assert!(w[0].contains("no `mcpServers` object"), "{w:?}");
+}
+
+#[test]
+fn the_project_wins_a_name_clash_and_counts_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("config.toml");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        &user,
+        "[mcp_servers.a]\ncommand = \"user-a\"\n[mcp_servers.b]\ncommand = \"user-b\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(PROJECT_MCP_JSON),
+        r#"{"mcpServers": {"a": {"command": "json-a"}, "c": {"command": "json-c"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(PROJECT_FILE),
+        "[mcp_servers.c]\ncommand = \"toml-c\"\n",
+    )
+    .unwrap();
+    let files = SettingsFiles {
+        user: Some(user),
+        project: project.clone(),
+    };
+    let command = |s: &McpServerConfig| match &s.transport {
+        McpTransport::Stdio { command, .. } => command.clone(),
+        McpTransport::Http { url, .. } => url.clone(),
+    };
+    let all = Settings::load(&files, true);
+    assert!(all.warnings.is_empty(), "{:?}", all.warnings);
+    let got: Vec<(String, String)> = all
+        .mcp_servers
+        .iter()
+        .map(|s| (s.name.clone(), command(s)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a".into(), "json-a".into()),
+            ("b".into(), "user-b".into()),
+            ("c".into(), "toml-c".into())
+        ]
+    );
+    assert_eq!(all.mcp_servers[0].origin.scope, Scope::Project);
+    let user_only = Settings::load(&files, false);
+    let got: Vec<String> = user_only.mcp_servers.iter().map(command).collect();
+    assert_eq!(got, ["user-a", "user-b"]);
+    assert_eq!(files.project_files().len(), 2);
+}
