@@ -178,6 +178,11 @@ pub enum AgentEvent {
     SessionRenamed(String),
     /// The archived sessions of this workspace, newest first (for the picker).
     Sessions(Vec<SessionSummary>),
+    /// What this session's turns changed, as a unified diff (`/diff`).
+    FileChanges(String),
+    /// `/undo` did nothing: files were changed since the turn; this diff shows what undoing
+    /// would throw away (`/undo` again with a yes goes ahead).
+    UndoConflict(String),
     /// A call waits for a person's yes or no (the `ask` approval mode).
     ApprovalRequested(crate::approval::ApprovalRequest),
     /// The MCP servers changed: every server as it is now (sent at any time, also between

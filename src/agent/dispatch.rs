@@ -123,6 +123,9 @@ impl Agent {
                 match self.approve(calls, i, &asking, events, cancel).await {
                     Err(refused) => observations[i] = Some(refused),
                     Ok(asked) => {
+                        if !self.registry.is_read_only(name) {
+                            self.keep_before(&calls[i]);
+                        }
                         let batch = Batch {
                             indices: &[i],
                             asked,
@@ -145,6 +148,7 @@ impl Agent {
                 cancel,
             )
             .await;
+            self.keep_before(&calls[i]);
             self.run_batch(
                 calls,
                 Batch::of(&[i]),

@@ -13,6 +13,7 @@ pub mod runner;
 pub mod session;
 mod switch;
 pub mod turn;
+pub mod undo;
 
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use budget::{BudgetExhausted, RequestBudget};

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approvals::PendingAnswers;
 use super::turn::Agent;
+use super::undo::UndoOutcome;
 use crate::approval::{ApprovalMode, Decision};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::Preset;
@@ -33,6 +34,10 @@ pub enum AgentCommand {
     ListSessions,
     /// Delete an archived session, then list them again.
     DeleteSession(String),
+    /// Put back the files the last turn changed (`true`: also those changed since).
+    Undo(bool),
+    /// Show what this session's turns changed.
+    ShowDiff,
     /// Stop the MCP server of this name and start it again (also during a turn).
     McpRestart(String),
 }
@@ -208,6 +213,31 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         }
         AgentCommand::ListSessions => {
             events.send(AgentEvent::Sessions(agent.list_sessions()));
+            return;
+        }
+        AgentCommand::Undo(force) => {
+            events.send(match agent.undo(force) {
+                Ok(UndoOutcome::Nothing) => AgentEvent::Notice(
+                    "Nothing to undo: no turn of this session changed a file (or all were undone)."
+                        .into(),
+                ),
+                Ok(UndoOutcome::Conflict(diff)) => AgentEvent::UndoConflict(diff),
+                Ok(UndoOutcome::Undone(said)) => AgentEvent::Notice(said),
+                Err(e) => AgentEvent::Error {
+                    message: format!("Could not undo: {e}"),
+                },
+            });
+            return;
+        }
+        AgentCommand::ShowDiff => {
+            let diff = agent.session_diff();
+            events.send(if diff.is_empty() {
+                AgentEvent::Notice(
+                    "No file was changed in this session (or every change was undone).".into(),
+                )
+            } else {
+                AgentEvent::FileChanges(diff)
+            });
             return;
         }
         AgentCommand::Prompt(_)

@@ -36,6 +36,10 @@ pub struct Message {
     /// Set on an answer that was cut short (interrupted, stream cut, length limit): why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// What MiniClaw told the model before a prompt (e.g. that the person undid a turn's
+    /// changes): sent ahead of the content, never shown as the person's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Message {
@@ -49,6 +53,7 @@ impl Message {
             tool_call_id: None,
             timestamp: Utc::now(),
             incomplete: None,
+            note: None,
         }
     }
 
@@ -91,6 +96,8 @@ impl Message {
             role: self.role,
             content: if is_assistant && self.content.is_empty() && !self.tool_calls.is_empty() {
                 None
+            } else if let Some(note) = &self.note {
+                Some(format!("{note}\n\n{}", self.content))
             } else {
                 Some(self.content.clone())
             },

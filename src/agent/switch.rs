@@ -102,6 +102,9 @@ impl Agent {
             next.set_system_prompt(&prompt);
         }
         self.session = next;
+        // "For the rest of the session": a yes to a tool, and a note about an undo, end here.
+        self.approvals.forget_allowed();
+        self.undo_note = None;
         if self.session.has_prompts() || self.session.title.is_some() {
             self.save(events);
             if let Some(writer) = &mut self.history {

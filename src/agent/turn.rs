@@ -16,6 +16,7 @@ use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::history::{self, HistoryStore, HistoryWriter};
 use super::session::{Message, Session};
+use super::undo::TurnChanges;
 use crate::approval::ApprovalMode;
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
@@ -56,6 +57,10 @@ pub struct Agent {
     pub(super) history_store: Option<HistoryStore>,
     /// Which calls run without asking, and who is asked about the others.
     pub(super) approvals: Approvals,
+    /// The files the running turn changed, as they were before (for `/undo`).
+    pub(super) changes: TurnChanges,
+    /// What the model is told with the next prompt (that the person undid a turn).
+    pub(super) undo_note: Option<String>,
     /// The MCP servers whose tools the registry offers, when any are configured.
     mcp: Option<Arc<McpHub>>,
 }
@@ -93,6 +98,8 @@ impl Agent {
             history: None,
             history_store: None,
             approvals: Approvals::new(ApprovalMode::Auto, None),
+            changes: TurnChanges::default(),
+            undo_note: None,
             mcp: None,
         }
     }
@@ -223,7 +230,9 @@ impl Agent {
             self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
         }
-        self.session.push(Message::user(prompt));
+        let mut message = Message::user(prompt);
+        message.note = self.undo_note.take();
+        self.session.push(message);
         // Saved at once: a crash during the first step must not lose the prompt.
         self.save(events);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
@@ -426,6 +435,15 @@ impl Agent {
     }
 
     async fn finish(&mut self, events: &EventSink, turn: &TurnTally, outcome: TurnOutcome) {
+        let prompt = self
+            .session
+            .prompts()
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        if let Some(problem) = self.record_changes(&prompt) {
+            events.send(AgentEvent::Error { message: problem });
+        }
         // The turn's saves are on disk before it is reported finished: a UI that quits then,
         // or a caller that reads the file, finds them all.
         if let Some(writer) = &mut self.history {

@@ -134,6 +134,16 @@ pub enum WireEvent<'a> {
         /// The tool.
         name: &'a str,
     },
+    /// `{"type":"file_changes","diff":...}`: what the session's turns changed.
+    FileChanges {
+        /// A unified diff.
+        diff: &'a str,
+    },
+    /// `{"type":"undo_conflict","diff":...}`: files changed since the turn to undo.
+    UndoConflict {
+        /// A unified diff.
+        diff: &'a str,
+    },
     /// `{"type":"sessions","ids":[...]}`: the archived sessions, newest first.
     Sessions {
         /// Their ids.
@@ -271,6 +281,8 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             notice,
         },
         AgentEvent::SessionRenamed(title) => WireEvent::SessionRenamed { title },
+        AgentEvent::FileChanges(diff) => WireEvent::FileChanges { diff },
+        AgentEvent::UndoConflict(diff) => WireEvent::UndoConflict { diff },
         AgentEvent::ApprovalRequested(request) => WireEvent::ApprovalRequested {
             id: &request.id,
             name: &request.name,

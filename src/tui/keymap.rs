@@ -60,6 +60,8 @@ pub enum Action {
     ScrollApproval(isize),
     /// Go to the next approval mode (auto → ask → read-only).
     CycleApproval,
+    /// Undo although files changed since the turn (`y` in the undo question).
+    UndoAnyway,
     /// Scroll the focused pane by pages (negative: up).
     ScrollPage(isize),
     /// Scroll the focused pane by lines (negative: up).
@@ -166,6 +168,12 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             return match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
                 KeyCode::Char('a') | KeyCode::Char('A') => Action::ArchiveSession,
+                _ => Action::ConfirmNo,
+            };
+        }
+        Overlay::ConfirmUndo => {
+            return match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => Action::UndoAnyway,
                 _ => Action::ConfirmNo,
             };
         }
@@ -330,6 +338,10 @@ pub fn map_paste(ctx: &KeyContext, text: String) -> Action {
     match ctx.overlay {
         Overlay::None => Action::Paste(text),
         Overlay::Key => Action::KeyDialogPaste(Secret::new(text)),
-        Overlay::Help | Overlay::ConfirmClear | Overlay::Picker | Overlay::Approval => Action::None,
+        Overlay::Help
+        | Overlay::ConfirmClear
+        | Overlay::ConfirmUndo
+        | Overlay::Picker
+        | Overlay::Approval => Action::None,
     }
 }

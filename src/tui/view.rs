@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     status::draw(frame, state, a.status, now);
     match state.overlay {
         Overlay::Help => help::draw(frame, state, a.screen),
-        Overlay::ConfirmClear => dialog::draw(frame, state, a.screen),
+        Overlay::ConfirmClear | Overlay::ConfirmUndo => dialog::draw(frame, state, a.screen),
         Overlay::Picker => picker::draw(frame, state, a.screen),
         Overlay::Approval => approval::draw(frame, state, a.screen),
         Overlay::Key => key_dialog::draw(frame, state, a.screen),

@@ -90,6 +90,28 @@ fn sync_folder(path: &Path) {
 /// temporary file beside it, synced, renamed over the old one, then the folder synced, so a
 /// crash at any moment leaves either the old file or the new one, whole. Returns its size.
 pub(super) fn write_snapshot(path: &Path, session: &Session) -> Result<u64, HistoryError> {
+    replace_file(path, |out, tmp| {
+        serde_json::to_writer_pretty(out, session).map_err(|e| {
+            if e.is_io() {
+                io_err(tmp)(e.into())
+            } else {
+                HistoryError::Encode(e)
+            }
+        })
+    })
+}
+
+/// Replaces the file at `path` by `bytes`, as atomically as `write_snapshot`.
+pub(super) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), HistoryError> {
+    replace_file(path, |out, tmp| out.write_all(bytes).map_err(io_err(tmp))).map(|_| ())
+}
+
+/// Writes a temporary file beside `path` with `fill`, syncs it, renames it over `path` and
+/// syncs the folder. Returns the new file's size.
+fn replace_file(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>, &Path) -> Result<(), HistoryError>,
+) -> Result<u64, HistoryError> {
     let dir = folder(path);
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
@@ -106,13 +128,7 @@ pub(super) fn write_snapshot(path: &Path, session: &Session) -> Result<u64, Hist
             .map_err(io_err(&tmp))?;
         // Streamed through a buffer: a long history is never held twice in memory as text.
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        serde_json::to_writer_pretty(&mut out, session).map_err(|e| {
-            if e.is_io() {
-                io_err(&tmp)(e.into())
-            } else {
-                HistoryError::Encode(e)
-            }
-        })?;
+        fill(&mut out, &tmp)?;
         let file = out.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
         file.sync_all().map_err(io_err(&tmp))?;
         let size = file.metadata().map_err(io_err(&tmp))?.len();

@@ -30,6 +30,7 @@
 //! a link or blocking on a pipe; either one that is a link or not a plain file is moved aside.
 
 mod archive;
+mod checkpoints;
 mod files;
 mod journal;
 mod lock;
@@ -39,6 +40,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 
 pub use archive::{Archive, ArchiveError, SESSIONS_DIR, short_id, summary};
+pub use checkpoints::{CHECKPOINTS_DIR, Checkpoints, FileMark, TurnMark, hash};
 pub use lock::{HistoryLock, LockError};
 pub use store::{CompactionPolicy, HistoryStore};
 pub use writer::HistoryWriter;

@@ -43,7 +43,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .iter()
         .skip(top)
         .take(rows)
-        .map(|l| Line::styled(truncate(l, inner_width), line_style(l, theme)))
+        .map(|l| Line::styled(truncate(l, inner_width), diff_style(l, theme)))
         .collect();
     let hidden = body.len().saturating_sub(top + rows);
     lines.resize(rows, Line::raw(""));
@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
 }
 
 /// A diff line's colour: added, removed, hunk header; the rest plain.
-fn line_style(line: &str, theme: &Theme) -> Style {
+pub fn diff_style(line: &str, theme: &Theme) -> Style {
     if line.starts_with("+++") || line.starts_with("---") {
         theme.muted
     } else if line.starts_with('+') {

@@ -75,6 +75,14 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 raw.push(call_line(call, width, theme));
             }
         }
+        EntryKind::Diff => {
+            raw.extend(
+                entry
+                    .text
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), super::approval::diff_style(l, theme))),
+            );
+        }
         EntryKind::Notice => {
             for (i, l) in entry.text.split('\n').enumerate() {
                 let prefix = if i == 0 { "• " } else { "  " };

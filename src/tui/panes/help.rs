@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 35] = [
+pub const KEYS: [(&str, &str); 36] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -45,6 +45,10 @@ pub const KEYS: [(&str, &str); 35] = [
         "pick the model (any name the server knows)",
     ),
     ("/approval [MODE]", "auto · ask · read-only"),
+    (
+        "/undo · /diff",
+        "put back the last turn's files · what this session changed",
+    ),
     ("/new", "archive this session, start a new one"),
     ("/resume [TITLE]", "reopen an earlier session (picker)"),
     ("/rename TITLE", "name this session"),

@@ -22,6 +22,8 @@ pub enum EntryKind {
     Thought,
     /// One tool call, as one compact line updated live.
     Call,
+    /// A unified diff of files (`/diff`, `/undo`), coloured line by line.
+    Diff,
 }
 
 /// Where a tool call shown in the conversation stands.

@@ -63,6 +63,8 @@ pub enum Overlay {
     Picker,
     /// The first call of `State::approvals`, waiting for a yes or no.
     Approval,
+    /// "Undo anyway?" after `/undo` found files changed since the turn.
+    ConfirmUndo,
     /// The API key dialog.
     Key,
 }

@@ -121,6 +121,18 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             );
             state.session_title = Some(title);
         }
+        AgentEvent::FileChanges(diff) => {
+            state.push(EntryKind::Notice, "What this session's turns changed:");
+            state.push(EntryKind::Diff, diff);
+        }
+        AgentEvent::UndoConflict(diff) => {
+            state.push(
+                EntryKind::Notice,
+                "Files were changed since that turn; undoing it would do this to them:",
+            );
+            state.push(EntryKind::Diff, diff);
+            state.overlay = Overlay::ConfirmUndo;
+        }
         AgentEvent::ApprovalRequested(request) => {
             state.approvals.push(ApprovalView::new(request));
             state.overlay = Overlay::Approval;

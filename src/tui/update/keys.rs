@@ -75,6 +75,10 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ReasonBackspace
         | Action::SendDenial
         | Action::ScrollApproval(_) => approval::apply(state, action, &mut effects),
+        Action::UndoAnyway => {
+            state.overlay = Overlay::None;
+            effects.push(Effect::Command(AgentCommand::Undo(true)));
+        }
         Action::CycleApproval => {
             let mode = state.approval_mode.next();
             approval::set_mode(state, mode, now, &mut effects);

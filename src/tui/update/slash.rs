@@ -14,7 +14,7 @@ use crate::tui::state::{EntryKind, Overlay, State};
 pub(super) fn waits_for_the_turn(command: &str) -> bool {
     matches!(
         command.split_whitespace().next(),
-        Some("clear" | "init" | "new" | "resume")
+        Some("clear" | "init" | "new" | "resume" | "undo")
     )
 }
 
@@ -78,6 +78,8 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
+        ("undo", _) => effects.push(Effect::Command(AgentCommand::Undo(false))),
+        ("diff", _) => effects.push(Effect::Command(AgentCommand::ShowDiff)),
         ("approval", None) => {
             let text = format!(
                 "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
@@ -151,7 +153,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /undo, /diff, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
                 ),
             );
         }

@@ -1,0 +1,164 @@
+//! What each turn of a session changed in the workspace's files, so `/undo` can put them back
+//! and `/diff` can show them: `<workspace>/.miniclaw/checkpoints/<session id>/turns.json` lists
+//! the turns, and `blobs/<sha256>` holds each earlier content once. The tools never see the
+//! folder (`tools::hidden`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{HistoryError, files};
+
+/// The checkpoints folder under a workspace.
+pub const CHECKPOINTS_DIR: &str = ".miniclaw/checkpoints";
+
+/// One file a turn changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMark {
+    /// The path as the tools show it (relative to the workspace).
+    pub path: String,
+    /// The hash of its content before the turn (`None`: it did not exist).
+    pub before: Option<String>,
+    /// The hash of its content after the turn (`None`: it did not exist), to tell a change
+    /// made since.
+    pub after: Option<String>,
+}
+
+/// What one turn changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnMark {
+    /// The turn's prompt, shortened (to name it).
+    pub prompt: String,
+    /// The files, in the order they were first changed.
+    pub files: Vec<FileMark>,
+    /// Set once `/undo` put the files back.
+    #[serde(default)]
+    pub undone: bool,
+}
+
+/// The checkpoints of one session.
+#[derive(Clone, Debug)]
+pub struct Checkpoints {
+    dir: PathBuf,
+}
+
+/// The hash that names a content.
+pub fn hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl Checkpoints {
+    /// The checkpoints of session `session_id` of the workspace holding `history_path`.
+    pub fn of(history_path: &Path, session_id: &str) -> Self {
+        let root = history_path.parent().unwrap_or(Path::new("."));
+        let id: String = session_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        Self {
+            dir: root.join(CHECKPOINTS_DIR).join(id),
+        }
+    }
+
+    /// Every turn recorded, oldest first (none when nothing was, or the file is unreadable).
+    pub fn turns(&self) -> Vec<TurnMark> {
+        files::read_plain(&self.dir.join("turns.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Replaces the list of turns (atomically).
+    pub fn save_turns(&self, turns: &[TurnMark]) -> Result<(), HistoryError> {
+        self.ensure_dirs()?;
+        let bytes = serde_json::to_vec_pretty(turns)?;
+        files::write_bytes(&self.dir.join("turns.json"), &bytes)
+    }
+
+    /// Keeps `bytes` and returns their hash.
+    pub fn keep(&self, bytes: &[u8]) -> Result<String, HistoryError> {
+        self.ensure_dirs()?;
+        let name = hash(bytes);
+        let path = self.dir.join("blobs").join(&name);
+        if !path.exists() {
+            files::write_bytes(&path, bytes)?;
+        }
+        Ok(name)
+    }
+
+    /// The content kept under `hash`.
+    pub fn blob(&self, hash: &str) -> Result<Vec<u8>, HistoryError> {
+        let fine = hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit());
+        let path = self
+            .dir
+            .join("blobs")
+            .join(if fine { hash } else { "invalid" });
+        files::read_plain(&path).map_err(files::io_err(&path))
+    }
+
+    /// Creates the folders, refusing a link anywhere on the way (a workspace could plant one
+    /// to have the checkpoints written elsewhere).
+    fn ensure_dirs(&self) -> Result<(), HistoryError> {
+        let mut dirs: Vec<PathBuf> = self
+            .dir
+            .ancestors()
+            .take(3)
+            .map(Path::to_path_buf)
+            .collect();
+        dirs.reverse();
+        dirs.push(self.dir.join("blobs"));
+        for dir in dirs {
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    return Err(HistoryError::Damaged {
+                        path: dir,
+                        reason: "it is a link or a file, not a folder".into(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    fs::create_dir(&dir).map_err(files::io_err(&dir))?;
+                }
+                Err(e) => return Err(files::io_err(&dir)(e)),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turns_and_blobs_are_kept_and_read_back() {
+        let ws = tempfile::tempdir().unwrap();
+        let cp = Checkpoints::of(&ws.path().join("history.json"), "s1");
+        assert!(cp.turns().is_empty());
+        let h = cp.keep(b"old text").unwrap();
+        assert_eq!(h, hash(b"old text"));
+        assert_eq!(cp.blob(&h).unwrap(), b"old text");
+        assert!(cp.blob("../../history.json").is_err());
+        let turn = TurnMark {
+            prompt: "write it".into(),
+            files: vec![FileMark {
+                path: "a.txt".into(),
+                before: Some(h),
+                after: None,
+            }],
+            undone: false,
+        };
+        cp.save_turns(std::slice::from_ref(&turn)).unwrap();
+        assert_eq!(cp.turns(), vec![turn]);
+        assert!(
+            ws.path()
+                .join(".miniclaw/checkpoints/s1/turns.json")
+                .is_file()
+        );
+    }
+}
