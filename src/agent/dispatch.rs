@@ -15,21 +15,46 @@ use crate::events::{AgentEvent, EventSink};
 use crate::llm::ToolCall;
 use crate::tools::ToolContext;
 
-/// Calls run together, and whether a person approved them.
+/// A response's calls and what running them needs.
 #[derive(Clone, Copy)]
-struct Batch<'a> {
-    indices: &'a [usize],
+struct StepCalls<'a> {
+    calls: &'a [ToolCall],
+    budget: &'a RequestBudget,
+    events: &'a EventSink,
+    cancel: &'a CancellationToken,
+}
+
+/// Calls run together, and whether a person approved them.
+struct Batch {
+    indices: Vec<usize>,
     asked: bool,
 }
 
-impl<'a> Batch<'a> {
-    /// Calls that needed no one's yes.
-    fn of(indices: &'a [usize]) -> Self {
-        Self {
-            indices,
-            asked: false,
-        }
-    }
+/// What the guard and the caps made of a response's calls.
+struct Screened {
+    /// The refused calls' observations (the rest are filled as they run).
+    observations: Vec<Option<Value>>,
+    /// The calls that may run, in order.
+    runnable: Vec<usize>,
+    /// The calls refused as repeats (they count as made).
+    repeated: Vec<usize>,
+}
+
+/// Reports a call that did not run as one that started and finished at once with `result`;
+/// returns `result`.
+fn report_refused(events: &EventSink, call: &ToolCall, result: Value) -> Value {
+    events.send(AgentEvent::ToolCallStarted {
+        id: call.id.clone(),
+        name: call.function.name.clone(),
+        arguments: call.function.arguments.clone(),
+    });
+    events.send(AgentEvent::ToolFinished {
+        id: call.id.clone(),
+        name: call.function.name.clone(),
+        result: result.clone(),
+        duration: Some(std::time::Duration::ZERO),
+    });
+    result
 }
 
 /// More calls than this in one response are answered with an error instead of being run.
@@ -42,7 +67,8 @@ pub const MAX_AGENT_CALLS_PER_STEP: usize = 3;
 impl Agent {
     /// Runs the calls of one response and returns their observations in call order, with
     /// whether each one ran (a refused call did not).
-    /// Consecutive read-only calls run concurrently; a call that changes something runs alone.
+    /// Consecutive read-only calls run concurrently; a call that changes something, or that a
+    /// person approved, runs alone.
     pub(super) async fn run_calls(
         &self,
         calls: &[ToolCall],
@@ -51,53 +77,11 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> (Vec<Value>, Vec<bool>) {
-        let mut observations: Vec<Option<Value>> = vec![None; calls.len()];
-        let mut runnable: Vec<usize> = Vec::new();
-        // Refused as repeats: they count as made, so a third identical call is refused too.
-        let mut repeated: Vec<usize> = Vec::new();
-        let mut agents = 0;
-        for (i, call) in calls.iter().enumerate() {
-            let (name, args) = (&call.function.name, &call.function.arguments);
-            let runs_agent = self.registry.runs_agent(name);
-            let refusal = if i >= MAX_CALLS_PER_STEP {
-                Some(format!(
-                    "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
-                ))
-            } else if previous_calls
-                .iter()
-                .any(|(n, a)| n == name && same_arguments(a, args))
-            {
-                repeated.push(i);
-                Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
-            } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
-                Some(format!(
-                    "not run: at most {MAX_AGENT_CALLS_PER_STEP} sub-agents run per step; make this call again in a later step if it is still needed"
-                ))
-            } else {
-                agents += usize::from(runs_agent);
-                None
-            };
-            match refusal {
-                Some(error) => {
-                    events.send(AgentEvent::ToolCallStarted {
-                        id: call.id.clone(),
-                        name: name.clone(),
-                        arguments: args.clone(),
-                    });
-                    let result = json!({"ok": false, "tool": name, "error": error});
-                    events.send(AgentEvent::ToolFinished {
-                        id: call.id.clone(),
-                        name: name.clone(),
-                        result: result.clone(),
-                        duration: Some(std::time::Duration::ZERO),
-                    });
-                    observations[i] = Some(result);
-                }
-                None => runnable.push(i),
-            }
-        }
-
-        let mut batch: Vec<usize> = Vec::new();
+        let Screened {
+            mut observations,
+            runnable,
+            repeated,
+        } = self.screen(calls, previous_calls, events);
         // Calls that ask, counted up front so each is shown as "k of n".
         let asking: Vec<usize> = runnable
             .iter()
@@ -107,65 +91,68 @@ impl Agent {
                 self.registry.needs_approval(name) && self.approvals.asks(name)
             })
             .collect();
+        let mut batch: Vec<usize> = Vec::new();
+        let step = StepCalls {
+            calls,
+            budget,
+            events,
+            cancel,
+        };
         for &i in &runnable {
             let name = &calls[i].function.name;
+            let mut asked = false;
             if self.registry.needs_approval(name) {
                 // Whatever ran before it has run: a preview then shows the file as it will be.
                 self.run_batch(
-                    calls,
-                    Batch::of(&std::mem::take(&mut batch)),
+                    &step,
+                    Batch {
+                        indices: std::mem::take(&mut batch),
+                        asked: false,
+                    },
                     &mut observations,
-                    budget,
-                    events,
-                    cancel,
                 )
                 .await;
                 match self.approve(calls, i, &asking, events, cancel).await {
-                    Err(refused) => observations[i] = Some(refused),
-                    Ok(asked) => {
-                        if !self.registry.is_read_only(name) {
-                            self.keep_before(&calls[i]);
-                        }
-                        let batch = Batch {
-                            indices: &[i],
-                            asked,
-                        };
-                        self.run_batch(calls, batch, &mut observations, budget, events, cancel)
-                            .await;
+                    Err(refused) => {
+                        observations[i] = Some(refused);
+                        continue;
                     }
+                    Ok(yes) => asked = yes,
                 }
-                continue;
-            } else if self.registry.is_read_only(name) {
+            }
+            if self.registry.is_read_only(name) && !asked {
                 batch.push(i);
                 continue;
             }
             self.run_batch(
-                calls,
-                Batch::of(&std::mem::take(&mut batch)),
+                &step,
+                Batch {
+                    indices: std::mem::take(&mut batch),
+                    asked: false,
+                },
                 &mut observations,
-                budget,
-                events,
-                cancel,
             )
             .await;
-            self.keep_before(&calls[i]);
+            if !self.registry.is_read_only(name) {
+                self.keep_before(&calls[i]);
+            }
             self.run_batch(
-                calls,
-                Batch::of(&[i]),
+                &step,
+                Batch {
+                    indices: vec![i],
+                    asked,
+                },
                 &mut observations,
-                budget,
-                events,
-                cancel,
             )
             .await;
         }
         self.run_batch(
-            calls,
-            Batch::of(&batch),
+            &step,
+            Batch {
+                indices: batch,
+                asked: false,
+            },
             &mut observations,
-            budget,
-            events,
-            cancel,
         )
         .await;
         let made = (0..calls.len())
@@ -181,6 +168,52 @@ impl Agent {
             })
             .collect();
         (observations, made)
+    }
+
+    /// Applies the repeated-call guard and the per-step caps: the refused calls get their
+    /// observation at once (reported as calls that finished), the rest may run.
+    fn screen(
+        &self,
+        calls: &[ToolCall],
+        previous_calls: &[(String, String)],
+        events: &EventSink,
+    ) -> Screened {
+        let mut screened = Screened {
+            observations: vec![None; calls.len()],
+            runnable: Vec::new(),
+            repeated: Vec::new(),
+        };
+        let mut agents = 0;
+        for (i, call) in calls.iter().enumerate() {
+            let (name, args) = (&call.function.name, &call.function.arguments);
+            let runs_agent = self.registry.runs_agent(name);
+            let refusal = if i >= MAX_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
+                ))
+            } else if previous_calls
+                .iter()
+                .any(|(n, a)| n == name && same_arguments(a, args))
+            {
+                screened.repeated.push(i);
+                Some("not run again: this exact call (same tool, same arguments) was made in the previous step; use its result above or try something different".to_string())
+            } else if runs_agent && agents >= MAX_AGENT_CALLS_PER_STEP {
+                Some(format!(
+                    "not run: at most {MAX_AGENT_CALLS_PER_STEP} sub-agents run per step; make this call again in a later step if it is still needed"
+                ))
+            } else {
+                agents += usize::from(runs_agent);
+                None
+            };
+            match refusal {
+                Some(error) => {
+                    let result = json!({"ok": false, "tool": name, "error": error});
+                    screened.observations[i] = Some(report_refused(events, call, result));
+                }
+                None => screened.runnable.push(i),
+            }
+        }
+        screened
     }
 
     /// Passes call `i` through the approval gate: whether a person said yes, or its
@@ -211,31 +244,24 @@ impl Agent {
             Gate::Run { asked } => return Ok(asked),
             Gate::Refused(observation) => observation,
         };
-        events.send(AgentEvent::ToolCallStarted {
-            id: call.id.clone(),
-            name: call.function.name.clone(),
-            arguments: call.function.arguments.clone(),
-        });
-        events.send(AgentEvent::ToolFinished {
-            id: call.id.clone(),
-            name: call.function.name.clone(),
-            result: refused.clone(),
-            duration: Some(std::time::Duration::ZERO),
-        });
-        Err(refused)
+        Err(report_refused(events, call, refused))
     }
 
     /// Runs the calls at `indices` concurrently.
     async fn run_batch(
         &self,
-        calls: &[ToolCall],
-        batch: Batch<'_>,
+        step: &StepCalls<'_>,
+        batch: Batch,
         observations: &mut [Option<Value>],
-        budget: &RequestBudget,
-        events: &EventSink,
-        cancel: &CancellationToken,
     ) {
+        let StepCalls {
+            calls,
+            budget,
+            events,
+            cancel,
+        } = *step;
         let Batch { indices, asked } = batch;
+        let indices = &indices[..];
         if indices.is_empty() {
             return;
         }

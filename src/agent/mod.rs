@@ -11,6 +11,7 @@ pub mod instructions;
 pub mod replay;
 pub mod runner;
 pub mod session;
+mod setup;
 mod switch;
 pub mod turn;
 pub mod undo;

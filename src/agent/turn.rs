@@ -11,12 +11,11 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::advice::{error_advice, step_limit_notice};
-use super::approvals::{Approvals, Asker};
+use super::approvals::Approvals;
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
-use super::history::{self, HistoryStore, HistoryWriter};
+use super::history::{self, HistoryStore, HistoryWriter, TurnChanges};
 use super::session::{Message, Session};
-use super::undo::TurnChanges;
 use crate::approval::ApprovalMode;
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
@@ -45,12 +44,12 @@ pub struct Agent {
     pub(super) sandbox: Arc<Sandbox>,
     pub(super) session: Session,
     pub(super) settings: AgentSettings,
-    budget: ContextBudget,
+    pub(super) budget: ContextBudget,
     /// The preset of the next request: the one place it lives. A handle holds a clone of the
     /// sender and may change it while a turn runs; the agent reads it before every request.
-    preset: tokio::sync::watch::Sender<Preset>,
+    pub(super) preset: tokio::sync::watch::Sender<Preset>,
     /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
-    request_budget: Option<RequestBudget>,
+    pub(super) request_budget: Option<RequestBudget>,
     /// Writes the history off the async runtime; started at the first save.
     pub(super) history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
@@ -62,7 +61,7 @@ pub struct Agent {
     /// What the model is told with the next prompt (that the person undid a turn).
     pub(super) undo_note: Option<String>,
     /// The MCP servers whose tools the registry offers, when any are configured.
-    mcp: Option<Arc<McpHub>>,
+    pub(super) mcp: Option<Arc<McpHub>>,
 }
 
 /// The default context budget in prompt tokens.
@@ -102,90 +101,6 @@ impl Agent {
             undo_note: None,
             mcp: None,
         }
-    }
-
-    /// Lets calls through in `mode`, asking through `asker` in the `ask` mode (none: such
-    /// calls are denied, as in headless mode).
-    pub fn with_approvals(mut self, mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
-        self.approvals = Approvals::new(mode, asker);
-        self
-    }
-
-    /// Asks `asker` about calls in the `ask` mode (the UI's answers), keeping the mode.
-    pub fn set_asker(&mut self, asker: Arc<dyn Asker>) {
-        self.approvals = Approvals::new(self.approvals.mode(), Some(asker));
-    }
-
-    /// The sender of the approval mode, for a handle that changes it.
-    pub fn approval_sender(&self) -> tokio::sync::watch::Sender<ApprovalMode> {
-        self.approvals.mode_sender()
-    }
-
-    /// Keeps the MCP servers (whose tools the registry already offers) with the agent, so the
-    /// UI and headless mode can hear them and restart them.
-    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {
-        self.mcp = Some(hub);
-        self
-    }
-
-    /// The MCP servers, when any are configured.
-    pub fn mcp(&self) -> Option<&Arc<McpHub>> {
-        self.mcp.as_ref()
-    }
-
-    /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started
-    /// it) instead of giving each turn a budget of its own.
-    pub fn with_request_budget(mut self, budget: RequestBudget) -> Self {
-        self.request_budget = Some(budget);
-        self
-    }
-
-    /// Saves the history through `store` (what loading it returned), so the first save
-    /// appends to the files as they were found instead of writing them whole.
-    pub fn with_history(mut self, store: HistoryStore) -> Self {
-        self.history_store = Some(store);
-        self
-    }
-
-    /// Keeps requests within `tokens` prompt tokens.
-    pub fn with_context_budget(mut self, tokens: usize) -> Self {
-        self.budget = ContextBudget::new(tokens);
-        self
-    }
-
-    /// The conversation so far.
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-
-    /// The current settings.
-    pub fn settings(&self) -> &AgentSettings {
-        &self.settings
-    }
-
-    /// The model client (clones share its key holder and connection pool).
-    pub fn client(&self) -> &LlmClient {
-        &self.client
-    }
-
-    /// The tools the model is offered.
-    pub fn registry(&self) -> &Arc<ToolRegistry> {
-        &self.registry
-    }
-
-    /// Uses `preset` from the next request on.
-    pub fn set_preset(&self, preset: Preset) {
-        self.preset.send_replace(preset);
-    }
-
-    /// The sender of the preset, for a handle that changes it while a turn runs.
-    pub fn preset_sender(&self) -> tokio::sync::watch::Sender<Preset> {
-        self.preset.clone()
-    }
-
-    /// The preset of the next request.
-    pub fn current_preset(&self) -> Preset {
-        self.preset.borrow().clone()
     }
 
     /// Empties the conversation and deletes the history file and its journal. The system prompt

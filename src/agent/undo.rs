@@ -4,17 +4,12 @@
 //! the next request; `/diff` shows what this session's turns changed, file by file.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use super::history::{Checkpoints, FileMark, TurnMark, hash};
 use super::session::shorten;
 use super::turn::Agent;
 use crate::llm::ToolCall;
 use crate::tools::snapshot::{restore, snapshot};
-
-/// What a turn has changed so far: each file's content-hash before its first change.
-#[derive(Debug, Default)]
-pub struct TurnChanges(Mutex<Vec<(String, Option<String>)>>);
 
 /// What `/undo` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +42,7 @@ impl Agent {
         else {
             return;
         };
-        let Ok(mut kept) = self.changes.0.lock() else {
+        let Ok(mut kept) = self.changes.files.lock() else {
             return;
         };
         if kept.iter().any(|(path, _)| *path == change.path) {
@@ -69,7 +64,7 @@ impl Agent {
     /// Records what the turn of `prompt` changed (called when it ends), so `/undo` can put it
     /// back; returns a problem to report, if any.
     pub(super) fn record_changes(&self, prompt: &str) -> Option<String> {
-        let kept = std::mem::take(&mut *self.changes.0.lock().ok()?);
+        let kept = std::mem::take(&mut *self.changes.files.lock().ok()?);
         let checkpoints = self.checkpoints()?;
         if kept.is_empty() {
             return None;

@@ -88,23 +88,7 @@ pub async fn event_loop(
                 None => return Err(TuiError::AgentStopped),
             },
             ev = input.next() => match ev {
-                Some(Ok(ev)) => {
-                    let now = Instant::now();
-                    let ctx = update::key_context(state, now);
-                    let action = match ev {
-                        Event::Key(k) => keymap::map_key(&ctx, k),
-                        Event::Mouse(m) => keymap::map_mouse(&ctx, m),
-                        Event::Paste(p) => keymap::map_paste(&ctx, p),
-                        _ => Action::None, // a resize only needs the redraw below
-                    };
-                    let effects = update::apply(state, action, now);
-                    perform(effects, agent, keys);
-                    schedule.request(now);
-                    // A flash hint goes away by itself: one frame when it expires.
-                    if let Some((_, until)) = &state.flash {
-                        schedule.request(now + until.saturating_duration_since(now));
-                    }
-                }
+                Some(Ok(ev)) => on_input(state, ev, agent, keys, &mut schedule),
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),
             },
@@ -126,6 +110,31 @@ pub async fn event_loop(
         if terminal::panicked() {
             return Err(TuiError::Panicked);
         }
+    }
+}
+
+/// A key, mouse, paste or resize: its action applied, its effects carried out, a frame asked.
+fn on_input(
+    state: &mut State,
+    ev: Event,
+    agent: &AgentHandle,
+    keys: &KeyJobs,
+    schedule: &mut FrameSchedule,
+) {
+    let now = Instant::now();
+    let ctx = update::key_context(state, now);
+    let action = match ev {
+        Event::Key(k) => keymap::map_key(&ctx, k),
+        Event::Mouse(m) => keymap::map_mouse(&ctx, m),
+        Event::Paste(p) => keymap::map_paste(&ctx, p),
+        _ => Action::None, // a resize only needs the redraw below
+    };
+    let effects = update::apply(state, action, now);
+    perform(effects, agent, keys);
+    schedule.request(now);
+    // A flash hint goes away by itself: one frame when it expires.
+    if let Some((_, until)) = &state.flash {
+        schedule.request(now + until.saturating_duration_since(now));
     }
 }
 

@@ -163,68 +163,8 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             Action::ClearInput
         };
     }
-    match ctx.overlay {
-        Overlay::ConfirmClear => {
-            return match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
-                KeyCode::Char('a') | KeyCode::Char('A') => Action::ArchiveSession,
-                _ => Action::ConfirmNo,
-            };
-        }
-        Overlay::ConfirmUndo => {
-            return match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') => Action::UndoAnyway,
-                _ => Action::ConfirmNo,
-            };
-        }
-        Overlay::Picker if ctx.picker_confirming => {
-            return Action::PickerConfirmDelete(matches!(
-                key.code,
-                KeyCode::Char('y') | KeyCode::Char('Y')
-            ));
-        }
-        Overlay::Picker => return picker_key(key, ctrl || alt),
-        Overlay::Approval if ctx.typing_reason => {
-            return match key.code {
-                KeyCode::Enter | KeyCode::Esc => Action::SendDenial,
-                KeyCode::Backspace => Action::ReasonBackspace,
-                KeyCode::Char(c) if !ctrl && !alt => Action::ReasonType(c),
-                _ => Action::None,
-            };
-        }
-        Overlay::Approval => {
-            return match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
-                KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,
-                KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Action::Deny,
-                KeyCode::Up => Action::ScrollApproval(-1),
-                KeyCode::Down => Action::ScrollApproval(1),
-                KeyCode::PageUp => Action::ScrollApproval(-10),
-                KeyCode::PageDown => Action::ScrollApproval(10),
-                _ => Action::None,
-            };
-        }
-        Overlay::Help => {
-            return match key.code {
-                KeyCode::Esc if ctx.busy => Action::Interrupt,
-                KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter | KeyCode::Char('q') => {
-                    Action::CloseOverlay
-                }
-                KeyCode::Up => Action::ScrollHelp(-1),
-                KeyCode::Down => Action::ScrollHelp(1),
-                KeyCode::PageUp => Action::ScrollHelp(-10),
-                KeyCode::PageDown => Action::ScrollHelp(10),
-                _ => Action::None,
-            };
-        }
-        // Esc leaves the dialog whatever its stage; every other key is the dialog's.
-        Overlay::Key => {
-            return match key.code {
-                KeyCode::Esc => Action::CloseOverlay,
-                _ => Action::KeyDialog(key),
-            };
-        }
-        Overlay::None => {}
+    if let Some(action) = overlay_key(ctx, key, ctrl || alt) {
+        return action;
     }
     match key.code {
         // A queued message goes first; Esc again interrupts.
@@ -281,6 +221,58 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
             _ => pane_typing(key),
         },
     }
+}
+
+/// The action for a key while an overlay is open (`None`: no overlay).
+fn overlay_key(ctx: &KeyContext, key: KeyEvent, modified: bool) -> Option<Action> {
+    Some(match ctx.overlay {
+        Overlay::ConfirmClear => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
+            KeyCode::Char('a') | KeyCode::Char('A') => Action::ArchiveSession,
+            _ => Action::ConfirmNo,
+        },
+        Overlay::ConfirmUndo => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Action::UndoAnyway,
+            _ => Action::ConfirmNo,
+        },
+        Overlay::Picker if ctx.picker_confirming => {
+            Action::PickerConfirmDelete(matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')))
+        }
+        Overlay::Picker => picker_key(key, modified),
+        Overlay::Approval if ctx.typing_reason => match key.code {
+            KeyCode::Enter | KeyCode::Esc => Action::SendDenial,
+            KeyCode::Backspace => Action::ReasonBackspace,
+            KeyCode::Char(c) if !modified => Action::ReasonType(c),
+            _ => Action::None,
+        },
+        Overlay::Approval => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
+            KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Action::Deny,
+            KeyCode::Up => Action::ScrollApproval(-1),
+            KeyCode::Down => Action::ScrollApproval(1),
+            KeyCode::PageUp => Action::ScrollApproval(-10),
+            KeyCode::PageDown => Action::ScrollApproval(10),
+            _ => Action::None,
+        },
+        Overlay::Help => match key.code {
+            KeyCode::Esc if ctx.busy => Action::Interrupt,
+            KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter | KeyCode::Char('q') => {
+                Action::CloseOverlay
+            }
+            KeyCode::Up => Action::ScrollHelp(-1),
+            KeyCode::Down => Action::ScrollHelp(1),
+            KeyCode::PageUp => Action::ScrollHelp(-10),
+            KeyCode::PageDown => Action::ScrollHelp(10),
+            _ => Action::None,
+        },
+        // Esc leaves the dialog whatever its stage; every other key is the dialog's.
+        Overlay::Key => match key.code {
+            KeyCode::Esc => Action::CloseOverlay,
+            _ => Action::KeyDialog(key),
+        },
+        Overlay::None => return None,
+    })
 }
 
 /// A key in the picker: typing filters, arrows move, Enter takes, Ctrl+D or Delete deletes.

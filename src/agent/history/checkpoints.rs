@@ -38,6 +38,14 @@ pub struct TurnMark {
     pub undone: bool,
 }
 
+/// What the running turn has changed so far: each file's path and the hash of its content
+/// before its first change (`None`: it did not exist).
+#[derive(Debug, Default)]
+pub struct TurnChanges {
+    /// The files, in the order they were first changed.
+    pub files: std::sync::Mutex<Vec<(String, Option<String>)>>,
+}
+
 /// The checkpoints of one session.
 #[derive(Clone, Debug)]
 pub struct Checkpoints {

@@ -146,6 +146,28 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
     });
     segments.extend(mcp_segment(state));
+    segments.extend(counts(state));
+    segments.push(Segment {
+        rank: 5,
+        span: Span::styled(wrap::truncate(&state.workspace, 30), theme.muted),
+    });
+    segments.push(Segment {
+        rank: 2,
+        span: Span::styled(
+            if state.busy() {
+                BUSY_HINTS[0]
+            } else {
+                HINTS[0]
+            },
+            theme.muted,
+        ),
+    });
+    segments
+}
+
+/// The token and context counts of the last turn, when known.
+fn counts(state: &State) -> Vec<Segment> {
+    let mut segments = Vec::new();
     if let Some(u) = state.last_usage {
         // Counts come from the server: no product may overflow.
         let share = u
@@ -175,21 +197,6 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
             span: Span::raw(format!("context {shown}%")),
         });
     }
-    segments.push(Segment {
-        rank: 5,
-        span: Span::styled(wrap::truncate(&state.workspace, 30), theme.muted),
-    });
-    segments.push(Segment {
-        rank: 2,
-        span: Span::styled(
-            if state.busy() {
-                BUSY_HINTS[0]
-            } else {
-                HINTS[0]
-            },
-            theme.muted,
-        ),
-    });
     segments
 }
 

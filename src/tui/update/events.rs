@@ -101,6 +101,13 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
         AgentEvent::Notice(text) => {
             state.push(EntryKind::Notice, text);
         }
+        other => between_turns(state, other, now),
+    }
+}
+
+/// The events of the sessions, approvals, file changes and servers: what happens around turns.
+fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
+    match event {
         AgentEvent::SessionOpened {
             title,
             notice,
@@ -147,6 +154,8 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             }
         }
         AgentEvent::McpServers(servers) => state.mcp = servers,
+        // The events of a turn are `on_event`'s.
+        _ => {}
     }
 }
 

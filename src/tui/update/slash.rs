@@ -39,6 +39,9 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     if name == "mcp" {
         return mcp(state, arg, words.next(), effects);
     }
+    if session_command(state, (name, arg, rest), now, effects) {
+        return;
+    }
     match (name, arg) {
         ("model", None) => super::picker::open_models(state),
         // Any name, as --model takes: a name that is not a preset is sent as it is.
@@ -78,37 +81,6 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
-        ("undo", _) => effects.push(Effect::Command(AgentCommand::Undo(false))),
-        ("diff", _) => effects.push(Effect::Command(AgentCommand::ShowDiff)),
-        ("approval", None) => {
-            let text = format!(
-                "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
-                state.approval_mode.name()
-            );
-            state.push(EntryKind::Notice, text);
-        }
-        ("approval", Some(name)) => match crate::approval::ApprovalMode::from_name(name) {
-            Some(mode) => {
-                super::approval::set_mode(state, mode, now, effects);
-                state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
-            }
-            None => {
-                state.push(
-                    EntryKind::Error,
-                    format!("`/approval {name}`: the modes are auto, ask and read-only."),
-                );
-            }
-        },
-        ("new", _) => effects.push(Effect::Command(AgentCommand::NewSession)),
-        ("resume", None) => super::picker::open_sessions(state, effects),
-        ("resume", Some(_)) => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
-        ("rename", None) => {
-            state.push(
-                EntryKind::Error,
-                "`/rename` needs a title: /rename TITLE names this session.",
-            );
-        }
-        ("rename", Some(_)) => effects.push(Effect::Command(AgentCommand::Rename(rest.into()))),
         ("init", _) => {
             if state.busy() {
                 flash(
@@ -268,4 +240,49 @@ pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) 
             );
         }
     }
+}
+
+/// The commands about the session and its files (`/new`, `/resume`, `/rename`, `/undo`,
+/// `/diff`, `/approval`); returns whether `name` was one of them.
+fn session_command(
+    state: &mut State,
+    (name, arg, rest): (&str, Option<&str>, &str),
+    now: Instant,
+    effects: &mut Vec<Effect>,
+) -> bool {
+    match (name, arg) {
+        ("undo", _) => effects.push(Effect::Command(AgentCommand::Undo(false))),
+        ("diff", _) => effects.push(Effect::Command(AgentCommand::ShowDiff)),
+        ("approval", None) => {
+            let text = format!(
+                "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
+                state.approval_mode.name()
+            );
+            state.push(EntryKind::Notice, text);
+        }
+        ("approval", Some(name)) => match crate::approval::ApprovalMode::from_name(name) {
+            Some(mode) => {
+                super::approval::set_mode(state, mode, now, effects);
+                state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
+            }
+            None => {
+                state.push(
+                    EntryKind::Error,
+                    format!("`/approval {name}`: the modes are auto, ask and read-only."),
+                );
+            }
+        },
+        ("new", _) => effects.push(Effect::Command(AgentCommand::NewSession)),
+        ("resume", None) => super::picker::open_sessions(state, effects),
+        ("resume", Some(_)) => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
+        ("rename", None) => {
+            state.push(
+                EntryKind::Error,
+                "`/rename` needs a title: /rename TITLE names this session.",
+            );
+        }
+        ("rename", Some(_)) => effects.push(Effect::Command(AgentCommand::Rename(rest.into()))),
+        _ => return false,
+    }
+    true
 }

@@ -1,0 +1,100 @@
+//! Building an agent (its approvals, servers, budgets, history store) and reading what it holds.
+
+use std::sync::Arc;
+
+use super::approvals::{Approvals, Asker};
+use super::budget::RequestBudget;
+use super::context::ContextBudget;
+use super::history::HistoryStore;
+use super::session::Session;
+use super::turn::{Agent, AgentSettings};
+use crate::approval::ApprovalMode;
+use crate::llm::{LlmClient, Preset};
+use crate::tools::ToolRegistry;
+use crate::tools::mcp::McpHub;
+
+impl Agent {
+    /// Lets calls through in `mode`, asking through `asker` in the `ask` mode (none: such
+    /// calls are denied, as in headless mode).
+    pub fn with_approvals(mut self, mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
+        self.approvals = Approvals::new(mode, asker);
+        self
+    }
+
+    /// Asks `asker` about calls in the `ask` mode (the UI's answers), keeping the mode.
+    pub fn set_asker(&mut self, asker: Arc<dyn Asker>) {
+        self.approvals = Approvals::new(self.approvals.mode(), Some(asker));
+    }
+
+    /// The sender of the approval mode, for a handle that changes it.
+    pub fn approval_sender(&self) -> tokio::sync::watch::Sender<ApprovalMode> {
+        self.approvals.mode_sender()
+    }
+
+    /// Keeps the MCP servers (whose tools the registry already offers) with the agent, so the
+    /// UI and headless mode can hear them and restart them.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {
+        self.mcp = Some(hub);
+        self
+    }
+
+    /// The MCP servers, when any are configured.
+    pub fn mcp(&self) -> Option<&Arc<McpHub>> {
+        self.mcp.as_ref()
+    }
+
+    /// Draws every model request from `budget` (a sub-agent's, shared with the turn that started
+    /// it) instead of giving each turn a budget of its own.
+    pub fn with_request_budget(mut self, budget: RequestBudget) -> Self {
+        self.request_budget = Some(budget);
+        self
+    }
+
+    /// Saves the history through `store` (what loading it returned), so the first save
+    /// appends to the files as they were found instead of writing them whole.
+    pub fn with_history(mut self, store: HistoryStore) -> Self {
+        self.history_store = Some(store);
+        self
+    }
+
+    /// Keeps requests within `tokens` prompt tokens.
+    pub fn with_context_budget(mut self, tokens: usize) -> Self {
+        self.budget = ContextBudget::new(tokens);
+        self
+    }
+
+    /// The conversation so far.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The current settings.
+    pub fn settings(&self) -> &AgentSettings {
+        &self.settings
+    }
+
+    /// The model client (clones share its key holder and connection pool).
+    pub fn client(&self) -> &LlmClient {
+        &self.client
+    }
+
+    /// The tools the model is offered.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    /// Uses `preset` from the next request on.
+    pub fn set_preset(&self, preset: Preset) {
+        self.preset.send_replace(preset);
+    }
+
+    /// The sender of the preset, for a handle that changes it while a turn runs.
+    pub fn preset_sender(&self) -> tokio::sync::watch::Sender<Preset> {
+        self.preset.clone()
+    }
+
+    /// The preset of the next request.
+    pub fn current_preset(&self) -> Preset {
+        self.preset.borrow().clone()
+    }
+}
