@@ -50,7 +50,7 @@ pub struct Agent {
     /// sender and may change it while a turn runs; the agent reads it before every request.
     preset: tokio::sync::watch::Sender<Preset>,
     /// A sub-agent's: the budget of the turn that started it (`None`: each turn has its own).
-    request_budget: Option<RequestBudget>,
+    pub(super) request_budget: Option<RequestBudget>,
     /// Writes the history off the async runtime; started at the first save.
     pub(super) history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
@@ -230,7 +230,7 @@ impl Agent {
             self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
         }
-        let mut message = Message::user(prompt);
+        let mut message = self.prompt_message(prompt, events).await;
         message.note = self.undo_note.take();
         self.session.push(message);
         // Saved at once: a crash during the first step must not lose the prompt.

@@ -1,6 +1,7 @@
 //! One drawing function per pane; each reads the state and never changes it.
 
 pub mod approval;
+pub mod chips;
 pub mod conversation;
 pub mod dialog;
 pub mod help;
