@@ -82,6 +82,9 @@ pub enum AgentEvent {
         /// What the person asked.
         prompt: String,
     },
+    /// The turn's prompt carries the files of these `@` mentions (as written after `@`); sent
+    /// right after `TurnStarted` when it mentioned any that could be attached.
+    FilesAttached(Vec<String>),
     /// A model call began: step `step` of at most `max`.
     StepStarted {
         /// 1-based step number.

@@ -864,3 +864,52 @@ fn a_project_whose_dot_env_holds_the_key_is_a_workspace_the_key_never_leaves() {
     assert!(!raw.contains(CANARY), "the key reached the screen");
     assert!(!project.join("history.json.lock").exists());
 }
+
+#[test]
+fn an_at_mention_picked_in_the_popup_sends_the_file_with_the_prompt() {
+    const CONTENT: &str = "- buy milk (pty-mention-canary-42)\n";
+    let (server, _rt) =
+        MockServer::start_blocking(vec![SseBuilder::answer("mention-answer-done.")]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    let ws = s.workspace();
+    std::fs::create_dir_all(ws.join("notes")).unwrap();
+    std::fs::write(ws.join("notes/todo.md"), CONTENT).unwrap();
+    std::fs::write(ws.join("notes/done.md"), "nothing yet\n").unwrap();
+    s.wait_for("deepseek-v4-flash");
+    // `@` opens the popup of workspace files; typing filters it; Tab inserts the path.
+    s.send("Summarise @tod");
+    s.wait_until("the file popup with its match", |screen| {
+        screen.contains("Files · 2") && screen.contains("› notes/todo.md")
+    });
+    s.send("\t");
+    s.wait_for("Summarise @notes/todo.md ");
+    assert!(!s.screen().contains("Files ·"), "the popup closed");
+    s.submit("please");
+    s.wait_for("mention-answer-done.");
+    s.wait_for("│ idle │");
+    let screen = s.screen();
+    assert!(
+        screen.contains("Summarise @notes/todo.md please"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("pty-mention-canary-42"),
+        "the conversation shows the mention, not the file: {screen}"
+    );
+    let requests = wait_requests(&server, 1, || s.screen());
+    let sent = messages(&requests[0]);
+    let (role, text) = sent.last().unwrap();
+    assert_eq!(role, "user");
+    assert!(
+        text.starts_with("Summarise @notes/todo.md please\n\n<attached_files>"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "<file path=\"notes/todo.md\" bytes=\"35\">\n{CONTENT}</file>"
+        )),
+        "{text}"
+    );
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+}

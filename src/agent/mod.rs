@@ -8,6 +8,8 @@ pub mod delegation;
 pub mod dispatch;
 pub mod history;
 pub mod instructions;
+pub mod mentions;
+mod prompt;
 pub mod replay;
 pub mod runner;
 pub mod session;

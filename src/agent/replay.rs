@@ -32,8 +32,11 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                     finish(&mut events, unfinished(step));
                 }
                 events.push(AgentEvent::TurnStarted {
-                    prompt: m.content.clone(),
+                    prompt: m.shown().to_string(),
                 });
+                if let Some(a) = m.attached.as_ref().filter(|a| !a.mentions.is_empty()) {
+                    events.push(AgentEvent::FilesAttached(a.mentions.clone()));
+                }
                 open = true;
                 step = 0;
             }

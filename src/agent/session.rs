@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::mentions::{Attached, Expanded};
 use crate::llm::{ChatMessage, Role, ToolCall};
 
 /// The instructions that open every conversation.
@@ -40,6 +41,10 @@ pub struct Message {
     /// changes): sent ahead of the content, never shown as the person's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// For a prompt that mentioned files (`@path`): the prompt as typed (`content` adds the
+    /// files) and which mentions were attached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attached: Option<Attached>,
 }
 
 impl Message {
@@ -54,6 +59,7 @@ impl Message {
             timestamp: Utc::now(),
             incomplete: None,
             note: None,
+            attached: None,
         }
     }
 
@@ -65,6 +71,23 @@ impl Message {
     /// A prompt of the person.
     pub fn user(content: impl Into<String>) -> Self {
         Self::new(Role::User, content)
+    }
+
+    /// A prompt whose mentions were resolved: `content` carries the files, `attached` says how
+    /// it was typed.
+    pub fn prompt(expanded: Expanded) -> Self {
+        Self {
+            attached: expanded.attached,
+            ..Self::new(Role::User, expanded.content)
+        }
+    }
+
+    /// The text as the person wrote it: a prompt without the files it attached.
+    pub fn shown(&self) -> &str {
+        match &self.attached {
+            Some(a) => &a.typed,
+            None => &self.content,
+        }
     }
 
     /// A model message, maybe with reasoning and tool calls.
@@ -230,12 +253,12 @@ impl Session {
         }
     }
 
-    /// The person's prompts, oldest first.
+    /// The person's prompts as typed, oldest first.
     pub fn prompts(&self) -> impl Iterator<Item = &str> {
         self.messages
             .iter()
             .filter(|m| m.role == Role::User)
-            .map(|m| m.content.as_str())
+            .map(Message::shown)
     }
 
     /// Whether the person has asked anything yet.

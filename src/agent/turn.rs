@@ -145,7 +145,7 @@ impl Agent {
             self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
         }
-        let mut message = Message::user(prompt);
+        let mut message = self.prompt_message(prompt, events).await;
         message.note = self.undo_note.take();
         self.session.push(message);
         // Saved at once: a crash during the first step must not lose the prompt.

@@ -131,6 +131,9 @@ impl TracePrinter {
                 writeln!(err, "{pad}[error] {}", clean(message))?;
             }
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text))?,
+            AgentEvent::FilesAttached(mentions) => {
+                writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))?
+            }
             AgentEvent::TurnFinished { .. } if depth == 0 => {
                 self.end_reasoning(err)?;
                 // The answer is what the last step said (its text was not a thought).

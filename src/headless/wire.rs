@@ -26,6 +26,11 @@ pub enum WireEvent<'a> {
         /// What the person asked.
         prompt: &'a str,
     },
+    /// `{"type":"files_attached","mentions":["notes.md"]}`
+    FilesAttached {
+        /// The `@` mentions whose files the prompt carries, as written after `@`.
+        mentions: &'a [String],
+    },
     /// `{"type":"state","state":"idle|thinking|acting"}`
     State {
         /// What the agent is doing.
@@ -220,6 +225,7 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             state: state_name(*state),
         },
         AgentEvent::TurnStarted { prompt } => WireEvent::TurnStarted { prompt },
+        AgentEvent::FilesAttached(mentions) => WireEvent::FilesAttached { mentions },
         AgentEvent::StepStarted { step, max } => WireEvent::StepStarted {
             step: *step,
             max: *max,

@@ -8,6 +8,7 @@ use futures::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::files::FileLister;
 use super::frame::FrameSchedule;
 use super::key_jobs::KeyJobs;
 use super::keymap::{self, Action};
@@ -28,6 +29,7 @@ pub async fn event_loop(
     events: &mut UnboundedReceiver<AgentEvent>,
     keys: &KeyJobs,
     key_reports: &mut UnboundedReceiver<KeyReport>,
+    files: &mut FileLister,
 ) -> Result<(), TuiError> {
     let mut schedule = FrameSchedule::default();
     let mut input = EventStream::new();
@@ -61,7 +63,7 @@ pub async fn event_loop(
                     schedule.request(Instant::now());
                 }
                 // A turn that just ended hands over to the oldest queued message.
-                perform(update::next_queued(state, Instant::now()), agent, keys);
+                perform(update::next_queued(state, Instant::now()), agent, keys, files);
                 holding = false;
                 let now = Instant::now();
                 // Laid out inside `draw`, for the size it has just read (asking the terminal
@@ -87,8 +89,13 @@ pub async fn event_loop(
                 }
                 None => return Err(TuiError::AgentStopped),
             },
+            // The `@` popup's file list, found off the loop.
+            Some(batch) = files.recv() => {
+                update::on_files(state, batch, Instant::now());
+                schedule.request(Instant::now());
+            },
             ev = input.next() => match ev {
-                Some(Ok(ev)) => on_input(state, ev, agent, keys, &mut schedule),
+                Some(Ok(ev)) => on_input(state, ev, agent, keys, files, &mut schedule),
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),
             },
@@ -119,6 +126,7 @@ fn on_input(
     ev: Event,
     agent: &AgentHandle,
     keys: &KeyJobs,
+    files: &mut FileLister,
     schedule: &mut FrameSchedule,
 ) {
     let now = Instant::now();
@@ -130,7 +138,7 @@ fn on_input(
         _ => Action::None, // a resize only needs the redraw below
     };
     let effects = update::apply(state, action, now);
-    perform(effects, agent, keys);
+    perform(effects, agent, keys, files);
     schedule.request(now);
     // A flash hint goes away by itself: one frame when it expires.
     if let Some((_, until)) = &state.flash {
@@ -154,7 +162,12 @@ fn drain(state: &mut State, events: &mut UnboundedReceiver<AgentEvent>, limit: u
 }
 
 /// Carries out what the reducer asked for.
-pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle, keys: &KeyJobs) {
+pub(super) fn perform(
+    effects: Vec<Effect>,
+    agent: &AgentHandle,
+    keys: &KeyJobs,
+    files: &mut FileLister,
+) {
     for effect in effects {
         match effect {
             Effect::Command(c) => agent.send(c),
@@ -194,6 +207,7 @@ pub(super) fn perform(effects: Vec<Effect>, agent: &AgentHandle, keys: &KeyJobs)
             }
             Effect::CheckKey(key) => keys.check(key),
             Effect::UseKey { key, save } => keys.use_key(key, save),
+            Effect::ListFiles(generation) => files.start(generation),
             Effect::Quit => {}
         }
     }

@@ -119,6 +119,14 @@ pub enum Action {
     KeyDialog(KeyEvent),
     /// Text pasted into the API key dialog.
     KeyDialogPaste(Secret),
+    /// Move the completion popup's selection by rows.
+    PopupMove(isize),
+    /// Put the popup's selected choice in place of the typed word (Tab).
+    PopupComplete,
+    /// Take the popup's selected choice: insert a file, run a command (Enter).
+    PopupChoose,
+    /// Close the completion popup (Esc).
+    PopupClose,
 }
 
 /// What the keymap needs to know about the state.
@@ -144,6 +152,8 @@ pub struct KeyContext {
     pub picker_confirming: bool,
     /// Whether a reason for a no is being typed in the approval dialog.
     pub typing_reason: bool,
+    /// Whether the completion popup (files after `@`, commands after `/`) is open.
+    pub popup: bool,
 }
 
 /// The action for a key.
@@ -164,6 +174,12 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         };
     }
     if let Some(action) = overlay_key(ctx, key, ctrl || alt) {
+        return action;
+    }
+    if ctx.popup
+        && ctx.focus == Focus::Input
+        && let Some(action) = popup_key(key)
+    {
         return action;
     }
     match key.code {
@@ -292,6 +308,21 @@ fn picker_key(key: KeyEvent, modified: bool) -> Action {
         KeyCode::Char(c) if !modified => Action::PickerType(c),
         _ => Action::None,
     }
+}
+
+/// A plain key while the completion popup is open: it takes the arrows, Tab, Enter and Esc.
+fn popup_key(key: KeyEvent) -> Option<Action> {
+    if !key.modifiers.is_empty() {
+        return None;
+    }
+    Some(match key.code {
+        KeyCode::Esc => Action::PopupClose,
+        KeyCode::Up => Action::PopupMove(-1),
+        KeyCode::Down => Action::PopupMove(1),
+        KeyCode::Tab => Action::PopupComplete,
+        KeyCode::Enter => Action::PopupChoose,
+        _ => return None,
+    })
 }
 
 /// Typing a character in a pane other than the input goes to the input.

@@ -3,7 +3,10 @@
 
 pub(crate) mod app;
 pub(crate) mod calls;
+pub(crate) mod commands;
+pub mod files;
 pub(crate) mod frame;
+pub(crate) mod fuzzy;
 pub(crate) mod key_jobs;
 pub(crate) mod keymap;
 pub(crate) mod layout;
@@ -24,6 +27,7 @@ mod tests;
 use std::path::PathBuf;
 
 pub use screen::{Screen, render_markdown, wrap_lines};
+pub use state::FileBatch;
 pub use theme::{ColorDepth, Theme};
 
 use crate::agent::{Agent, AgentEvent, spawn};
@@ -77,11 +81,12 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     state.entries.extend(notices);
     state.key_set = agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
+    let mut files = files::FileLister::new(Some(agent.sandbox().clone()));
     let (handle, mut events) = spawn(agent);
     if options.resume_picker {
         let mut effects = Vec::new();
         update::open_sessions(&mut state, &mut effects);
-        app::perform(effects, &handle, &keys);
+        app::perform(effects, &handle, &keys, &mut files);
     }
     // Without a key the dialog asks for one at once, unless the session picker was asked for
     // (Esc leaves it; the notice stays, and /key or sending opens it again).
@@ -96,6 +101,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
         &mut events,
         &keys,
         &mut key_reports,
+        &mut files,
     )
     .await;
     // ratatui's terminal shows the cursor when dropped and prints to stderr if it cannot, which

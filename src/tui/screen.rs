@@ -10,7 +10,7 @@ use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::state::State;
+use super::state::{FileBatch, State};
 use super::{Theme, TuiOptions, keymap, layout, markdown, panes, update, view, wrap};
 use crate::agent::{AgentEvent, Session};
 
@@ -43,6 +43,26 @@ impl Screen {
     /// Applies an agent event.
     pub fn event(&mut self, event: AgentEvent, now: Instant) {
         update::on_event(&mut self.state, event, now);
+    }
+
+    /// Applies a batch of the `@` popup's file listing.
+    pub fn files(&mut self, batch: FileBatch, now: Instant) {
+        update::on_files(&mut self.state, batch, now);
+    }
+
+    /// The listing of workspace files the `@` popup waits for, while one is under way.
+    pub fn listing(&self) -> Option<u64> {
+        let files = &self.state.files;
+        files.listing.then_some(files.generation)
+    }
+
+    /// The rows the completion popup shows (none while it is closed).
+    pub fn popup_rows(&self) -> Vec<String> {
+        self.state
+            .popup
+            .iter()
+            .flat_map(|p| p.rows.iter().map(|r| r.choice.label.clone()))
+            .collect()
     }
 
     /// Shows a saved session as it was seen live.

@@ -8,8 +8,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::panes::{
-    approval, conversation, dialog, help, input, key_dialog, picker, reasoning, status, timeline,
-    tool_output,
+    approval, conversation, dialog, help, input, key_dialog, picker, popup, reasoning, status,
+    timeline, tool_output,
 };
 use super::state::{Overlay, State};
 
@@ -40,6 +40,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     }
     input::draw(frame, state, a.input);
     status::draw(frame, state, a.status, now);
+    popup::draw(frame, state, a.input);
     match state.overlay {
         Overlay::Help => help::draw(frame, state, a.screen),
         Overlay::ConfirmClear | Overlay::ConfirmUndo => dialog::draw(frame, state, a.screen),

@@ -9,6 +9,7 @@
 //! swapped for a link mid-walk cannot lead it out of the workspace.
 
 mod ignores;
+mod listing;
 mod matcher;
 mod walk;
 
@@ -22,6 +23,7 @@ use crate::llm::ToolSchema;
 use crate::tools::args::{parameters_of, parse_args, to_usize, workspace_root};
 use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
 use crate::tools::support::{blocking, fields};
+pub use listing::workspace_files;
 pub use matcher::MAX_LINE_CHARS;
 use matcher::{Shared, build_matcher};
 use walk::run_search;

@@ -23,7 +23,7 @@ const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 /// A file found by the walk: its folder (relative to the searched one), its name there, and its
 /// path as shown. Folders are not kept open: a tree of thousands of folders must not use up the
 /// process's file descriptors.
-struct Job {
+pub(super) struct Job {
     parent: PathBuf,
     name: OsString,
     shown: String,
@@ -33,22 +33,38 @@ struct Job {
 /// walk is below it).
 const MAX_DEPTH: usize = 100;
 
+/// A listing's share of a walk: the paths found, handed out in batches as the walk goes, so
+/// the first ones can be shown before the walk ends.
+pub(super) struct Listing<'a> {
+    /// Found and not handed out yet.
+    pub(super) pending: Vec<String>,
+    /// How many paths go in one batch.
+    pub(super) batch: usize,
+    /// Files still to take before the walk stops.
+    pub(super) room: usize,
+    /// Takes each batch.
+    pub(super) each: &'a mut dyn FnMut(Vec<String>),
+}
+
 /// What the walk is looking for and has found.
-struct Walk<'a> {
-    ignores: Ignores,
-    jobs: Vec<Job>,
+pub(super) struct Walk<'a> {
+    pub(super) ignores: Ignores,
+    /// Files to search (none are kept for a listing).
+    pub(super) jobs: Vec<Job>,
+    /// Set for a listing: the paths go there instead of `jobs`.
+    pub(super) listing: Option<Listing<'a>>,
     /// Folders not entered: too deep, or they could not be opened.
-    skipped_dirs: usize,
-    shared: &'a Shared,
-    cancel: &'a CancellationToken,
+    pub(super) skipped_dirs: usize,
+    pub(super) shared: &'a Shared,
+    pub(super) cancel: &'a CancellationToken,
     /// Whether the searched folder is the workspace root, where MiniClaw's own files lie.
-    from_root: bool,
+    pub(super) from_root: bool,
 }
 
 impl Walk<'_> {
     /// Collects the files under `dir` (at `rel` from the search folder, shown under `shown`),
     /// opening each child folder from its parent's handle without following links.
-    fn collect(&mut self, dir: &Dir, rel: &Path, shown: &str, depth: usize) {
+    pub(super) fn collect(&mut self, dir: &Dir, rel: &Path, shown: &str, depth: usize) {
         if self.cancel.is_cancelled() || self.shared.stop.load(Ordering::Relaxed) {
             return;
         }
@@ -83,6 +99,8 @@ impl Walk<'_> {
                     }
                     _ => self.skipped_dirs += 1,
                 }
+            } else if let Some(listing) = &mut self.listing {
+                listing.take(child_shown, self.shared);
             } else {
                 self.jobs.push(Job {
                     parent: rel.to_path_buf(),
@@ -90,6 +108,28 @@ impl Walk<'_> {
                     shown: child_shown,
                 });
             }
+        }
+    }
+}
+
+impl Listing<'_> {
+    /// Keeps one path, handing out a full batch; stops the walk once there is no more room.
+    fn take(&mut self, shown: String, shared: &Shared) {
+        if self.room == 0 {
+            shared.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.room -= 1;
+        self.pending.push(shown);
+        if self.pending.len() >= self.batch {
+            self.flush();
+        }
+    }
+
+    /// Hands out what is pending, if anything.
+    pub(super) fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            (self.each)(std::mem::take(&mut self.pending));
         }
     }
 }
@@ -193,6 +233,7 @@ pub(super) fn run_search(
     let mut walk = Walk {
         ignores: Ignores::new(!include_ignored),
         jobs: Vec::new(),
+        listing: None,
         skipped_dirs: 0,
         shared: &shared,
         cancel,

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{inner, pane_block};
+use super::{chips, inner, pane_block};
 use crate::tui::state::{CallLine, CallStatus, Entry, EntryKind, Focus, Pane, State, WrapCache};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -27,7 +27,7 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 raw.extend(
                     lines
                         .take(FOLD_SHOW)
-                        .map(|l| Line::styled(l.to_string(), theme.text)),
+                        .map(|l| chips::prompt_line(l, &entry.mentions, theme)),
                 );
                 let hidden = entry.text.trim_end_matches('\n').split('\n').count() - FOLD_SHOW;
                 raw.push(Line::styled(
@@ -38,7 +38,7 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                     theme.muted,
                 ));
             } else {
-                raw.extend(lines.map(|l| Line::styled(l.to_string(), theme.text)));
+                raw.extend(lines.map(|l| chips::prompt_line(l, &entry.mentions, theme)));
             }
         }
         EntryKind::Assistant => {

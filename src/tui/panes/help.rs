@@ -9,10 +9,17 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 36] = [
+pub const KEYS: [(&str, &str); 40] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
+    ("@", "mention a file: its content goes along"),
+    ("/ (start of the input)", "commands, filtered as you type"),
+    (
+        "Tab / Enter (popup)",
+        "insert the file · complete / run the command",
+    ),
+    ("Up / Down / Esc (popup)", "choose in the popup · close it"),
     ("F1", "this help"),
     ("F2", "switch model flash ↔ pro"),
     ("F3", "show / hide the side panes"),

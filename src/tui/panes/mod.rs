@@ -1,12 +1,14 @@
 //! One drawing function per pane; each reads the state and never changes it.
 
 pub mod approval;
+pub mod chips;
 pub mod conversation;
 pub mod dialog;
 pub mod help;
 pub mod input;
 pub mod key_dialog;
 pub mod picker;
+pub mod popup;
 pub mod reasoning;
 pub mod status;
 pub mod timeline;

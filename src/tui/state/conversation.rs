@@ -101,6 +101,8 @@ pub struct Entry {
     /// Whether a blank line follows; a thought and its call lines stay together, and the
     /// last of them gets its gap when something else follows.
     pub gap: bool,
+    /// A prompt's `@` mentions whose files went with it (as written after `@`), shown as chips.
+    pub mentions: Vec<String>,
     /// The wrapped lines.
     pub cache: WrapCache,
 }
@@ -118,6 +120,7 @@ impl Entry {
             call: None,
             expanded: false,
             gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
+            mentions: Vec::new(),
             cache: WrapCache::default(),
         }
     }

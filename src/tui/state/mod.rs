@@ -9,6 +9,7 @@ mod approval;
 mod conversation;
 mod key_dialog;
 mod picker;
+mod popup;
 mod scroll;
 mod steps;
 
@@ -16,6 +17,7 @@ pub use approval::ApprovalView;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
+pub use popup::{Choice, FileBatch, FileList, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
 
@@ -166,6 +168,12 @@ pub struct State {
     pub approvals: Vec<ApprovalView>,
     /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
     pub mcp: Vec<crate::events::McpServerStatus>,
+    /// The completion popup over the input (files after `@`, commands after `/`).
+    pub popup: Option<Popup>,
+    /// Where the word starts whose popup Esc closed (it stays closed for that word).
+    pub popup_dismissed: Option<(usize, usize)>,
+    /// The workspace's files, for the `@` popup.
+    pub files: FileList,
     /// Set when the person asked to quit.
     pub quit: bool,
     /// The API key dialog (shown while the overlay is `Key`).
@@ -219,6 +227,9 @@ impl State {
             approval_mode: options.approval,
             approvals: Vec::new(),
             mcp: Vec::new(),
+            popup: None,
+            popup_dismissed: None,
+            files: FileList::default(),
             quit: false,
             key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
             key_set: true,

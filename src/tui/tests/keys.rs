@@ -23,6 +23,7 @@ fn ctx() -> KeyContext {
         queued: false,
         picker_confirming: false,
         typing_reason: false,
+        popup: false,
     }
 }
 

@@ -34,6 +34,8 @@ pub enum Effect {
         /// Whether to save it to `<config dir>/miniclaw/.env`.
         save: bool,
     },
+    /// List the workspace's files for the `@` popup (this listing's generation), off the loop.
+    ListFiles(u64),
     /// Leave.
     Quit,
 }

@@ -26,6 +26,16 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
             }
         }
         AgentEvent::TurnStarted { prompt } => turn_started(state, prompt),
+        AgentEvent::FilesAttached(mentions) => {
+            if let Some(i) = state
+                .entries
+                .iter()
+                .rposition(|e| e.kind == EntryKind::User)
+            {
+                state.entries[i].mentions = mentions;
+                state.touch_entry(i);
+            }
+        }
         AgentEvent::StepStarted { step, max } => {
             state.step = step;
             state.max_steps = max;
@@ -211,7 +221,7 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
             .messages
             .iter()
             .filter(|m| m.role == Role::User)
-            .map(|m| m.content.clone()),
+            .map(|m| m.shown().to_string()),
     );
     state.step = 0;
     state.session_title = session.title();

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{approval, input, key_dialog, navigate, picker, preset, slash};
+use super::{approval, input, key_dialog, navigate, picker, popup, preset, slash};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -21,6 +21,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         queued: !state.queued.is_empty(),
         picker_confirming: state.picker.as_ref().is_some_and(|p| p.confirm_delete),
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
+        popup: state.popup.is_some(),
         quit_armed: state
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
@@ -30,6 +31,12 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
 /// Applies an action.
 pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
     let mut effects = Vec::new();
+    // Typing opens the completion popup; anything else only keeps it in line with the input.
+    let typed = matches!(action, Action::Edit(_) | Action::Paste(_) | Action::Newline);
+    let popup_key = matches!(
+        action,
+        Action::PopupMove(_) | Action::PopupComplete | Action::PopupChoose | Action::PopupClose
+    );
     match action {
         Action::None => {}
         Action::Send => input::send(state, now, &mut effects),
@@ -114,6 +121,12 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             effects.push(Effect::Quit);
         }
         Action::Copy => slash::copy(state, &mut effects),
+        Action::PopupMove(_) | Action::PopupComplete | Action::PopupChoose | Action::PopupClose => {
+            popup::apply(state, action, now, &mut effects)
+        }
+    }
+    if !popup_key {
+        popup::refresh(state, typed, now, &mut effects);
     }
     effects
 }

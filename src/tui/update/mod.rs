@@ -1,10 +1,12 @@
 //! State changes: actions and agent events in, effects out as data (the event loop performs
 //! them). Time is passed in so tests are deterministic.
 //!
-//! `keys` maps an action to its handler; `input`, `navigate`, `picker`, `slash` and `key_dialog`
-//! hold them; `events` applies what the agent reports; `effect` is what flows back out.
+//! `keys` maps an action to its handler; `input`, `navigate`, `picker`, `popup` (completion, with
+//! `choices`), `slash` and `key_dialog` hold them; `events` applies what the agent reports;
+//! `effect` is what flows back out.
 
 mod approval;
+mod choices;
 mod effect;
 mod events;
 mod input;
@@ -12,6 +14,7 @@ mod key_dialog;
 mod keys;
 mod navigate;
 mod picker;
+mod popup;
 mod preset;
 mod slash;
 
@@ -21,4 +24,5 @@ pub use input::next_queued;
 pub use key_dialog::{KeyReport, on_report as on_key_report, open as open_key_dialog};
 pub use keys::{apply, key_context};
 pub(crate) use picker::open_sessions;
+pub use popup::on_files;
 pub(crate) use preset::note_recent;
