@@ -19,10 +19,15 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     };
     let theme = &state.theme;
     let request = &view.request;
+    let body = view.body();
+    // As tall as the arguments and diff need (two lines for the keys and the scroll marker).
+    let wanted = u16::try_from(body.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(4);
     let rect = centered(
         area,
         area.width.saturating_sub(6).max(30),
-        area.height.saturating_sub(4).max(8),
+        wanted.clamp(8, area.height.saturating_sub(4).max(8)),
     );
     let inner_width = usize::from(rect.width.saturating_sub(2));
     let count = if request.of > 1 {
@@ -36,7 +41,6 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .border_type(BorderType::Double)
         .border_style(theme.warning)
         .title(Span::styled(title, theme.accent));
-    let body = view.body();
     let rows = usize::from(rect.height.saturating_sub(4));
     let top = view.scroll.min(body.len().saturating_sub(rows.max(1)));
     let mut lines: Vec<Line<'static>> = body
