@@ -132,6 +132,9 @@ pub fn configuration_paths() -> Vec<PathBuf> {
         cwd.join(crate::settings::PROJECT_FILE),
         cwd.join(crate::settings::PROJECT_MCP_JSON),
     ];
+    // The code a project's MCP servers run: what the model writes there would run outside the
+    // sandbox at the next start or restart.
+    paths.extend(crate::trust::server_code_paths(&cwd));
     paths.extend(config_dir());
     // The data folder holds the trust decisions (and logs).
     paths.extend(data_dir());
@@ -147,12 +150,15 @@ pub fn key_files() -> Vec<PathBuf> {
 }
 
 /// Loads `./.env` then `<config dir>/miniclaw/.env` into the environment without overriding
-/// variables already set. Call before any thread starts (it sets process environment). Returns
+/// variables already set. The project's `./.env` may not set `MINICLAW_*`, nor
+/// `DEEPSEEK_BASE_URL` unless its key comes from the same file. Call before any thread starts (it sets process environment). Returns
 /// a warning for each line that could not be read (file and line number, never its text, which
 /// may hold a key); the other lines still count.
 pub fn load_dotenv() -> Vec<String> {
     let mut warnings = Vec::new();
-    for path in key_files() {
+    for (index, path) in key_files().into_iter().enumerate() {
+        // The first file is the project's `./.env`: a folder you did not write may hold one.
+        let project = index == 0;
         let items = match dotenvy::from_path_iter(&path) {
             Ok(items) => items,
             Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -162,8 +168,24 @@ pub fn load_dotenv() -> Vec<String> {
             }
         };
         let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let items: Vec<_> = items.collect();
+        // Its own key may go to its own server; a key from elsewhere never goes to a server a
+        // project names, and a project never sets MiniClaw's own settings (the workspace, the
+        // approval mode).
+        let own_key = std::env::var_os("DEEPSEEK_API_KEY").is_none()
+            && items
+                .iter()
+                .any(|i| matches!(i, Ok((n, _)) if n == "DEEPSEEK_API_KEY"));
+        let mut refused = Vec::new();
         for item in items {
             match item {
+                Ok((name, _))
+                    if project
+                        && (name.starts_with("MINICLAW_")
+                            || (name == "DEEPSEEK_BASE_URL" && !own_key)) =>
+                {
+                    refused.push(name);
+                }
                 Ok((name, value)) => {
                     if std::env::var_os(&name).is_none() {
                         // SAFETY: called first thing in `main`, before any other thread exists.
@@ -183,6 +205,14 @@ pub fn load_dotenv() -> Vec<String> {
                 }
                 Err(e) => warnings.push(format!("Could not read {}: {e}", path.display())),
             }
+        }
+        if !refused.is_empty() {
+            warnings.push(format!(
+                "{} sets {}, which a project's .env may not (a folder you did not write could send your key elsewhere or widen the sandbox); it was ignored. Set it in {} or the environment.",
+                path.display(),
+                refused.join(", "),
+                crate::secrets::recommended_key_file()
+            ));
         }
     }
     warnings

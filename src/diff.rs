@@ -2,6 +2,9 @@
 
 use similar::TextDiff;
 
+/// The most time a diff may take.
+const DEADLINE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
 
@@ -22,7 +25,11 @@ pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> String 
     } else {
         "/dev/null".to_string()
     };
-    TextDiff::from_lines(old, new)
+    // A deadline: two large, very different texts would otherwise cost minutes (the diff
+    // then falls back to coarser hunks, still correct).
+    TextDiff::configure()
+        .timeout(DEADLINE)
+        .diff_lines(old, new)
         .unified_diff()
         .context_radius(CONTEXT)
         .header(&from, &to)

@@ -69,8 +69,12 @@ impl ProjectCommands {
         for server in &servers {
             commands.push(format!("MCP server {}", server.summary()));
             // A script of the project that a server runs is part of what is trusted.
-            for file in named_files(server, &folder) {
-                hash_file(&file, &mut hasher);
+            for path in named_files(server, &folder) {
+                if path.is_dir() {
+                    hash_tree(&path, &mut hasher, 0);
+                } else {
+                    hash_file(&path, &mut hasher);
+                }
             }
         }
         let hash = hasher
@@ -129,7 +133,30 @@ fn project_servers(folder: &Path) -> Vec<crate::settings::McpServerConfig> {
     crate::settings::Settings::load(&files, true).mcp_servers
 }
 
-/// Files inside `folder` that a stdio server's program or arguments name.
+/// What the tools may not write because a project MCP server runs it: each file inside `folder`
+/// a server's command line names, with the rest of its folder (a script imports its
+/// neighbours), and each folder it names; the project's root itself stays writable (a script
+/// there is protected alone).
+pub fn server_code_paths(folder: &Path) -> Vec<PathBuf> {
+    let Ok(folder) = folder.canonicalize() else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    for server in project_servers(&folder) {
+        for path in named_files(&server, &folder) {
+            let protect = match path.parent() {
+                Some(parent) if path.is_file() && parent != folder => parent.to_path_buf(),
+                _ => path,
+            };
+            if !paths.contains(&protect) {
+                paths.push(protect);
+            }
+        }
+    }
+    paths
+}
+
+/// Files and folders inside `folder` that a stdio server's program or arguments name.
 fn named_files(server: &crate::settings::McpServerConfig, folder: &Path) -> Vec<PathBuf> {
     let crate::settings::McpTransport::Stdio { command, args, .. } = &server.transport else {
         return Vec::new();
@@ -138,7 +165,7 @@ fn named_files(server: &crate::settings::McpServerConfig, folder: &Path) -> Vec<
         .chain(args)
         .filter(|a| !a.starts_with('-'))
         .filter_map(|a| folder.join(a).canonicalize().ok())
-        .filter(|p| p.starts_with(folder) && p.is_file())
+        .filter(|p| p.starts_with(folder) && p != folder && (p.is_file() || p.is_dir()))
         .collect()
 }
 
@@ -222,6 +249,37 @@ pub fn remember(project: &ProjectCommands, store: &Path) -> std::io::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_code_a_project_mcp_server_runs_cannot_be_written_by_the_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("mcp")).unwrap();
+        std::fs::write(root.join("mcp/server.js"), "require('./lib')").unwrap();
+        std::fs::write(root.join("mcp/lib.js"), "// helper").unwrap();
+        std::fs::write(root.join("tool.py"), "print()").unwrap();
+        std::fs::write(
+            root.join(".mcp.json"),
+            r#"{"mcpServers": {"a": {"command": "node", "args": ["mcp/server.js"]},
+                               "b": {"command": "python3", "args": ["tool.py"]}}}"#,
+        )
+        .unwrap();
+        let paths = server_code_paths(&root);
+        assert_eq!(paths, vec![root.join("mcp"), root.join("tool.py")]);
+        let sandbox = crate::tools::Sandbox::new(&root)
+            .unwrap()
+            .with_protected_config(paths);
+        assert!(
+            sandbox.resolve_write("mcp/lib.js").is_err(),
+            "a neighbour it imports"
+        );
+        assert!(sandbox.resolve_write("mcp/new.js").is_err());
+        assert!(sandbox.resolve_write("tool.py").is_err());
+        assert!(
+            sandbox.resolve_write("notes.md").is_ok(),
+            "the rest stays writable"
+        );
+    }
 
     #[test]
     fn trust_is_per_folder_and_per_content() {

@@ -86,6 +86,8 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
     p.wait_for("Allow write_text_file?");
     p.wait_for("-mine");
     p.wait_for("+from the model");
+    // Keys pressed within half a second of the dialog appearing are not taken as its answer.
+    std::thread::sleep(std::time::Duration::from_millis(700));
     p.send("n");
     p.wait_for("Why not?");
     p.send("keep my words");
@@ -103,6 +105,7 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
 
     p.submit("now write it");
     p.wait_for("Allow write_text_file?");
+    std::thread::sleep(std::time::Duration::from_millis(700));
     p.send("y");
     p.wait_for("written-answer.");
     p.wait_for("✓ approved");

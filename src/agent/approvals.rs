@@ -3,6 +3,7 @@
 //! [`PendingAnswers`]; headless mode has no one to ask, so such calls are denied.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -12,6 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
 use crate::events::{AgentEvent, EventSink};
+
+/// The next approval ticket.
+static TICKETS: AtomicU64 = AtomicU64::new(1);
 
 /// Asks a person about a call and waits for the answer.
 pub trait Asker: Send + Sync {
@@ -56,6 +60,10 @@ impl Asker for PendingAnswers {
     ) -> BoxFuture<'a, Decision> {
         Box::pin(async move {
             let (tx, rx) = oneshot::channel();
+            let mut request = request;
+            // Answers are keyed by a ticket of MiniClaw's, not the model server's call id
+            // (which a server may reuse): a late answer can never reach another call.
+            request.id = format!("{}:{}", TICKETS.fetch_add(1, Ordering::Relaxed), request.id);
             if let Ok(mut map) = self.0.lock() {
                 map.insert(request.id.clone(), tx);
             }
@@ -145,9 +153,14 @@ impl Approvals {
                  (run with --approval auto to let such calls run)",
             ));
         };
+        if cancel.is_cancelled() {
+            return Gate::Refused(refusal(&tool, "not run: the turn was interrupted"));
+        }
         let decision = tokio::select! {
-            d = asker.ask(request, events) => d,
+            // An interrupt wins over an answer that arrives at the same moment.
+            biased;
             () = cancel.cancelled() => Decision::Deny("interrupted".into()),
+            d = asker.ask(request, events) => d,
         };
         match decision {
             Decision::Approve => Gate::Run { asked: true },

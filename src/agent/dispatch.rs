@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::approvals::Gate;
 use super::budget::RequestBudget;
 use super::turn::Agent;
-use crate::approval::ApprovalRequest;
+use crate::approval::{ApprovalMode, ApprovalRequest};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::ToolCall;
 use crate::tools::ToolContext;
@@ -101,7 +101,12 @@ impl Agent {
         for &i in &runnable {
             let name = &calls[i].function.name;
             let mut asked = false;
-            if self.registry.needs_approval(name) {
+            // In `auto` nothing asks: no flush, no preview, read-only calls stay together.
+            if self.registry.needs_approval(name) && self.approvals.mode() != ApprovalMode::Auto {
+                if cancel.is_cancelled() {
+                    // Interrupted: nothing more is asked (or run).
+                    continue;
+                }
                 // Whatever ran before it has run: a preview then shows the file as it will be.
                 self.run_batch(
                     &step,
@@ -187,7 +192,15 @@ impl Agent {
         for (i, call) in calls.iter().enumerate() {
             let (name, args) = (&call.function.name, &call.function.arguments);
             let runs_agent = self.registry.runs_agent(name);
-            let refusal = if i >= MAX_CALLS_PER_STEP {
+            let refusal = if self.registry.get(name).is_none() {
+                // Refused now, not when it runs: a tool that appears meanwhile (an MCP server
+                // coming up) must not run without having passed the approval gate.
+                let known: Vec<String> = self.registry.iter().map(|t| t.schema().name).collect();
+                Some(format!(
+                    "unknown tool `{name}`; the tools are: {}",
+                    known.join(", ")
+                ))
+            } else if i >= MAX_CALLS_PER_STEP {
                 Some(format!(
                     "not run: more than {MAX_CALLS_PER_STEP} tool calls in one response; make fewer calls per step"
                 ))
@@ -227,11 +240,14 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<bool, Value> {
         let call = &calls[i];
-        let diff = self
-            .registry
-            .preview(&call.function.name, &call.function.arguments, &self.sandbox)
-            .and_then(Result::ok)
-            .map(|change| change.diff());
+        let diff = if self.approvals.asks(&call.function.name) {
+            self.registry
+                .preview(&call.function.name, &call.function.arguments, &self.sandbox)
+                .and_then(Result::ok)
+                .map(|change| change.diff())
+        } else {
+            None
+        };
         let request = ApprovalRequest {
             id: call.id.clone(),
             name: call.function.name.clone(),

@@ -45,6 +45,14 @@ impl Agent {
     ) -> Result<String, ArchiveError> {
         let archive = self.archive()?;
         let id = archive.find(query)?;
+        if id == self.session.id {
+            // An archived copy of the active session (left by a crash or a failed removal):
+            // reopening it would replace the active one by an older copy of itself.
+            let _ = archive.remove(&id);
+            return Ok(
+                "That is the session already open; its older archived copy was removed.".into(),
+            );
+        }
         let next = archive.load(&id)?;
         let title = next.title().unwrap_or_else(|| "(empty)".into());
         let turns = next.prompts().count();

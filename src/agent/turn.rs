@@ -107,6 +107,9 @@ impl Agent {
     /// (with the project's instructions) stays what the session was opened with.
     pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = self.session.cleared();
+        // A new session: a yes to a tool and a note about an undo were the old one's.
+        self.approvals.forget_allowed();
+        self.undo_note = None;
         match (&mut self.history, &self.settings.history_path) {
             // After the saves queued before it (none between turns: each turn waits for its own).
             (Some(writer), _) => writer.clear(),

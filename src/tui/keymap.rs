@@ -152,6 +152,8 @@ pub struct KeyContext {
     pub picker_confirming: bool,
     /// Whether a reason for a no is being typed in the approval dialog.
     pub typing_reason: bool,
+    /// Whether the approval dialog appeared too recently for a key to answer it.
+    pub answer_fresh: bool,
     /// Whether the completion popup (files after `@`, commands after `/`) is open.
     pub popup: bool,
 }
@@ -261,6 +263,8 @@ fn overlay_key(ctx: &KeyContext, key: KeyEvent, modified: bool) -> Option<Action
             KeyCode::Char(c) if !modified => Action::ReasonType(c),
             _ => Action::None,
         },
+        // A key pressed just as the dialog appeared was meant for something else.
+        Overlay::Approval if ctx.answer_fresh => Action::None,
         Overlay::Approval => match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
             KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,

@@ -106,7 +106,15 @@ impl Checkpoints {
             .dir
             .join("blobs")
             .join(if fine { hash } else { "invalid" });
-        files::read_plain(&path).map_err(files::io_err(&path))
+        let bytes = files::read_plain(&path).map_err(files::io_err(&path))?;
+        // Named by its hash: content that does not match was put there by someone else.
+        if self::hash(&bytes) != hash {
+            return Err(HistoryError::Damaged {
+                path,
+                reason: "its content does not match its name".into(),
+            });
+        }
+        Ok(bytes)
     }
 
     /// Creates the folders, refusing a link anywhere on the way (a workspace could plant one
@@ -130,7 +138,9 @@ impl Checkpoints {
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    fs::create_dir(&dir).map_err(files::io_err(&dir))?;
+                    std::os::unix::fs::DirBuilderExt::mode(&mut fs::DirBuilder::new(), 0o700)
+                        .create(&dir)
+                        .map_err(files::io_err(&dir))?;
                 }
                 Err(e) => return Err(files::io_err(&dir)(e)),
             }
@@ -152,6 +162,15 @@ mod tests {
         assert_eq!(h, hash(b"old text"));
         assert_eq!(cp.blob(&h).unwrap(), b"old text");
         assert!(cp.blob("../../history.json").is_err());
+        let planted = ws
+            .path()
+            .join(".miniclaw/checkpoints/s1/blobs")
+            .join(hash(b"x"));
+        fs::write(&planted, "not x").unwrap();
+        assert!(
+            cp.blob(&hash(b"x")).is_err(),
+            "a blob that does not match its name"
+        );
         let turn = TurnMark {
             prompt: "write it".into(),
             files: vec![FileMark {

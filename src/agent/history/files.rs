@@ -121,11 +121,13 @@ fn replace_file(
         // A stale temporary file (or a symlink planted in its place) is removed, and the new
         // one is created exclusively, which never follows a symlink.
         remove_if_there(&tmp).map_err(io_err(&tmp))?;
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(io_err(&tmp))?;
+        // Only the person may read it: a history or a kept file may hold what a 0600 file held.
+        let file = std::os::unix::fs::OpenOptionsExt::mode(
+            OpenOptions::new().write(true).create_new(true),
+            0o600,
+        )
+        .open(&tmp)
+        .map_err(io_err(&tmp))?;
         // Streamed through a buffer: a long history is never held twice in memory as text.
         let mut out = BufWriter::with_capacity(1 << 20, file);
         fill(&mut out, &tmp)?;

@@ -293,7 +293,9 @@ async fn list_tools(server: &Server, live: &Live) -> Result<Vec<Arc<McpTool>>, M
                 .map(str::to_string)
                 .or_else(|| t.title.clone())
                 .unwrap_or_default();
-            let read_only = t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
+            let hints = t.annotations.as_ref();
+            let read_only = hints.and_then(|a| a.read_only_hint) == Some(true);
+            let closed_world = hints.and_then(|a| a.open_world_hint) == Some(false);
             Arc::new(McpTool {
                 schema: ToolSchema {
                     name: tool_name(&prefix, &t.name, &mut taken),
@@ -302,6 +304,7 @@ async fn list_tools(server: &Server, live: &Live) -> Result<Vec<Arc<McpTool>>, M
                 },
                 remote_name: t.name.to_string(),
                 read_only,
+                closed_world,
                 timeout: server.config.tool_timeout,
                 link: server.link.clone(),
             })

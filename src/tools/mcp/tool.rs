@@ -64,6 +64,9 @@ pub struct McpTool {
     pub remote_name: String,
     /// Whether the server marks it `readOnlyHint`.
     pub read_only: bool,
+    /// Whether the server marks it `openWorldHint: false` (it reaches nothing outside; the
+    /// protocol's default is that it may).
+    pub closed_world: bool,
     /// The entry's `tool_timeout_sec`.
     pub timeout: Duration,
     /// The server's connection.
@@ -77,6 +80,11 @@ impl Tool for McpTool {
 
     fn read_only(&self) -> bool {
         self.read_only
+    }
+
+    // A read-only tool that may reach the web (the protocol's default) still asks.
+    fn needs_approval(&self) -> bool {
+        !(self.read_only && self.closed_world)
     }
 
     fn source(&self) -> ToolSource {

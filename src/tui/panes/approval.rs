@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 use super::dialog::centered;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
-use crate::tui::wrap::truncate;
+use crate::tui::wrap::{truncate, wrap_line};
 
 /// Draws the first waiting call's dialog over `area`.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
@@ -19,7 +19,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     };
     let theme = &state.theme;
     let request = &view.request;
-    let body = view.body();
+    let body = &view.lines;
     // As tall as the arguments and diff need (two lines for the keys and the scroll marker).
     let wanted = u16::try_from(body.len())
         .unwrap_or(u16::MAX)
@@ -42,14 +42,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .border_style(theme.warning)
         .title(Span::styled(title, theme.accent));
     let rows = usize::from(rect.height.saturating_sub(4));
-    let top = view.scroll.min(body.len().saturating_sub(rows.max(1)));
-    let mut lines: Vec<Line<'static>> = body
-        .iter()
-        .skip(top)
-        .take(rows)
-        .map(|l| Line::styled(truncate(l, inner_width), diff_style(l, theme)))
-        .collect();
-    let hidden = body.len().saturating_sub(top + rows);
+    let (mut lines, hidden) = visible(body, view.scroll, rows, inner_width, theme);
     lines.resize(rows, Line::raw(""));
     lines.push(Line::styled(
         if hidden > 0 {
@@ -62,6 +55,41 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     lines.push(footer(view.reason.as_deref(), inner_width, theme));
     frame.render_widget(Clear, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// The body's lines wrapped to `width` (never cut: what is approved is what was shown), from
+/// wrapped line `scroll` on, at most `rows` of them; and how many wrapped lines are below.
+fn visible(
+    body: &[String],
+    scroll: usize,
+    rows: usize,
+    width: usize,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, usize) {
+    let width = width.max(1);
+    let heights: Vec<usize> = body
+        .iter()
+        .map(|l| crate::tui::wrap::width(l).div_ceil(width).max(1))
+        .collect();
+    let total: usize = heights.iter().sum();
+    let top = scroll.min(total.saturating_sub(rows.max(1)));
+    let mut skip = top;
+    let mut out = Vec::with_capacity(rows);
+    for (line, height) in body.iter().zip(&heights) {
+        if out.len() >= rows {
+            break;
+        }
+        if skip >= *height {
+            skip -= height;
+            continue;
+        }
+        // Only the lines in view are wrapped: a long file's content costs nothing off screen.
+        let styled = Line::styled(line.clone(), diff_style(line, theme));
+        let room = rows - out.len();
+        out.extend(wrap_line(&styled, width).into_iter().skip(skip).take(room));
+        skip = 0;
+    }
+    (out, total.saturating_sub(top + rows))
 }
 
 /// A diff line's colour: added, removed, hunk header; the rest plain.

@@ -1,42 +1,62 @@
 //! Calls waiting for a yes or no (the `ask` approval mode), as the dialog shows them.
 
+use std::time::{Duration, Instant};
+
 use crate::approval::ApprovalRequest;
+
+/// After a dialog appears, y / a / n are not taken for this long: a key typed for something
+/// else (a message being written) must not answer a call the person has not seen.
+pub const ANSWER_GRACE: Duration = Duration::from_millis(500);
 
 /// One call waiting, and what the person has done in its dialog.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApprovalView {
     /// The call, its arguments and the diff it would make.
     pub request: ApprovalRequest,
-    /// How far the arguments and diff are scrolled.
+    /// The dialog's body: the arguments, pretty, then the diff (made once, drawn every frame).
+    pub lines: Vec<String>,
+    /// How far the body is scrolled, in wrapped lines.
     pub scroll: usize,
     /// The reason being typed after a no (`None`: not denying yet).
     pub reason: Option<String>,
+    /// When the dialog was first shown (answers wait `ANSWER_GRACE` after it).
+    pub shown_at: Option<Instant>,
 }
 
 impl ApprovalView {
     /// A fresh dialog for `request`.
     pub fn new(request: ApprovalRequest) -> Self {
+        let lines = body(&request);
         Self {
             request,
+            lines,
             scroll: 0,
             reason: None,
+            shown_at: None,
         }
     }
 
-    /// The lines of the dialog's body: the arguments, pretty, then the diff.
-    pub fn body(&self) -> Vec<String> {
-        let arguments = serde_json::from_str::<serde_json::Value>(&self.request.arguments)
-            .ok()
-            .and_then(|v| serde_json::to_string_pretty(&v).ok())
-            .unwrap_or_else(|| self.request.arguments.clone());
-        let mut lines: Vec<String> = arguments.lines().map(str::to_string).collect();
-        if let Some(diff) = &self.request.diff {
-            lines.push(String::new());
-            if diff.is_empty() {
-                lines.push("(the file would not change)".into());
-            }
-            lines.extend(diff.lines().map(str::to_string));
-        }
-        lines
+    /// Whether the dialog appeared too recently for y / a / n to count as its answer.
+    pub fn fresh(&self, now: Instant) -> bool {
+        self.shown_at
+            .is_none_or(|at| now.saturating_duration_since(at) < ANSWER_GRACE)
     }
+}
+
+/// The lines of the dialog's body: the arguments, pretty, then the diff. Nothing is cut: the
+/// dialog wraps long lines, so what is approved is what was shown.
+fn body(request: &ApprovalRequest) -> Vec<String> {
+    let arguments = serde_json::from_str::<serde_json::Value>(&request.arguments)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| request.arguments.clone());
+    let mut lines: Vec<String> = arguments.lines().map(str::to_string).collect();
+    if let Some(diff) = &request.diff {
+        lines.push(String::new());
+        if diff.is_empty() {
+            lines.push("(the file would not change)".into());
+        }
+        lines.extend(diff.lines().map(str::to_string));
+    }
+    lines
 }

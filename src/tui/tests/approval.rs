@@ -1,7 +1,7 @@
 //! The approval dialog: what it shows (the tool, its arguments, the coloured diff, "k of n"),
 //! its keys (y, a, n or Esc then a reason, Ctrl+C), and the mode (Shift+Tab, /approval).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
 
@@ -12,8 +12,12 @@ use crate::tui::keymap::{Action, map_key};
 use crate::tui::state::{Overlay, State};
 use crate::tui::update::{self, Effect, key_context};
 
+/// A key pressed well after the dialog appeared (past the answer grace): each press a second
+/// after the one before, as the next dialog has a grace of its own.
 fn press(s: &mut State, code: KeyCode) -> Vec<Effect> {
-    let now = Instant::now();
+    static SECONDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let later = SECONDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let now = Instant::now() + Duration::from_secs(later);
     let action = map_key(&key_context(s, now), k(code, NONE));
     update::apply(s, action, now)
 }
@@ -114,6 +118,71 @@ fn yes_yes_to_the_tool_and_no_with_a_reason_answer_in_turn() {
 }
 
 #[test]
+fn a_key_pressed_as_the_dialog_appears_does_not_answer_it_nor_does_it_cover_another_dialog() {
+    let mut s = state();
+    send(&mut s, Instant::now(), "write it");
+    // The person is typing a follow-up when the call arrives: "and" must not approve it.
+    let t0 = Instant::now();
+    feed(
+        &mut s,
+        t0,
+        vec![AgentEvent::ApprovalRequested(request("c1", 1, 1))],
+    );
+    for c in ['a', 'n', 'd', 'y'] {
+        let action = map_key(&key_context(&s, t0), k(KeyCode::Char(c), NONE));
+        assert_eq!(action, Action::None, "{c} answered a dialog just shown");
+    }
+    assert_eq!(s.approvals.len(), 1);
+    // Another dialog open (here the key dialog) is not taken over; the call waits for it.
+    let mut s = state();
+    send(&mut s, t0, "write it");
+    send(&mut s, t0, "/key");
+    assert_eq!(s.overlay, Overlay::Key);
+    feed(
+        &mut s,
+        t0,
+        vec![AgentEvent::ApprovalRequested(request("c1", 1, 1))],
+    );
+    assert_eq!(s.overlay, Overlay::Key);
+    update::apply(&mut s, Action::CloseOverlay, t0);
+    assert_eq!(
+        s.overlay,
+        Overlay::Approval,
+        "shown once the other dialog closed"
+    );
+}
+
+#[test]
+fn the_turn_ending_takes_its_waiting_calls_away() {
+    let mut s = state();
+    asking(&mut s, vec![request("c1", 1, 2), request("c2", 2, 2)]);
+    let ended = AgentEvent::TurnFinished {
+        outcome: crate::agent::TurnOutcome::Interrupted,
+        usage: None,
+        last_usage: None,
+    };
+    feed(&mut s, Instant::now(), vec![ended]);
+    assert!(s.approvals.is_empty());
+    assert_eq!(s.overlay, Overlay::None);
+}
+
+#[test]
+fn a_long_argument_is_wrapped_whole_not_cut() {
+    let mut s = state();
+    let url = format!(
+        "https://docs.example/{}?q=the-end-of-the-url",
+        "x".repeat(150)
+    );
+    let mut r = request("c1", 1, 1);
+    r.name = "fetch_web_page".into();
+    r.arguments = serde_json::json!({ "url": url }).to_string();
+    r.diff = None;
+    asking(&mut s, vec![r]);
+    let screen = render(&mut s, 90, 24, Instant::now());
+    assert!(screen.contains("the-end-of-the-url"), "{screen}");
+}
+
+#[test]
 fn esc_denies_without_a_reason_and_ctrl_c_denies_all_and_interrupts() {
     let mut s = state();
     asking(&mut s, vec![request("c1", 1, 2), request("c2", 2, 2)]);
@@ -122,7 +191,7 @@ fn esc_denies_without_a_reason_and_ctrl_c_denies_all_and_interrupts() {
         press(&mut s, KeyCode::Esc),
         vec![Effect::Answer("c1".into(), Decision::Deny(String::new()))]
     );
-    let now = Instant::now();
+    let now = Instant::now() + Duration::from_secs(3600);
     let action = map_key(&key_context(&s, now), k(KeyCode::Char('c'), CTRL));
     assert_eq!(action, Action::Interrupt);
     assert_eq!(update::apply(&mut s, action, now), vec![Effect::Interrupt]);
@@ -181,4 +250,21 @@ fn an_approved_call_is_marked_in_the_conversation() {
         ],
     );
     assert!(render(&mut s, 100, 20, Instant::now()).contains("✓ approved · 4 ms"));
+}
+
+#[test]
+fn slash_approval_with_no_value_chosen_shows_the_mode_and_changes_nothing() {
+    let mut s = state();
+    s.approval_mode = ApprovalMode::Ask;
+    for c in "/approval ".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    assert!(s.popup.is_some(), "the modes are offered");
+    let effects = press(&mut s, KeyCode::Enter);
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::SetApproval(_))),
+        "{effects:?}"
+    );
+    assert_eq!(s.approval_mode, ApprovalMode::Ask);
+    assert!(s.entries.last().unwrap().text.starts_with("Approval: ask"));
 }

@@ -24,6 +24,7 @@ fn ctx() -> KeyContext {
         picker_confirming: false,
         typing_reason: false,
         popup: false,
+        answer_fresh: false,
     }
 }
 

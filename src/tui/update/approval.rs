@@ -32,8 +32,9 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
         }
         Action::SendDenial => Decision::Deny(view.reason.take().unwrap_or_default()),
         Action::ScrollApproval(delta) => {
-            let last = view.body().len().saturating_sub(1);
-            view.scroll = view.scroll.saturating_add_signed(delta).min(last);
+            // Clamped to the wrapped lines when drawn; here only kept from running away.
+            let most: usize = view.lines.iter().map(|l| l.len() / 24 + 1).sum();
+            view.scroll = view.scroll.saturating_add_signed(delta).min(most);
             return;
         }
         _ => return,
@@ -42,6 +43,20 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
     effects.push(Effect::Answer(view.request.id, decision));
     if state.approvals.is_empty() {
         state.overlay = Overlay::None;
+    }
+}
+
+/// Shows the oldest waiting call once no other dialog is open (a call never takes over the key
+/// dialog or a picker), and starts its answer grace when it first shows.
+pub(crate) fn show_waiting(state: &mut State, now: Instant) {
+    if state.overlay == Overlay::None && !state.approvals.is_empty() {
+        state.overlay = Overlay::Approval;
+    }
+    if state.overlay == Overlay::Approval
+        && let Some(view) = state.approvals.first_mut()
+        && view.shown_at.is_none()
+    {
+        view.shown_at = Some(now);
     }
 }
 

@@ -152,7 +152,7 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
         }
         AgentEvent::ApprovalRequested(request) => {
             state.approvals.push(ApprovalView::new(request));
-            state.overlay = Overlay::Approval;
+            super::approval::show_waiting(state, now);
         }
         AgentEvent::Sessions(list) => {
             if let Some(picker) = state
@@ -282,6 +282,11 @@ fn finish_live(state: &mut State) {
 }
 
 fn turn_finished(state: &mut State, outcome: TurnOutcome) {
+    // Nothing of a finished turn waits for an answer any more.
+    state.approvals.clear();
+    if state.overlay == Overlay::Approval {
+        state.overlay = Overlay::None;
+    }
     let stopped = match outcome {
         TurnOutcome::Interrupted => Some(StepStop::Interrupted),
         TurnOutcome::Failed => Some(StepStop::Failed),

@@ -21,6 +21,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         queued: !state.queued.is_empty(),
         picker_confirming: state.picker.as_ref().is_some_and(|p| p.confirm_delete),
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
+        answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.popup.is_some(),
         quit_armed: state
             .last_ctrl_c
@@ -128,5 +129,6 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
     if !popup_key {
         popup::refresh(state, typed, now, &mut effects);
     }
+    approval::show_waiting(state, now);
     effects
 }

@@ -143,8 +143,13 @@ fn choose(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     let Some(popup) = state.popup.as_ref() else {
         return;
     };
-    let chosen = popup.chosen().cloned();
     let kind = popup.kind;
+    // A value nobody typed or moved to is not chosen: `/approval ` + Enter shows the mode, it
+    // does not set the first one offered.
+    let chosen = match kind {
+        PopupKind::Values(_) if popup.query.trim().is_empty() && popup.selected == 0 => None,
+        _ => popup.chosen().cloned(),
+    };
     let needs_argument = |label: &str| {
         commands::find(label.trim_start_matches('/')).is_some_and(|c| c.needs_argument())
     };
