@@ -77,6 +77,16 @@ pub struct Cli {
     /// ./.mcp.json) without asking, and remember it.
     #[arg(long)]
     pub trust: bool,
+    /// Headless mode: plan the prompt first (read-only tools, the planner model), then carry
+    /// the plan out item by item (the executor model), stopping at an item that fails.
+    #[arg(long)]
+    pub plan: bool,
+    /// The model /plan's planner uses (default: deepseek-v4-pro).
+    #[arg(long, env = "MINICLAW_PLANNER_MODEL", value_name = "NAME")]
+    pub planner_model: Option<String>,
+    /// The model /plan's executor uses (default: deepseek-v4-flash).
+    #[arg(long, env = "MINICLAW_EXECUTOR_MODEL", value_name = "NAME")]
+    pub executor_model: Option<String>,
 }
 
 /// What headless mode writes on stdout.

@@ -191,6 +191,96 @@ pub enum AgentEvent {
     /// The MCP servers changed: every server as it is now (sent at any time, also between
     /// turns).
     McpServers(Vec<McpServerStatus>),
+    /// A `/plan` run's planner or executor moved on.
+    Plan(PlanEvent),
+}
+
+/// Where one item of a plan stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemState {
+    /// Not started yet.
+    Pending,
+    /// Its executor turn runs.
+    Running,
+    /// Carried out.
+    Done,
+    /// It could not be carried out; the run stopped there.
+    Failed,
+    /// The person interrupted it; the run stopped there.
+    Interrupted,
+}
+
+impl ItemState {
+    /// The word the trace and the JSON report use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Running => "running",
+            Self::Done => "done",
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What happened in a `/plan` run (planner, then executor), in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanEvent {
+    /// The planner turn for `task` begins (sent before its `TurnStarted`).
+    Planning {
+        /// What the person asked to plan.
+        task: String,
+        /// The model the planner uses.
+        model: String,
+    },
+    /// The planner wrote this plan (sent after its `TurnFinished`).
+    Proposed {
+        /// The numbered items, in order, without their numbers.
+        items: Vec<String>,
+        /// Told again from a saved session: shown, not put in the input to edit.
+        replayed: bool,
+    },
+    /// The executor begins these items (the plan as edited), one turn each.
+    Executing {
+        /// The items, in order.
+        items: Vec<String>,
+        /// The model the executor uses.
+        model: String,
+    },
+    /// Item `index` (0-based) begins (sent before its turn's `TurnStarted`).
+    ItemStarted {
+        /// Which item.
+        index: usize,
+    },
+    /// Item `index` ended (sent after its turn's `TurnFinished`).
+    ItemFinished {
+        /// Which item.
+        index: usize,
+        /// Done, failed or interrupted.
+        state: ItemState,
+        /// Why it failed, when it did.
+        reason: Option<String>,
+    },
+    /// The executor run ended: every item done, or stopped at the first that was not.
+    Finished(PlanSummary),
+}
+
+/// How an executor run ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlanSummary {
+    /// How many items were done.
+    pub done: usize,
+    /// How many items the plan has.
+    pub total: usize,
+    /// The item that stopped the run (0-based), how it ended, and why, when one did.
+    pub stopped: Option<(usize, ItemState, Option<String>)>,
+}
+
+impl PlanSummary {
+    /// Whether every item was done.
+    pub fn completed(&self) -> bool {
+        self.stopped.is_none() && self.done == self.total
+    }
 }
 
 /// An archived session, as the picker lists it.

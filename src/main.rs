@@ -55,6 +55,12 @@ impl Mode {
                 );
                 Err(ExitCode::from(2))
             }
+            (None, None) if config.cli.plan => {
+                say!(
+                    "miniclaw-tui: --plan is for headless mode (-p TASK --plan); in the full-screen UI type /plan TASK"
+                );
+                Err(ExitCode::from(2))
+            }
             (None, None) if config.cli.list_tools => Ok(Mode::ListTools),
             (None, None) => Ok(Mode::Tui),
         }
@@ -243,10 +249,19 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         Ok(said) => started.notices.extend(said),
         Err(e) => return refuse(format, &e.to_string()),
     }
-    let (outcome, code) = headless::run(started.agent, prompt, format, started.notices).await;
+    let kind = if config.cli.plan {
+        headless::RunKind::Plan
+    } else {
+        headless::RunKind::Turn
+    };
+    let (outcome, code) =
+        headless::run(started.agent, (prompt, kind), format, started.notices).await;
     drop(started.lock);
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
+        TurnOutcome::Failed if config.cli.plan => {
+            say!("miniclaw-tui: the plan did not finish (see the plan lines above)")
+        }
         TurnOutcome::Failed => say!("miniclaw-tui: the turn failed (see the error above)"),
         // A step limit was said once already (a notice in the trace).
         TurnOutcome::Answered | TurnOutcome::StepLimit => {}

@@ -224,7 +224,11 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     )
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
-    .with_history(loaded.store);
+    .with_history(loaded.store)
+    .with_plan_presets(crate::agent::plan::PlanPresets::from_names(
+        config.cli.planner_model.as_deref(),
+        config.cli.executor_model.as_deref(),
+    ));
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }

@@ -142,8 +142,9 @@ fn numbered(text: &str) -> (u32, usize) {
 /// The numbered messages of a session run on without a gap or a repeat (within one child's
 /// run each number follows the one before, and a child that continued the history starts at
 /// 1), and the last save that returned is there: the history ends with it or with the save
-/// after it (or that save started a new session, or the child `killed` saved its first).
-fn numbered_in_order(session: &Session, history: &Path, killed: u32) {
+/// after it (or that save started a new session, or a child killed before its progress line
+/// saved its first).
+fn numbered_in_order(session: &Session, history: &Path, _killed: u32) {
     let mut last: Option<(u32, usize)> = None;
     for m in session.messages.iter().filter(|m| m.role == Role::User) {
         let (pid, n) = numbered(&m.content);
@@ -162,7 +163,10 @@ fn numbered_in_order(session: &Session, history: &Path, killed: u32) {
     let (acked_pid, acked_n) = numbered(&progress);
     if let Some((pid, n)) = last {
         let acked_or_next = pid == acked_pid && (n == acked_n || n == acked_n + 1);
-        let first_of_killed = pid == killed && acked_pid != killed && n == 1;
+        // A child's first save may be the history's end without its progress line: killed
+        // right after it, in this round or in an earlier one whose successor was killed before
+        // it saved anything.
+        let first_of_killed = acked_pid != pid && n == 1;
         assert!(
             acked_or_next || first_of_killed,
             "the last save that returned was {acked_pid} {acked_n}, the history ends with {pid} {n}"

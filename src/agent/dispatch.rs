@@ -40,6 +40,19 @@ struct Screened {
     repeated: Vec<usize>,
 }
 
+/// Every call's observation: a call that never got one (the turn was interrupted first) says so.
+fn filled(observations: Vec<Option<Value>>, calls: &[ToolCall]) -> Vec<Value> {
+    observations
+        .into_iter()
+        .zip(calls)
+        .map(|(o, c)| {
+            o.unwrap_or_else(
+                || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
+            )
+        })
+        .collect()
+}
+
 /// Reports a call that did not run as one that started and finished at once with `result`;
 /// returns `result`.
 fn report_refused(events: &EventSink, call: &ToolCall, result: Value) -> Value {
@@ -163,16 +176,7 @@ impl Agent {
         let made = (0..calls.len())
             .map(|i| runnable.contains(&i) || repeated.contains(&i))
             .collect();
-        let observations = observations
-            .into_iter()
-            .zip(calls)
-            .map(|(o, c)| {
-                o.unwrap_or_else(
-                    || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
-                )
-            })
-            .collect();
-        (observations, made)
+        (filled(observations, calls), made)
     }
 
     /// Applies the repeated-call guard and the per-step caps: the refused calls get their

@@ -96,7 +96,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     if open {
         finish(&mut events, unfinished(step));
     }
-    events
+    super::plan::replay::add_plan_events(session, events)
 }
 
 /// How a turn left without an answer ended: its step limit if it made steps, else it failed

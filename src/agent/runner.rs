@@ -40,6 +40,10 @@ pub enum AgentCommand {
     ShowDiff,
     /// Stop the MCP server of this name and start it again (also during a turn).
     McpRestart(String),
+    /// Plan this task (`/plan TASK`): a planner turn with the read-only tools.
+    Plan(String),
+    /// Carry out this plan (its numbered items), item by item.
+    RunPlan(String),
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
@@ -47,6 +51,8 @@ pub enum AgentCommand {
 enum Job {
     Prompt(String, CancellationToken),
     Init(CancellationToken),
+    Plan(String, CancellationToken),
+    RunPlan(String, CancellationToken),
     ClearHistory,
     SetMaxSteps(usize),
     Sessions(AgentCommand),
@@ -73,6 +79,9 @@ impl AgentHandle {
         let job = match command {
             AgentCommand::Prompt(text) => Job::Prompt(text, self.fresh_token()),
             AgentCommand::Init => Job::Init(self.fresh_token()),
+            // Both halves of a plan stop at an interrupt: each carries its own token.
+            AgentCommand::Plan(task) => Job::Plan(task, self.fresh_token()),
+            AgentCommand::RunPlan(plan) => Job::RunPlan(plan, self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
             // Not queued behind a running turn: the servers have their own tasks.
@@ -180,6 +189,13 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                     events.send(AgentEvent::Notice(notice));
                 }
             }
+            Job::Plan(task, token) => {
+                agent.plan(&task, &events, &token).await;
+            }
+            Job::RunPlan(plan, token) => {
+                let items = super::plan::parse_items(&plan);
+                agent.execute_plan(items, &events, &token).await;
+            }
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
             Job::Sessions(command) => sessions(&mut agent, command, &events).await,
             Job::ClearHistory => match agent.clear_history() {
@@ -244,6 +260,8 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         | AgentCommand::ClearHistory
         | AgentCommand::SetMaxSteps(_)
         | AgentCommand::Init
+        | AgentCommand::Plan(_)
+        | AgentCommand::RunPlan(_)
         | AgentCommand::McpRestart(_) => return,
     };
     match switched {

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::mentions::{Attached, Expanded};
+use super::plan::PlanMark;
 use crate::llm::{ChatMessage, Role, ToolCall};
 
 /// The instructions that open every conversation.
@@ -45,6 +46,9 @@ pub struct Message {
     /// files) and which mentions were attached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attached: Option<Attached>,
+    /// For a prompt of a `/plan` run: the planner's, or the executor's for one item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanMark>,
 }
 
 impl Message {
@@ -60,6 +64,7 @@ impl Message {
             incomplete: None,
             note: None,
             attached: None,
+            plan: None,
         }
     }
 
@@ -82,8 +87,12 @@ impl Message {
         }
     }
 
-    /// The text as the person wrote it: a prompt without the files it attached.
+    /// The text as the person wrote it: a prompt without the files it attached (an executor's
+    /// prompt: its plan item).
     pub fn shown(&self) -> &str {
+        if let Some(item) = self.plan.as_ref().and_then(PlanMark::shown) {
+            return item;
+        }
         match &self.attached {
             Some(a) => &a.typed,
             None => &self.content,

@@ -95,6 +95,9 @@ impl Agent {
 
     /// The preset of the next request.
     pub fn current_preset(&self) -> Preset {
-        self.preset.borrow().clone()
+        match &self.turn_spec.preset {
+            Some(preset) => preset.clone(),
+            None => self.preset.borrow().clone(),
+        }
     }
 }

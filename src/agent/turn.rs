@@ -16,6 +16,7 @@ use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::history::{self, HistoryStore, HistoryWriter, TurnChanges};
 use super::session::{Message, Session};
+use super::turn_input::{TurnInput, TurnSpec};
 use crate::approval::ApprovalMode;
 use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 use crate::llm::{
@@ -62,6 +63,10 @@ pub struct Agent {
     pub(super) undo_note: Option<String>,
     /// The MCP servers whose tools the registry offers, when any are configured.
     pub(super) mcp: Option<Arc<McpHub>>,
+    /// What the running turn changes for its own requests (a `/plan` run's preset).
+    pub(super) turn_spec: TurnSpec,
+    /// The presets of `/plan` runs.
+    pub(super) plan_presets: super::plan::PlanPresets,
 }
 
 /// The default context budget in prompt tokens.
@@ -100,6 +105,8 @@ impl Agent {
             changes: TurnChanges::default(),
             undo_note: None,
             mcp: None,
+            turn_spec: TurnSpec::default(),
+            plan_presets: super::plan::PlanPresets::default(),
         }
     }
 
@@ -126,8 +133,42 @@ impl Agent {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
+        self.run_turn_with(TurnInput::prompt(prompt), events, cancel)
+            .await
+    }
+
+    /// Runs one turn for `input`: its tools, preset and system addition hold for this turn
+    /// alone, whatever the outcome.
+    pub async fn run_turn_with(
+        &mut self,
+        mut input: TurnInput,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let full = input
+            .tools
+            .take()
+            .map(|tools| std::mem::replace(&mut self.registry, tools));
+        self.turn_spec = TurnSpec {
+            preset: input.preset.take(),
+            system_addition: input.system_addition.take(),
+        };
+        let outcome = self.turn(input, events, cancel).await;
+        self.turn_spec = TurnSpec::default();
+        if let Some(full) = full {
+            self.registry = full;
+        }
+        outcome
+    }
+
+    async fn turn(
+        &mut self,
+        input: TurnInput,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
         events.send(AgentEvent::TurnStarted {
-            prompt: prompt.to_string(),
+            prompt: input.prompt.clone(),
         });
         let max = self.settings.max_steps.max(1);
         let mut turn = TurnTally::new(match &self.request_budget {
@@ -148,8 +189,12 @@ impl Agent {
             self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
         }
-        let mut message = self.prompt_message(prompt, events).await;
+        let mut message = match input.content {
+            Some(content) => Message::user(content),
+            None => self.prompt_message(&input.prompt, events).await,
+        };
         message.note = self.undo_note.take();
+        message.plan = input.plan;
         self.session.push(message);
         // Saved at once: a crash during the first step must not lose the prompt.
         self.save(events);
@@ -209,10 +254,11 @@ impl Agent {
         let schemas = self.registry.schemas();
         let preset = self.current_preset();
         let reasoning_back = !schemas.is_empty() && preset.returns_reasoning();
-        let (messages, fit, raw_estimate) = self.budget.fit(
-            self.session.to_chat(reasoning_back),
-            crate::agent::context::estimate_schemas(&schemas),
-        );
+        let mut chat = self.session.to_chat(reasoning_back);
+        self.turn_spec.add_to(&mut chat);
+        let (messages, fit, raw_estimate) = self
+            .budget
+            .fit(chat, crate::agent::context::estimate_schemas(&schemas));
         // The client keeps what arrives; this only passes it on as it comes.
         let mut on_event = |event: ClientEvent| forward(events, event);
         let result = self

@@ -13,7 +13,9 @@
 //! what a script wants.
 
 pub mod input;
+pub mod plan_report;
 pub mod report;
+pub mod steps;
 pub mod trace;
 pub mod wire;
 
@@ -26,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
 use crate::config::OutputFormat;
+use crate::events::ItemState;
 use crate::terminal_text::clean;
 
 pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
@@ -148,11 +151,21 @@ impl Output {
     }
 }
 
-/// Runs one turn for `prompt` and writes it as `format` says, after the `notices` from start;
-/// Ctrl+C interrupts the turn. Returns how the turn ended and the exit status it makes.
+/// What a headless run does with its prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// One turn.
+    Turn,
+    /// `--plan`: a planner turn writes a plan, the executor carries it out item by item.
+    Plan,
+}
+
+/// Runs one turn for `prompt` (or, for [`RunKind::Plan`], plans it and carries the plan out)
+/// and writes it as `format` says, after the `notices` from start; Ctrl+C interrupts it.
+/// Returns how it ended and the exit status it makes.
 pub async fn run(
     mut agent: Agent,
-    prompt: &str,
+    (prompt, kind): (&str, RunKind),
     format: OutputFormat,
     notices: Vec<String>,
 ) -> (TurnOutcome, u8) {
@@ -177,7 +190,10 @@ pub async fn run(
             _ = cancel.cancelled() => {}
         }
     }
-    let outcome = agent.run_turn(prompt, &events, &cancel).await;
+    let outcome = match kind {
+        RunKind::Turn => agent.run_turn(prompt, &events, &cancel).await,
+        RunKind::Plan => plan_and_execute(&mut agent, prompt, &events, &cancel).await,
+    };
     drop(events);
     // The servers stop and let go of their sender; the last ones go with the agent, which ends
     // the printer's loop.
@@ -193,6 +209,28 @@ pub async fn run(
     };
     write_report(format, &report);
     (outcome, report.exit_code)
+}
+
+/// Plans `task`, then carries the plan out without editing. Ends as `Answered` when every item
+/// was done, `Interrupted` when interrupted, else `Failed` (no plan, or an item failed).
+async fn plan_and_execute(
+    agent: &mut Agent,
+    task: &str,
+    events: &EventSink,
+    cancel: &CancellationToken,
+) -> TurnOutcome {
+    let (outcome, items) = agent.plan(task, events, cancel).await;
+    match outcome {
+        TurnOutcome::Answered if !items.is_empty() => {}
+        TurnOutcome::Interrupted => return outcome,
+        _ => return TurnOutcome::Failed,
+    }
+    let summary = agent.execute_plan(items, events, cancel).await;
+    match summary.stopped {
+        None => TurnOutcome::Answered,
+        Some((_, ItemState::Interrupted, _)) => TurnOutcome::Interrupted,
+        Some(_) => TurnOutcome::Failed,
+    }
 }
 
 /// Interrupts the turn on Ctrl+C, SIGTERM or SIGHUP, so it ends as an interrupted turn: the

@@ -8,138 +8,14 @@
 //!   "exit_code": 0, "errors": [], "notices": []}
 //! ```
 
-use serde::{Serialize, Serializer};
-use serde_json::Value;
+use serde::Serialize;
 
-use super::wire::{arguments_value, millis};
+use super::plan_report::PlanReport;
+pub use super::steps::{CallReport, StepReport, Steps};
 use super::{exit_code, outcome_name};
 use crate::agent::{AgentEvent, TurnOutcome};
+use crate::events::PlanEvent;
 use crate::llm::Usage;
-
-/// One tool call of a step.
-#[derive(Debug, Serialize)]
-pub struct CallReport {
-    /// The call id.
-    pub id: String,
-    /// The tool.
-    pub name: String,
-    /// The arguments: parsed JSON when they parse, else the string the model wrote.
-    pub arguments: Value,
-    /// The observation sent to the model (`null` if the call never finished).
-    pub result: Option<Value>,
-    /// How long it ran.
-    pub duration_ms: Option<u64>,
-    /// A sub-agent's steps, for a call that delegated to one.
-    #[serde(skip_serializing_if = "Steps::is_empty")]
-    pub steps: Steps,
-}
-
-/// One model call of the turn.
-#[derive(Debug, Serialize)]
-pub struct StepReport {
-    /// 1-based step number.
-    pub step: usize,
-    /// The model's reasoning in this step (`null` when it gave none).
-    pub reasoning: Option<String>,
-    /// What the model wrote before calling tools (`null` when nothing; an answer is not a
-    /// thought and goes in the report's `answer`).
-    pub thought: Option<String>,
-    /// The calls it made.
-    pub tool_calls: Vec<CallReport>,
-}
-
-/// The steps of one agent, as they arrive. Written as the list of steps.
-#[derive(Debug, Default)]
-pub struct Steps {
-    steps: Vec<StepReport>,
-    /// The text of the current step, until it turns out to be a thought or the answer.
-    text: String,
-}
-
-impl Serialize for Steps {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(&self.steps)
-    }
-}
-
-impl Steps {
-    /// Whether no step started.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
-    /// Adds what `event` tells about the steps.
-    pub fn apply(&mut self, event: &AgentEvent) {
-        match event {
-            AgentEvent::StepStarted { step, .. } => {
-                self.text.clear();
-                self.steps.push(StepReport {
-                    step: *step,
-                    reasoning: None,
-                    thought: None,
-                    tool_calls: Vec::new(),
-                });
-            }
-            AgentEvent::ReasoningDelta(text) => {
-                if let Some(step) = self.steps.last_mut() {
-                    step.reasoning.get_or_insert_default().push_str(text);
-                }
-            }
-            AgentEvent::ContentDelta(text) => self.text.push_str(text),
-            AgentEvent::ToolCallStarted {
-                id,
-                name,
-                arguments,
-            } => {
-                let text = std::mem::take(&mut self.text);
-                if let Some(step) = self.steps.last_mut() {
-                    if !text.is_empty() {
-                        step.thought = Some(text);
-                    }
-                    step.tool_calls.push(CallReport {
-                        id: id.clone(),
-                        name: name.clone(),
-                        arguments: arguments_value(arguments),
-                        result: None,
-                        duration_ms: None,
-                        steps: Steps::default(),
-                    });
-                }
-            }
-            AgentEvent::ToolFinished {
-                id,
-                result,
-                duration,
-                ..
-            } => {
-                if let Some(call) = self.call_mut(id) {
-                    call.result = Some(result.clone());
-                    call.duration_ms = duration.map(millis);
-                }
-            }
-            AgentEvent::Nested { parent_id, event } => {
-                if let Some(call) = self.call_mut(parent_id) {
-                    call.steps.apply(event);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The call with this id, the latest first (ids are unique within a turn).
-    fn call_mut(&mut self, id: &str) -> Option<&mut CallReport> {
-        self.steps
-            .iter_mut()
-            .rev()
-            .flat_map(|s| s.tool_calls.iter_mut().rev())
-            .find(|c| c.id == id)
-    }
-
-    /// What the last step said without calling tools after it: the answer (maybe partial).
-    pub fn take_answer(&mut self) -> Option<String> {
-        Some(std::mem::take(&mut self.text)).filter(|t| !t.is_empty())
-    }
-}
 
 /// The whole turn.
 #[derive(Debug, Serialize)]
@@ -163,6 +39,10 @@ pub struct Report {
     pub errors: Vec<String>,
     /// Notices, from start (e.g. the project instructions read) and from the turn.
     pub notices: Vec<String>,
+    /// A `--plan` run's plan and its items' states (then `steps` are the planner's, and each
+    /// item holds the executor's for it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanReport>,
 }
 
 impl Report {
@@ -178,6 +58,7 @@ impl Report {
             denied: 0,
             errors: vec![error.to_string()],
             notices: Vec::new(),
+            plan: None,
         }
     }
 }
@@ -194,6 +75,9 @@ pub struct ReportBuilder {
     errors: Vec<String>,
     notices: Vec<String>,
     denied: usize,
+    plan: Option<PlanReport>,
+    /// The plan item whose turn runs: its steps go under it.
+    item: Option<usize>,
 }
 
 impl ReportBuilder {
@@ -212,13 +96,45 @@ impl ReportBuilder {
             AgentEvent::Notice(text) => self.notices.push(text.clone()),
             AgentEvent::ToolFinished { result, .. } if result["denied"] == true => {
                 self.denied += 1;
-                self.steps.apply(event);
+                self.steps_mut().apply(event);
             }
             AgentEvent::TurnFinished { usage, .. } => {
-                self.usage = *usage;
-                self.answer = self.steps.take_answer();
+                // A plan run has several turns: their tokens add up.
+                match (&mut self.usage, usage) {
+                    (Some(total), Some(u)) => total.add(u),
+                    (total, u) => *total = total.or(*u),
+                }
+                self.answer = self.steps_mut().take_answer();
+                if let (Some(i), Some(plan)) = (self.item, &mut self.plan)
+                    && let Some(item) = plan.items.get_mut(i)
+                {
+                    item.answer = self.answer.clone();
+                }
             }
-            other => self.steps.apply(other),
+            AgentEvent::Plan(plan) => self.plan_event(plan),
+            other => self.steps_mut().apply(other),
+        }
+    }
+
+    /// Where a step goes: under the running plan item, else the report's own steps.
+    fn steps_mut(&mut self) -> &mut Steps {
+        match (self.item, &mut self.plan) {
+            (Some(i), Some(plan)) if i < plan.items.len() => &mut plan.items[i].steps,
+            _ => &mut self.steps,
+        }
+    }
+
+    fn plan_event(&mut self, event: &PlanEvent) {
+        match event {
+            PlanEvent::Planning { task, model } => {
+                self.plan = Some(PlanReport::new(task, model));
+            }
+            PlanEvent::ItemStarted { index } => self.item = Some(*index),
+            PlanEvent::ItemFinished { .. } => self.item = None,
+            _ => {}
+        }
+        if let Some(plan) = &mut self.plan {
+            plan.apply(event);
         }
     }
 
@@ -237,6 +153,7 @@ impl ReportBuilder {
             denied: self.denied,
             errors: self.errors,
             notices: self.notices,
+            plan: self.plan,
         }
     }
 }
@@ -244,7 +161,7 @@ impl ReportBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
     use std::time::Duration;
 
     fn nested(e: AgentEvent) -> AgentEvent {

@@ -8,6 +8,7 @@
 use std::io::{IsTerminal, Write};
 
 use crate::agent::AgentEvent;
+use crate::events::PlanEvent;
 use crate::terminal_text::{TerminalCleaner, clean};
 
 /// How the answer is written to stdout.
@@ -43,6 +44,8 @@ pub struct TracePrinter {
     /// The reasoning streams in deltas: a sequence may be split across two of them.
     reasoning: TerminalCleaner,
     answer_output: AnswerOutput,
+    /// The items of the plan being carried out (`--plan`).
+    plan_items: Vec<String>,
 }
 
 impl TracePrinter {
@@ -131,6 +134,10 @@ impl TracePrinter {
                 writeln!(err, "{pad}[error] {}", clean(message))?;
             }
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text))?,
+            AgentEvent::Plan(plan) if depth == 0 => {
+                self.end_reasoning(err)?;
+                self.plan(plan, err)?;
+            }
             AgentEvent::FilesAttached(mentions) => {
                 writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))?
             }
@@ -149,6 +156,53 @@ impl TracePrinter {
             _ => {}
         }
         err.flush()
+    }
+
+    /// `[plan] …` and `[plan item N/M] …` lines.
+    fn plan(&mut self, event: &PlanEvent, err: &mut dyn Write) -> std::io::Result<()> {
+        let total = self.plan_items.len();
+        match event {
+            PlanEvent::Planning { task, model } => {
+                writeln!(
+                    err,
+                    "[plan] planning with {}: {}",
+                    clean(model),
+                    clean(task)
+                )?;
+            }
+            PlanEvent::Proposed { items, .. } => {
+                for (i, item) in items.iter().enumerate() {
+                    writeln!(err, "[plan] {}. {}", i + 1, clean(item))?;
+                }
+            }
+            PlanEvent::Executing { items, model } => {
+                self.plan_items = items.clone();
+                let n = items.len();
+                writeln!(err, "[plan] carrying out {n} items with {}", clean(model))?;
+            }
+            PlanEvent::ItemStarted { index } => {
+                let item = self.plan_items.get(*index).map_or("", String::as_str);
+                writeln!(err, "[plan item {}/{total}] {}", index + 1, clean(item))?;
+            }
+            PlanEvent::ItemFinished {
+                index,
+                state,
+                reason,
+            } => {
+                let why = reason.as_deref().map(clean).unwrap_or_default();
+                let n = index + 1;
+                writeln!(err, "[plan item {n}/{total} {}] {why}", state.name())?;
+            }
+            PlanEvent::Finished(summary) => match &summary.stopped {
+                None => writeln!(err, "[plan] done: {}/{} items", summary.done, summary.total)?,
+                Some((index, state, reason)) => {
+                    let why = reason.as_deref().map(clean).unwrap_or_default();
+                    let (n, total, state) = (index + 1, summary.total, state.name());
+                    writeln!(err, "[plan] stopped at item {n}/{total} ({state}) {why}")?;
+                }
+            },
+        }
+        Ok(())
     }
 
     fn end_reasoning(&mut self, err: &mut dyn Write) -> std::io::Result<()> {

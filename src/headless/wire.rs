@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::outcome_name;
 use crate::agent::{AgentEvent, AgentState};
+use crate::events::PlanEvent;
 use crate::llm::Usage;
 
 /// One event as it goes on the wire.
@@ -159,6 +160,48 @@ pub enum WireEvent<'a> {
         /// Every MCP server as it is now.
         servers: Vec<WireMcpServer<'a>>,
     },
+    /// `{"type":"plan_planning","task":...,"model":"deepseek-v4-pro"}`
+    PlanPlanning {
+        /// The task being planned.
+        task: &'a str,
+        /// The planner's model.
+        model: &'a str,
+    },
+    /// `{"type":"plan_proposed","items":[...]}`
+    PlanProposed {
+        /// The plan's items, in order.
+        items: &'a [String],
+    },
+    /// `{"type":"plan_executing","items":[...],"model":"deepseek-v4-flash"}`
+    PlanExecuting {
+        /// The items being carried out, in order.
+        items: &'a [String],
+        /// The executor's model.
+        model: &'a str,
+    },
+    /// `{"type":"plan_item_started","index":0}` (0-based)
+    PlanItemStarted {
+        /// Which item.
+        index: usize,
+    },
+    /// `{"type":"plan_item_finished","index":0,"state":"done|failed|interrupted","reason":...}`
+    PlanItemFinished {
+        /// Which item.
+        index: usize,
+        /// How it ended.
+        state: &'static str,
+        /// Why it failed.
+        reason: Option<&'a str>,
+    },
+    /// `{"type":"plan_finished","done":2,"total":3,"stopped_at":1}`
+    PlanFinished {
+        /// Items done.
+        done: usize,
+        /// Items in the plan.
+        total: usize,
+        /// The item that stopped the run (0-based), if one did.
+        stopped_at: Option<usize>,
+    },
 }
 
 /// One MCP server on the wire.
@@ -219,8 +262,33 @@ pub fn line(event: &AgentEvent) -> WireLine<'_> {
     }
 }
 
+/// A plan event's line.
+fn plan_event(event: &PlanEvent) -> WireEvent<'_> {
+    match event {
+        PlanEvent::Planning { task, model } => WireEvent::PlanPlanning { task, model },
+        PlanEvent::Proposed { items, .. } => WireEvent::PlanProposed { items },
+        PlanEvent::Executing { items, model } => WireEvent::PlanExecuting { items, model },
+        PlanEvent::ItemStarted { index } => WireEvent::PlanItemStarted { index: *index },
+        PlanEvent::ItemFinished {
+            index,
+            state,
+            reason,
+        } => WireEvent::PlanItemFinished {
+            index: *index,
+            state: state.name(),
+            reason: reason.as_deref(),
+        },
+        PlanEvent::Finished(summary) => WireEvent::PlanFinished {
+            done: summary.done,
+            total: summary.total,
+            stopped_at: summary.stopped.as_ref().map(|(i, ..)| *i),
+        },
+    }
+}
+
 fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
     match event {
+        AgentEvent::Plan(plan) => plan_event(plan),
         AgentEvent::State(state) => WireEvent::State {
             state: state_name(*state),
         },

@@ -58,7 +58,7 @@ const fn command(
 
 /// Every command, in the order the popup lists them before anything is typed.
 #[rustfmt::skip] // A table: one command a line.
-pub const COMMANDS: [Command; 16] = [
+pub const COMMANDS: [Command; 17] = [
     command("model", "[NAME]", "choose the model (a picker without one)", Values::Models),
     command("approval", "[MODE]", "show or set the approval mode", Values::Approval),
     command("undo", "", "put back the files the last turn changed", Values::None),
@@ -68,6 +68,7 @@ pub const COMMANDS: [Command; 16] = [
     command("rename", "TITLE", "name this session", Values::None),
     command("steps", "[N]", "show or set the step limit of a turn", Values::Steps),
     command("copy", "[N]", "copy the last answer, or its N-th code block", Values::CodeBlocks),
+    command("plan", "TASK", "plan the task (read-only), edit the plan, Enter runs it", Values::None),
     command("init", "", "the model writes a starter AGENTS.md", Values::None),
     command("clear", "", "clear the conversation (asks first)", Values::None),
     command("tools", "", "list the tools the model may call", Values::None),

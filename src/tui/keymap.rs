@@ -127,6 +127,8 @@ pub enum Action {
     PopupChoose,
     /// Close the completion popup (Esc).
     PopupClose,
+    /// Set aside the plan waiting in the input (Esc).
+    DiscardPlan,
 }
 
 /// What the keymap needs to know about the state.
@@ -156,6 +158,8 @@ pub struct KeyContext {
     pub answer_fresh: bool,
     /// Whether the completion popup (files after `@`, commands after `/`) is open.
     pub popup: bool,
+    /// Whether a proposed plan waits in the input to be run.
+    pub plan_draft: bool,
 }
 
 /// The action for a key.
@@ -189,6 +193,7 @@ pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
         KeyCode::Esc if ctx.busy && ctx.queued => return Action::DropQueued,
         KeyCode::Esc if ctx.busy => return Action::Interrupt,
         KeyCode::Esc if ctx.focus != Focus::Input => return Action::FocusInput,
+        KeyCode::Esc if ctx.plan_draft => return Action::DiscardPlan,
         KeyCode::Esc => return Action::None,
         KeyCode::F(1) => return Action::ShowHelp,
         KeyCode::F(2) => return Action::TogglePreset,

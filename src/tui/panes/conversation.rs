@@ -83,6 +83,14 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                     .map(|l| Line::styled(l.to_string(), super::approval::diff_style(l, theme))),
             );
         }
+        EntryKind::Plan => {
+            if let Some(plan) = &entry.plan {
+                raw.extend(super::plan::block_lines(plan, width, theme));
+            }
+        }
+        EntryKind::PlanItem => {
+            raw.push(Line::styled(format!("▶ {}", entry.text), theme.accent));
+        }
         EntryKind::Notice => {
             for (i, l) in entry.text.split('\n').enumerate() {
                 let prefix = if i == 0 { "• " } else { "  " };
@@ -214,6 +222,9 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
         .sum();
     if entry.kind == EntryKind::Call {
         return 1 + entry.gap as usize;
+    }
+    if let Some(plan) = &entry.plan {
+        return plan.items.len() + 3 + entry.gap as usize;
     }
     let header = matches!(entry.kind, EntryKind::User | EntryKind::Assistant) as usize;
     header + body + entry.gap as usize

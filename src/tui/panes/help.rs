@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 40] = [
+pub const KEYS: [(&str, &str); 41] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -60,6 +60,7 @@ pub const KEYS: [(&str, &str); 40] = [
     ("/resume [TITLE]", "reopen an earlier session (picker)"),
     ("/rename TITLE", "name this session"),
     ("/steps [N]", "show or set the step limit"),
+    ("/plan TASK", "plan it (read-only), edit, Enter runs it"),
     ("/copy [N]", "copy the last answer, or its N-th code block"),
     ("/init", "the model writes a starter AGENTS.md"),
     ("/clear /tools", "clear history · list tools"),

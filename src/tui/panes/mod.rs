@@ -8,6 +8,7 @@ pub mod help;
 pub mod input;
 pub mod key_dialog;
 pub mod picker;
+pub mod plan;
 pub mod popup;
 pub mod reasoning;
 pub mod status;

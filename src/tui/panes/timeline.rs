@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::{draw_lines, inner, pane_block};
+use super::{draw_lines, inner, pane_block, plan};
 use crate::tui::state::{CallView, Focus, Pane, Scroll, State, StepLines, StepStop, StepView};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -209,9 +209,10 @@ pub fn prepare(state: &mut State, area: Rect) {
     let width = inner.width as usize;
     let last = state.steps.len().saturating_sub(1);
     let busy = state.busy();
-    let cache = &mut state.side.timeline;
+    // Taken out while the steps are read (a plan's lines read the plans too), then put back.
+    let mut cache = std::mem::take(&mut state.side.timeline);
     cache.truncate(state.steps.len());
-    let starts = &mut state.side.step_starts;
+    let mut starts = std::mem::take(&mut state.side.step_starts);
     starts.clear();
     let mut total = 0;
     for (i, step) in state.steps.iter().enumerate() {
@@ -222,7 +223,7 @@ pub fn prepare(state: &mut State, area: Rect) {
             width,
             state.selected == Some(i),
             running,
-            separator,
+            plan::group_key(state, i, separator),
             fingerprint(step),
         );
         if cache.len() <= i {
@@ -230,24 +231,22 @@ pub fn prepare(state: &mut State, area: Rect) {
         }
         let entry = &mut cache[i];
         if entry.key != key || entry.lines.is_empty() {
-            let mut lines = Vec::new();
-            if separator {
-                // Which turn begins here, so steps numbered from 1 again are not confused.
-                let label = format!("── turn {} ", step.turn + 1);
-                let rule = "─".repeat(width.min(40).saturating_sub(wrap::width(&label)));
-                lines.push(Line::styled(
-                    wrap::truncate(&format!("{label}{rule}"), width),
-                    state.theme.border,
-                ));
-            }
+            // Which turn (or plan item) begins here, so steps numbered from 1 again are not
+            // confused; after a plan's last step, its items still to come.
+            let (mut lines, tail) = plan::group_lines(state, i, separator, width);
+            let head = lines.len();
             lines.extend(step_lines(step, key.1, running, width, &state.theme));
-            *entry = StepLines { key, lines };
+            lines.extend(tail);
+            *entry = StepLines { key, lines, head };
         }
-        // The step starts after its separator.
-        starts.push(total + usize::from(separator));
+        // The step starts after its group's lines.
+        starts.push(total + entry.head);
         total += entry.lines.len();
     }
     starts.push(total);
+    state.side.timeline = cache;
+    state.side.step_starts = starts;
+    let starts = &state.side.step_starts;
     let shown = total.max(1); // "No steps yet." when empty
     let scroll = &mut state.scroll[Pane::Timeline];
     scroll.resize(shown, inner.height as usize);
@@ -283,7 +282,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     }
     // Offsets of each step's first line including its separator.
     let starts = &state.side.step_starts;
-    let begin = |i: usize| starts[i] - usize::from(cache[i].key.3);
+    let begin = |i: usize| starts[i] - cache[i].head;
     // Binary search for the step holding the top line.
     let (mut lo, mut hi) = (0, cache.len());
     while lo + 1 < hi {

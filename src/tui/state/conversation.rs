@@ -24,6 +24,10 @@ pub enum EntryKind {
     Call,
     /// A unified diff of files (`/diff`, `/undo`), coloured line by line.
     Diff,
+    /// A `/plan` plan: its items with their states, in a block of its own.
+    Plan,
+    /// The heading of a plan item's executor turn.
+    PlanItem,
 }
 
 /// Where a tool call shown in the conversation stands.
@@ -103,6 +107,8 @@ pub struct Entry {
     pub gap: bool,
     /// A prompt's `@` mentions whose files went with it (as written after `@`), shown as chips.
     pub mentions: Vec<String>,
+    /// The plan a [`EntryKind::Plan`] entry shows (a copy of `State::plans`' entry, kept in step).
+    pub plan: Option<Box<super::plan::PlanView>>,
     /// The wrapped lines.
     pub cache: WrapCache,
 }
@@ -121,6 +127,7 @@ impl Entry {
             expanded: false,
             gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
             mentions: Vec::new(),
+            plan: None,
             cache: WrapCache::default(),
         }
     }

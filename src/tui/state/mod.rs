@@ -9,6 +9,7 @@ mod approval;
 mod conversation;
 mod key_dialog;
 mod picker;
+mod plan;
 mod popup;
 mod scroll;
 mod steps;
@@ -17,6 +18,7 @@ pub use approval::ApprovalView;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
+pub use plan::{ItemView, PlanPhase, PlanView, Plans, StepGroup};
 pub use popup::{Choice, FileBatch, FileList, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
@@ -180,6 +182,8 @@ pub struct State {
     pub key_dialog: KeyDialog,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
+    /// The `/plan` runs: their plans, and what the running turn is to them.
+    pub plans: Plans,
 }
 
 impl State {
@@ -233,6 +237,7 @@ impl State {
             quit: false,
             key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
             key_set: true,
+            plans: Plans::default(),
         };
         state.reset_input();
         for notice in &options.notices {
@@ -253,6 +258,7 @@ impl State {
         self.step = 0;
         self.turns = 0;
         self.session_title = None;
+        self.plans = Plans::default();
         for s in self.scroll.iter_mut() {
             *s = Default::default();
         }
@@ -294,7 +300,10 @@ impl State {
 
     /// Whether a turn is running.
     pub fn busy(&self) -> bool {
-        self.agent_state != AgentState::Idle || self.busy_since.is_some()
+        // A plan's executor is busy between its items' turns too.
+        self.agent_state != AgentState::Idle
+            || self.busy_since.is_some()
+            || self.plans.running.is_some()
     }
 
     /// The prompt text as typed (long pastes still as their markers).

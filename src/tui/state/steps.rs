@@ -61,15 +61,21 @@ pub struct StepView {
     pub expanded: bool,
     /// How its turn ended when it did not end with an answer.
     pub stopped: Option<StepStop>,
+    /// What its turn belongs to (a `/plan` planner, or an item of a plan).
+    pub group: super::plan::StepGroup,
 }
 
 /// One step's timeline lines and what they were drawn from.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepLines {
-    /// Width, selected, running, separator and a fingerprint of the step's content.
-    pub key: (usize, bool, bool, bool, [usize; 8]),
-    /// The lines.
+    /// Width, selected, running, what its group lines show (0: none) and a fingerprint of the
+    /// step's content.
+    pub key: (usize, bool, bool, u64, [usize; 8]),
+    /// The lines: the group lines before the step (a turn's label, a plan item's header), the
+    /// step's, and those after it (the plan items still to come).
     pub lines: Vec<Line<'static>>,
+    /// How many of `lines` come before the step's own.
+    pub head: usize,
 }
 
 /// Lines prepared for the side panes at the last layout.

@@ -7,6 +7,7 @@ mod hostile;
 mod key_dialog;
 mod keys;
 mod markdown;
+mod plan;
 mod popups;
 mod sessions;
 mod side_panes;

@@ -36,17 +36,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
                 state.touch_entry(i);
             }
         }
-        AgentEvent::StepStarted { step, max } => {
-            state.step = step;
-            state.max_steps = max;
-            state.retry = None;
-            let turn = state.turns.saturating_sub(1);
-            state.steps.push(StepView {
-                turn,
-                number: step,
-                ..Default::default()
-            });
-        }
+        AgentEvent::StepStarted { step, max } => step_started(state, step, max),
         AgentEvent::ReasoningDelta(text) => {
             state.retry = None;
             if let Some(step) = state.steps.last_mut() {
@@ -115,6 +105,20 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
     }
 }
 
+/// A model call began: a new step of the turn (under its plan item, if it has one).
+fn step_started(state: &mut State, step: usize, max: usize) {
+    state.step = step;
+    state.max_steps = max;
+    state.retry = None;
+    let turn = state.turns.saturating_sub(1);
+    state.steps.push(StepView {
+        turn,
+        number: step,
+        group: state.plans.group,
+        ..Default::default()
+    });
+}
+
 /// The events of the sessions, approvals, file changes and servers: what happens around turns.
 fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
     match event {
@@ -164,6 +168,7 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
             }
         }
         AgentEvent::McpServers(servers) => state.mcp = servers,
+        AgentEvent::Plan(event) => super::plan::on_plan(state, event),
         // The events of a turn are `on_event`'s.
         _ => {}
     }
@@ -234,7 +239,8 @@ fn turn_started(state: &mut State, prompt: String) {
     if state.session_title.is_none() {
         state.session_title = Some(crate::agent::session::title_from_prompt(&prompt));
     }
-    state.push(EntryKind::User, prompt);
+    let entry = super::plan::turn_entry(state, prompt);
+    state.push_entry(entry);
     state.scroll[Pane::Conversation].jump_to_bottom();
     state.turns += 1;
     state.step = 0;

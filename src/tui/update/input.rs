@@ -16,6 +16,9 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     if trimmed.is_empty() {
         return;
     }
+    if state.plans.draft() && !trimmed.starts_with('/') && !state.busy() {
+        return super::plan::run(state, &text, now, effects);
+    }
     if let Some(command) = trimmed.strip_prefix('/') {
         let command = command.to_string();
         // A command that cannot run during a turn stays in the input for later.
@@ -28,6 +31,8 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
             return;
         }
         state.reset_input();
+        // Another command takes the input's place: a plan waiting there is set aside.
+        super::plan::set_aside(state);
         slash::slash(state, &command, now, effects);
         return;
     }
@@ -63,6 +68,7 @@ pub(super) fn clear(state: &mut State, now: Instant) {
         // The cleared text can be recalled with Up, like a sent prompt.
         let text = state.input_expanded();
         state.prompt_history.push(text);
+        super::plan::set_aside(state);
         flash(
             state,
             now,

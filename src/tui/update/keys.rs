@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{approval, input, key_dialog, navigate, picker, popup, preset, slash};
+use super::{approval, input, key_dialog, navigate, picker, plan, popup, preset, slash};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -23,6 +23,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.popup.is_some(),
+        plan_draft: state.plans.draft(),
         quit_armed: state
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
@@ -107,21 +108,13 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ToggleSidePanes
         | Action::ShowHelp
         | Action::ScrollHelp(_) => navigate::view(state, action),
-        Action::Interrupt => {
-            if state.busy() {
-                // Ctrl+C in the approval dialog denies every waiting call and interrupts.
-                state.approvals.clear();
-                if state.overlay == Overlay::Approval {
-                    state.overlay = Overlay::None;
-                }
-                effects.push(Effect::Interrupt);
-            }
-        }
+        Action::Interrupt => interrupt(state, &mut effects),
         Action::Quit => {
             state.quit = true;
             effects.push(Effect::Quit);
         }
         Action::Copy => slash::copy(state, &mut effects),
+        Action::DiscardPlan => plan::discard(state, now),
         Action::PopupMove(_) | Action::PopupComplete | Action::PopupChoose | Action::PopupClose => {
             popup::apply(state, action, now, &mut effects)
         }
@@ -131,4 +124,16 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
     }
     approval::show_waiting(state, now);
     effects
+}
+
+/// Esc or Ctrl+C during a turn (or a plan's run): interrupt it.
+fn interrupt(state: &mut State, effects: &mut Vec<Effect>) {
+    if state.busy() {
+        // Ctrl+C in the approval dialog denies every waiting call and interrupts.
+        state.approvals.clear();
+        if state.overlay == Overlay::Approval {
+            state.overlay = Overlay::None;
+        }
+        effects.push(Effect::Interrupt);
+    }
 }

@@ -14,6 +14,7 @@ mod key_dialog;
 mod keys;
 mod navigate;
 mod picker;
+mod plan;
 mod popup;
 mod preset;
 mod slash;

@@ -14,7 +14,7 @@ use crate::tui::state::{EntryKind, Overlay, State};
 pub(super) fn waits_for_the_turn(command: &str) -> bool {
     matches!(
         command.split_whitespace().next(),
-        Some("clear" | "init" | "new" | "resume" | "undo")
+        Some("clear" | "init" | "new" | "resume" | "undo" | "plan")
     )
 }
 
@@ -81,20 +81,8 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             }
         },
         ("clear", _) => ask_clear(state, now),
-        ("init", _) => {
-            if state.busy() {
-                flash(
-                    state,
-                    now,
-                    "A turn is running: wait for it, or press Esc to interrupt it",
-                );
-            } else {
-                state.busy_since = Some(now);
-                state.agent_state = crate::agent::AgentState::Thinking;
-                state.retry = None;
-                effects.push(Effect::Command(AgentCommand::Init));
-            }
-        }
+        ("plan", _) => super::plan::start(state, rest, effects, now),
+        ("init", _) => init(state, now, effects),
         ("quit" | "exit", _) => {
             state.quit = true;
             effects.push(Effect::Quit);
@@ -125,10 +113,26 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
             state.push(
                 EntryKind::Error,
                 format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /new, /resume [TITLE], /rename TITLE, /undo, /diff, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
+                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /plan TASK, /new, /resume [TITLE], /rename TITLE, /undo, /diff, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
                 ),
             );
         }
+    }
+}
+
+/// `/init`: the turn in which the model writes a starter AGENTS.md.
+fn init(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
+    if state.busy() {
+        flash(
+            state,
+            now,
+            "A turn is running: wait for it, or press Esc to interrupt it",
+        );
+    } else {
+        state.busy_since = Some(now);
+        state.agent_state = crate::agent::AgentState::Thinking;
+        state.retry = None;
+        effects.push(Effect::Command(AgentCommand::Init));
     }
 }
 

@@ -1,0 +1,245 @@
+//! `/plan` in the screen: the plan's events move its block and its items' states, a proposed
+//! plan waits in the input to be edited, and Enter runs it (Esc sets it aside).
+
+use std::time::Instant;
+
+use super::effect::{Effect, flash};
+use crate::agent::AgentCommand;
+use crate::agent::plan::{format_items, parse_items};
+use crate::events::{ItemState, PlanEvent, PlanSummary};
+use crate::tui::state::{Entry, EntryKind, Focus, PlanPhase, PlanView, State, StepGroup};
+
+/// Applies a plan event.
+pub(super) fn on_plan(state: &mut State, event: PlanEvent) {
+    match event {
+        PlanEvent::Planning { task, model } => state.plans.planning = Some((task, model)),
+        PlanEvent::Proposed { items, replayed } => proposed(state, &items, replayed),
+        PlanEvent::Executing { items, model } => executing(state, &items, model),
+        PlanEvent::ItemStarted { index } => {
+            state.plans.item = Some(index);
+            set_item(state, index, ItemState::Running, None);
+        }
+        PlanEvent::ItemFinished {
+            index,
+            state: item_state,
+            reason,
+        } => {
+            set_item(state, index, item_state, reason);
+            state.plans.item = None;
+        }
+        PlanEvent::Finished(summary) => finished(state, &summary),
+    }
+}
+
+/// What the turn about to start belongs to; takes the planner's task when it is the
+/// planner's. Returns the entry that shows its prompt.
+pub(super) fn turn_entry(state: &mut State, prompt: String) -> Entry {
+    if let Some(planning) = state.plans.planning.take() {
+        state.plans.group = StepGroup::Planner;
+        state.plans.planned = Some(planning);
+        return Entry::new(EntryKind::User, format!("/plan {prompt}"));
+    }
+    match (state.plans.running, state.plans.item) {
+        (Some(plan), Some(item)) => {
+            state.plans.group = StepGroup::Item { plan, item };
+            let total = state.plans.list.get(plan).map_or(0, |p| p.items.len());
+            Entry::new(
+                EntryKind::PlanItem,
+                format!("Item {} of {total} · {prompt}", item + 1),
+            )
+        }
+        _ => {
+            state.plans.group = StepGroup::Turn;
+            Entry::new(EntryKind::User, prompt)
+        }
+    }
+}
+
+/// The planner wrote a plan: its answer becomes the plan's block, and a live plan waits in the
+/// input to be edited and run.
+fn proposed(state: &mut State, items: &[String], replayed: bool) {
+    let (task, planner) = state.plans.planned.take().unwrap_or_default();
+    let phase = if replayed {
+        PlanPhase::NotRun
+    } else {
+        PlanPhase::Draft
+    };
+    set_aside(state);
+    let mut plan = PlanView::new(task, planner, items, phase);
+    // The planner's answer (after its prompt) is the plan: shown once, as the block.
+    let answer = state
+        .entries
+        .iter()
+        .rposition(|e| matches!(e.kind, EntryKind::Assistant | EntryKind::User))
+        .filter(|&i| state.entries[i].kind == EntryKind::Assistant);
+    let entry = Entry::new(EntryKind::Plan, "");
+    let i = match answer {
+        Some(i) => {
+            state.entries[i] = entry;
+            state.touch_entry(i);
+            i
+        }
+        None => state.push_entry(entry),
+    };
+    plan.entry = Some(i);
+    state.plans.list.push(plan);
+    sync(state, state.plans.list.len() - 1);
+    if !replayed {
+        state.set_input(&format_items(items));
+        state.focus = Focus::Input;
+    }
+}
+
+/// The executor begins: the plan waiting (or, told again, the last proposed) runs as edited.
+fn executing(state: &mut State, items: &[String], model: String) {
+    let reuse = state
+        .plans
+        .list
+        .last()
+        .is_some_and(|p| matches!(p.phase, PlanPhase::Draft | PlanPhase::NotRun));
+    if !reuse {
+        let plan = PlanView::new(String::new(), String::new(), items, PlanPhase::Running);
+        state.plans.list.push(plan);
+        let i = state.push_entry(Entry::new(EntryKind::Plan, ""));
+        if let Some(plan) = state.plans.list.last_mut() {
+            plan.entry = Some(i);
+        }
+    }
+    let index = state.plans.list.len() - 1;
+    if let Some(plan) = state.plans.list.last_mut() {
+        plan.set_items(items);
+        plan.phase = PlanPhase::Running;
+        plan.executor = Some(model);
+    }
+    state.plans.running = Some(index);
+    sync(state, index);
+}
+
+fn set_item(state: &mut State, index: usize, item_state: ItemState, reason: Option<String>) {
+    let Some(p) = state.plans.running else {
+        return;
+    };
+    if let Some(item) = state
+        .plans
+        .list
+        .get_mut(p)
+        .and_then(|p| p.items.get_mut(index))
+    {
+        item.state = item_state;
+        item.reason = reason;
+    }
+    sync(state, p);
+}
+
+/// The executor stopped: the plan says how, and the screen is idle again.
+fn finished(state: &mut State, summary: &PlanSummary) {
+    if let Some(p) = state.plans.running.take() {
+        if let Some(plan) = state.plans.list.get_mut(p) {
+            plan.phase = if summary.completed() {
+                PlanPhase::Done
+            } else {
+                PlanPhase::Stopped
+            };
+        }
+        sync(state, p);
+    }
+    state.plans.item = None;
+    state.busy_since = None;
+    state.agent_state = crate::agent::AgentState::Idle;
+    let (done, total) = (summary.done, summary.total);
+    match &summary.stopped {
+        None if summary.completed() => {
+            state.push(
+                EntryKind::Notice,
+                format!("Plan done: {done} of {total} items."),
+            );
+        }
+        None => {
+            state.push(
+                EntryKind::Notice,
+                format!("Plan stopped after {done} of {total} items."),
+            );
+        }
+        Some((index, item_state, reason)) => {
+            let why = reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            let n = index + 1;
+            let text = format!(
+                "Plan stopped at item {n} of {total} ({}){why}.",
+                item_state.name()
+            );
+            let kind = if *item_state == ItemState::Interrupted {
+                EntryKind::Notice
+            } else {
+                EntryKind::Error
+            };
+            state.push(kind, text);
+        }
+    }
+}
+
+/// Copies plan `p` into its block and marks the block changed.
+fn sync(state: &mut State, p: usize) {
+    let Some(plan) = state.plans.list.get(p) else {
+        return;
+    };
+    if let Some(i) = plan.entry
+        && let Some(entry) = state.entries.get_mut(i)
+    {
+        entry.plan = Some(Box::new(plan.clone()));
+        state.touch_entry(i);
+    }
+}
+
+/// A plan waiting in the input is set aside (it stays shown, as not run).
+pub(super) fn set_aside(state: &mut State) {
+    if state.plans.draft() {
+        let p = state.plans.list.len() - 1;
+        state.plans.list[p].phase = PlanPhase::NotRun;
+        sync(state, p);
+    }
+}
+
+/// Enter on a plan waiting in the input: the executor runs the items as edited.
+pub(super) fn run(state: &mut State, text: &str, now: Instant, effects: &mut Vec<Effect>) {
+    if parse_items(text).is_empty() {
+        flash(
+            state,
+            now,
+            "No numbered item to run: write the plan as 1. … lines, or Esc to set it aside",
+        );
+        return;
+    }
+    state.prompt_history.push(text.to_string());
+    state.history_pos = None;
+    state.reset_input();
+    state.busy_since = Some(now);
+    state.agent_state = crate::agent::AgentState::Thinking;
+    state.retry = None;
+    effects.push(Effect::Command(AgentCommand::RunPlan(text.to_string())));
+}
+
+/// Esc on a plan waiting in the input: it is set aside, and the input emptied.
+pub(super) fn discard(state: &mut State, now: Instant) {
+    set_aside(state);
+    state.reset_input();
+    flash(state, now, "Plan set aside (it stays in the conversation)");
+}
+
+/// `/plan TASK`: the planner turn.
+pub(super) fn start(state: &mut State, task: &str, effects: &mut Vec<Effect>, now: Instant) {
+    if task.is_empty() {
+        state.push(
+            EntryKind::Error,
+            "`/plan` needs a task: /plan TASK writes a plan for it, to edit and run.",
+        );
+        return;
+    }
+    set_aside(state);
+    state.busy_since = Some(now);
+    state.agent_state = crate::agent::AgentState::Thinking;
+    state.retry = None;
+    effects.push(Effect::Command(AgentCommand::Plan(task.to_string())));
+}
