@@ -27,6 +27,16 @@ pub fn clean(text: &str) -> String {
     }
 }
 
+/// A server's name as it stands in its tools' names: cleaned, with no `__` inside, so
+/// `mcp__SERVER__TOOL` splits one way only (servers `x` and `x__y` cannot make the same name).
+pub fn server_part(server: &str) -> String {
+    let mut part = clean(server);
+    while part.contains("__") {
+        part = part.replace("__", "_");
+    }
+    part
+}
+
 /// The name for `tool` of the server whose cleaned name is `server`, unique among `taken`
 /// (which it joins). A name that would be too long keeps its start and ends in a short hash of
 /// the whole; a clash gets `_2`, `_3`, … (within the length limit).
@@ -56,6 +66,16 @@ pub fn tool_name(server: &str, tool: &str, taken: &mut BTreeSet<String>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_name_never_holds_the_separator() {
+        assert_eq!(server_part("x__y"), "x_y");
+        assert_eq!(server_part("a___b.c"), "a_b_c");
+        let mut taken = BTreeSet::new();
+        let one = tool_name(&server_part("x"), "y__z", &mut taken);
+        let two = tool_name(&server_part("x__y"), "z", &mut taken);
+        assert_ne!(one, two);
+    }
 
     #[test]
     fn names_are_clean_short_and_unique() {

@@ -282,7 +282,7 @@ async fn list_tools(server: &Server, live: &Live) -> Result<Vec<Arc<McpTool>>, M
         .await
         .map_err(|e| McpError::ListTools(e.to_string()))?;
     let mut taken = BTreeSet::new();
-    let prefix = super::names::clean(&server.config.name);
+    let prefix = super::names::server_part(&server.config.name);
     let tools = listed
         .into_iter()
         .filter(|t| server.config.offers(&t.name))
