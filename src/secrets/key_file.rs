@@ -106,6 +106,10 @@ pub fn read_key(path: &Path) -> Result<Option<Secret>, KeyFileError> {
                 path: path.display().to_string(),
             });
         }
+        // A pipe or a device there would block the read (and the key holder with it).
+        Ok(meta) if !meta.is_file() => {
+            return Err(read_error(io::Error::other("not a regular file")));
+        }
         Ok(_) => {}
     }
     let items = match dotenvy::from_path_iter(path) {
