@@ -176,6 +176,15 @@ shot_narrow() {
     shoot narrow
 }
 
+shot_approval() {
+    launch approval 140 40 "$DEMO_URL" --approval ask
+    wait_for approval "approval: ask"
+    prompt approval "What is in my workspace? Leave me a note."
+    wait_for approval "Allow write_text_file?"
+    wait_for approval "+# Notes"
+    shoot approval
+}
+
 main() {
     check_tools
     build
@@ -183,7 +192,7 @@ main() {
     start_server demo DEMO_URL
     start_server think THINK_URL
     local shots=("$@")
-    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow)
+    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow approval)
     for shot in "${shots[@]}"; do
         "shot_${shot//-/_}"
     done
