@@ -3,37 +3,36 @@
 
 mod support;
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::{Value, json};
+use support::pty::{self, Pty, WAIT};
 use support::{MockServer, RecordedRequest, SseBuilder};
-
-/// Generous: the machine may be busy with other builds.
-const WAIT: Duration = Duration::from_secs(15);
-const ROWS: u16 = 40;
-const COLS: u16 = 140;
 
 const ENTER: &str = "\r";
 const F2: &str = "\x1bOQ";
 const CTRL_L: &str = "\x0c";
 const CTRL_D: &str = "\x04";
 
-/// The binary running in a pseudo-terminal, with everything it printed.
+/// The binary running in a pseudo-terminal (`support::pty`), with the temp folder holding its
+/// home, config, data and workspace.
 struct Session {
-    parser: Arc<Mutex<vt100::Parser>>,
-    raw: Arc<Mutex<Vec<u8>>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-    reader: Option<JoinHandle<()>>,
-    // Kept so the pty stays open while the child runs.
-    _master: Box<dyn MasterPty + Send>,
-    /// The temp folder holding home, config, data and the workspace.
+    pty: Pty,
     dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Session {
+    type Target = Pty;
+    fn deref(&self) -> &Pty {
+        &self.pty
+    }
+}
+
+impl std::ops::DerefMut for Session {
+    fn deref_mut(&mut self) -> &mut Pty {
+        &mut self.pty
+    }
 }
 
 impl Session {
@@ -65,63 +64,14 @@ impl Session {
     ) -> Self {
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-        for a in args {
-            cmd.arg(a);
-        }
-        // A folder of the test's as the current folder, so no `.env` of the repository is read.
-        cmd.cwd(cwd);
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI")
-            {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.env("HOME", &home);
-        cmd.env("XDG_CONFIG_HOME", home.join(".config"));
-        cmd.env("XDG_DATA_HOME", home.join(".local/share"));
-        cmd.env("XDG_STATE_HOME", home.join(".local/state"));
-        cmd.env("TERM", "xterm-256color");
+        let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, cwd);
+        cmd.args(args);
         cmd.env("DEEPSEEK_BASE_URL", base_url);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = pty.slave.spawn_command(cmd).unwrap();
-        // Only the child holds the slave now, so the reader sees the end when it exits.
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let writer = pty.master.take_writer().unwrap();
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
-        let raw = Arc::new(Mutex::new(Vec::new()));
-        let (p, r) = (parser.clone(), raw.clone());
-        let reader = std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            loop {
-                match reader.read(&mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => {
-                        p.lock().unwrap().process(&buf[..n]);
-                        r.lock().unwrap().extend_from_slice(&buf[..n]);
-                    }
-                }
-            }
-        });
         Self {
-            parser,
-            raw,
-            writer,
-            child,
-            reader: Some(reader),
-            _master: pty.master,
+            pty: Pty::start(cmd),
             dir,
         }
     }
@@ -129,92 +79,6 @@ impl Session {
     fn workspace(&self) -> PathBuf {
         self.dir.path().join("ws")
     }
-
-    /// The screen as text, one line per row.
-    fn screen(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    /// Sends bytes as if typed.
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// Types `text` then Enter (separately, so Enter is not taken as part of a paste).
-    fn submit(&mut self, text: &str) {
-        self.send(text);
-        self.wait_for(text);
-        self.send(ENTER);
-    }
-
-    /// Waits until `text` is on the screen; fails with the screen shown.
-    fn wait_for(&self, text: &str) {
-        self.wait_until(&format!("{text:?} on the screen"), |s| s.contains(text));
-    }
-
-    /// Waits until `pred` holds for the screen text.
-    fn wait_until(&self, what: &str, pred: impl Fn(&str) -> bool) {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if pred(&screen) {
-                return;
-            }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; the screen was:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    /// Waits for the process to exit and for its output to end; returns the exit code.
-    fn wait_exit(&mut self) -> u32 {
-        let start = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if start.elapsed() > WAIT {
-                let _ = self.child.kill();
-                panic!(
-                    "the program did not exit; the screen was:\n{}",
-                    self.screen()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        };
-        // The reader ends at end of output (the slave closed with the child).
-        if let Some(r) = self.reader.take() {
-            wait_thread(r);
-        }
-        status.exit_code()
-    }
-
-    /// Everything the program wrote to the terminal.
-    fn raw(&self) -> Vec<u8> {
-        self.raw.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        // A failed test must not leave the program running.
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// Joins a thread, giving up after the usual wait (a stuck reader must not hang the test run).
-fn wait_thread(handle: JoinHandle<()>) {
-    let start = Instant::now();
-    while !handle.is_finished() {
-        assert!(start.elapsed() < WAIT, "the pty output never ended");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    handle.join().unwrap();
 }
 
 /// Waits until the server has seen `n` requests; returns them all.
@@ -456,7 +320,7 @@ fn signal_mid_turn(signal: &str, prompt: &str, partial: &str) -> (Session, Value
     s.wait_for("deepseek-v4-flash");
     s.submit(prompt);
     s.wait_for(partial.trim());
-    let pid = s.child.process_id().expect("the child's pid");
+    let pid = s.pid().expect("the child's pid");
     let status = std::process::Command::new("kill")
         .args([signal, &pid.to_string()])
         .status()

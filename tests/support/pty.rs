@@ -92,6 +92,11 @@ impl Pty {
         }
     }
 
+    /// The program's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.process_id()
+    }
+
     /// The screen as text, one line per row.
     pub fn screen(&self) -> String {
         self.parser.lock().unwrap().screen().contents()
