@@ -30,6 +30,16 @@ struct Batch {
     asked: bool,
 }
 
+impl Batch {
+    /// The read-only calls gathered so far (leaving none), which nobody had to approve.
+    fn taken(gathered: &mut Vec<usize>) -> Self {
+        Self {
+            indices: std::mem::take(gathered),
+            asked: false,
+        }
+    }
+}
+
 /// What the guard and the caps made of a response's calls.
 struct Screened {
     /// The refused calls' observations (the rest are filled as they run).
@@ -121,15 +131,8 @@ impl Agent {
                     continue;
                 }
                 // Whatever ran before it has run: a preview then shows the file as it will be.
-                self.run_batch(
-                    &step,
-                    Batch {
-                        indices: std::mem::take(&mut batch),
-                        asked: false,
-                    },
-                    &mut observations,
-                )
-                .await;
+                self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
+                    .await;
                 match self.approve(calls, i, &asking, events, cancel).await {
                     Err(refused) => {
                         observations[i] = Some(refused);
@@ -142,15 +145,8 @@ impl Agent {
                 batch.push(i);
                 continue;
             }
-            self.run_batch(
-                &step,
-                Batch {
-                    indices: std::mem::take(&mut batch),
-                    asked: false,
-                },
-                &mut observations,
-            )
-            .await;
+            self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
+                .await;
             if !self.registry.is_read_only(name) {
                 self.keep_before(&calls[i]);
             }
