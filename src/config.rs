@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::llm::Preset;
+use crate::llm::{Preset, Providers};
 use crate::paths::{config_dir, data_dir};
 
 /// The default DeepSeek endpoint.
@@ -20,7 +20,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
     version,
     about = "MiniClaw: a full-screen terminal agent. A DeepSeek model reasons, calls sandboxed local tools and answers, live.",
     after_help = "Environment: DEEPSEEK_API_KEY (required to talk to the model), DEEPSEEK_MODEL, DEEPSEEK_BASE_URL, \
-MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, MINICLAW_LOG, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in <config dir>/miniclaw/.env \
+MINICLAW_PROVIDER, MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, MINICLAW_LOG, SERPAPI_KEY and SERPAPI_* for web search. They may also be set in <config dir>/miniclaw/.env \
 (the recommended place for keys) or ./.env; real environment variables win."
 )]
 pub struct Cli {
@@ -33,10 +33,16 @@ pub struct Cli {
         default_value = "./workspace"
     )]
     pub workspace: PathBuf,
-    /// The model to start with: deepseek-v4-flash or deepseek-v4-pro, or any other name (default:
-    /// the one chosen last time, else deepseek-v4-flash).
-    #[arg(long, env = "DEEPSEEK_MODEL")]
+    /// The model to start with: deepseek-v4-flash or deepseek-v4-pro, any other name, or
+    /// PROVIDER/MODEL (default: the one chosen last time, else deepseek-v4-flash; DeepSeek's
+    /// from DEEPSEEK_MODEL when no other provider is chosen).
+    #[arg(long)]
     pub model: Option<String>,
+    /// The provider to start with: deepseek (built in) or a [providers.NAME] of config.toml or
+    /// miniclaw.toml (default: the one chosen last time). Alone, it takes the provider's first
+    /// model.
+    #[arg(long, env = "MINICLAW_PROVIDER", value_name = "NAME")]
+    pub provider: Option<String>,
     /// At most this many model calls per turn.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub max_steps: u16,
@@ -110,8 +116,10 @@ pub struct Config {
     api_key: Option<String>,
     /// The server base URL.
     pub base_url: String,
-    /// The starting preset.
+    /// The starting preset (DeepSeek's until [`Config::choose_model`] has read the providers).
     pub preset: Preset,
+    /// The configured providers (none until [`Config::choose_model`]).
+    pub providers: Providers,
     /// The approval mode at start.
     pub approval: crate::approval::ApprovalMode,
     /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
@@ -267,20 +275,55 @@ impl Config {
             .approval
             .or_else(|| remembered.as_ref().and_then(|r| r.approval))
             .unwrap_or_default();
-        let model = cli
-            .model
-            .clone()
-            .or_else(|| remembered.and_then(|r| r.model));
-        let preset = model.map_or(Preset::Flash, |m| Preset::from_name(&m));
+        let preset = starting_model(&cli, remembered.unwrap_or_default(), &Providers::default())
+            .unwrap_or(Preset::Flash);
         Self {
             cli,
             api_key,
             base_url,
             preset,
+            providers: Providers::default(),
             approval,
             project_trusted: false,
             warnings: Vec::new(),
         }
+    }
+
+    /// Reads the providers (the project's only once it is trusted: set `project_trusted`
+    /// first) and chooses the starting model among them; an unknown `--provider` is an error
+    /// that says which providers there are.
+    pub fn choose_model(&mut self) -> Result<(), crate::llm::LlmError> {
+        let files = crate::settings::SettingsFiles::default_locations();
+        // The settings files' own problems are reported once, with the MCP servers'.
+        let settings = crate::settings::Settings::load(&files, self.project_trusted);
+        let (providers, warnings) = Providers::from_entries(&settings.providers);
+        self.warnings.extend(warnings);
+        let remembered = crate::remembered::path()
+            .map(|p| crate::remembered::load(&p))
+            .unwrap_or_default();
+        self.preset = match starting_model(&self.cli, remembered.clone(), &providers) {
+            Ok(preset) => preset,
+            // The model remembered from last time may belong to a provider since removed.
+            Err(e) if self.cli.provider.is_none() && self.cli.model.is_none() => {
+                self.warnings.push(format!(
+                    "The model chosen last time ({}) cannot be used: {e}. Using {}.",
+                    remembered.label(),
+                    Preset::Flash
+                ));
+                Preset::Flash
+            }
+            Err(e) => return Err(e),
+        };
+        self.providers = providers;
+        Ok(())
+    }
+
+    /// Why the starting model cannot be asked anything (its provider's key is not set), if so.
+    pub fn key_problem(&self) -> Option<crate::llm::LlmError> {
+        let client = crate::llm::LlmClient::new(&self.base_url, self.api_key())
+            .ok()?
+            .with_providers(self.providers.clone(), &|var| crate::secrets::get(var));
+        client.key_problem(&self.preset)
     }
 
     /// The API key (for the client only; never print it).
@@ -292,6 +335,32 @@ impl Config {
     pub fn history_path(&self) -> PathBuf {
         self.cli.workspace.join(crate::paths::HISTORY_FILE)
     }
+}
+
+/// The model to start with: `--provider` and `--model` when given (`DEEPSEEK_MODEL` stands in
+/// for `--model` unless another provider is chosen), else the one chosen last time.
+fn starting_model(
+    cli: &Cli,
+    remembered: crate::remembered::Choices,
+    providers: &Providers,
+) -> Result<Preset, crate::llm::LlmError> {
+    let provider = cli.provider.as_deref();
+    let deepseek = provider.is_none_or(|p| p.eq_ignore_ascii_case(crate::llm::DEEPSEEK));
+    let model = cli.model.clone().or_else(|| {
+        deepseek
+            .then(|| std::env::var("DEEPSEEK_MODEL").ok())
+            .flatten()
+            .filter(|m| !m.trim().is_empty())
+    });
+    if provider.is_some() || model.is_some() {
+        // `--provider NAME` alone takes the model last used with that provider.
+        let model = model.or_else(|| {
+            let same = remembered.provider.as_deref().zip(provider);
+            same.filter(|(a, b)| a == b).and(remembered.model.clone())
+        });
+        return providers.choose(provider, model.as_deref());
+    }
+    providers.choose(remembered.provider.as_deref(), remembered.model.as_deref())
 }
 
 #[cfg(test)]
@@ -330,6 +399,45 @@ mod tests {
     }
 
     #[test]
+    fn the_starting_model_follows_the_flags_then_what_was_chosen_last() {
+        use crate::llm::{ModelEntry, Provider};
+        let providers = Providers::new(vec![Provider {
+            name: "local".into(),
+            base_url: "http://127.0.0.1:1/v1".into(),
+            key_var: None,
+            models: vec![ModelEntry::named("a"), ModelEntry::named("b")],
+        }]);
+        let cli = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("miniclaw-tui").chain(args.iter().copied()))
+                .unwrap()
+        };
+        let last = crate::remembered::Choices {
+            model: Some("b".into()),
+            provider: Some("local".into()),
+            ..Default::default()
+        };
+        let pick = |args: &[&str]| {
+            starting_model(&cli(args), last.clone(), &providers).map(|p| p.to_string())
+        };
+        assert_eq!(pick(&[]).unwrap(), "local/b");
+        assert_eq!(pick(&["--provider", "local"]).unwrap(), "local/b");
+        assert_eq!(
+            pick(&["--provider", "local", "--model", "a"]).unwrap(),
+            "local/a"
+        );
+        assert_eq!(pick(&["--model", "local/a"]).unwrap(), "local/a");
+        assert_eq!(
+            pick(&["--model", "deepseek-v4-pro"]).unwrap(),
+            "deepseek-v4-pro"
+        );
+        let unknown = pick(&["--provider", "gone"]).unwrap_err().to_string();
+        assert!(unknown.contains("deepseek, local"), "{unknown}");
+        // The provider remembered was since removed: an error the caller turns into a notice.
+        assert!(starting_model(&cli(&[]), last.clone(), &Providers::default()).is_err());
+        assert_eq!(last.label(), "local/b");
+    }
+
+    #[test]
     fn debug_output_never_shows_the_key() {
         let cli = Cli::try_parse_from(["miniclaw-tui"]).unwrap();
         let c = Config {
@@ -337,6 +445,7 @@ mod tests {
             api_key: Some("sk-secret-123".into()),
             base_url: DEFAULT_BASE_URL.into(),
             preset: Preset::Flash,
+            providers: Providers::default(),
             approval: crate::approval::ApprovalMode::Auto,
             project_trusted: false,
             warnings: Vec::new(),

@@ -78,8 +78,10 @@ fn refuse(format: OutputFormat, message: &str) -> ExitCode {
 fn main() -> ExitCode {
     // .env files are read before any thread starts: they set process environment.
     let env_warnings = config::load_dotenv();
-    // Keys leave the environment before any thread or child exists (see `secrets`).
-    miniclaw::secrets::take_from_environment();
+    // Keys leave the environment before any thread or child exists (see `secrets`), the
+    // variables providers name for theirs too.
+    let files = miniclaw::settings::SettingsFiles::default_locations();
+    miniclaw::secrets::take_from_environment(&miniclaw::settings::key_variables(&files));
     let mut config = Config::from_env_and_args();
     config.warnings = env_warnings;
     let mode = match Mode::decide(&config) {
@@ -89,6 +91,16 @@ fn main() -> ExitCode {
     match decide_trust(&config, &mode) {
         Ok(trusted) => config.project_trusted = trusted,
         Err(code) => return code,
+    }
+    // The project's providers count once the folder is trusted.
+    if let Err(e) = config.choose_model() {
+        return match mode {
+            Mode::Headless { format, .. } => refuse(format, &e.to_string()),
+            Mode::Tui | Mode::ListTools => {
+                say!("miniclaw-tui: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     if let Some(path) = miniclaw::logging::init() {
         tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
@@ -236,8 +248,13 @@ async fn run(config: Config, mode: Mode) -> ExitCode {
 }
 
 async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> ExitCode {
-    if config.api_key().is_none() {
-        return refuse(format, &miniclaw::secrets::missing_key_message());
+    // Nothing can be sent without the chosen provider's key: said before anything starts.
+    match config.key_problem() {
+        Some(miniclaw::llm::LlmError::MissingKey) => {
+            return refuse(format, &miniclaw::secrets::missing_key_message());
+        }
+        Some(problem) => return refuse(format, &problem.to_string()),
+        None => {}
     }
     let mut started = match startup::start(&config) {
         Ok(s) => s,

@@ -11,6 +11,9 @@ pub struct Choices {
     /// The model (a preset name or any other model name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The provider of the model (none: DeepSeek).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
     /// The theme (`dark`, `light` or a theme file's path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
@@ -20,6 +23,19 @@ pub struct Choices {
     /// Model names used, newest first (the `/model` picker offers them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_models: Vec<String>,
+}
+
+impl Choices {
+    /// The remembered model as `/model` takes it: `provider/model`, or DeepSeek's name alone.
+    pub fn label(&self) -> String {
+        let model = self.model.as_deref().unwrap_or("");
+        match self.provider.as_deref() {
+            Some(provider) if provider != crate::settings::BUILT_IN_PROVIDER => {
+                format!("{provider}/{model}")
+            }
+            _ => model.to_string(),
+        }
+    }
 }
 
 /// Where the choices live (`None` without a data directory).

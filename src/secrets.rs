@@ -15,22 +15,24 @@ pub mod key_file;
 /// The variables that hold keys.
 pub const SECRET_VARS: [&str; 2] = ["DEEPSEEK_API_KEY", "SERPAPI_KEY"];
 
-static STORE: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
+static STORE: OnceLock<BTreeMap<String, String>> = OnceLock::new();
 
 unsafe extern "C" {
     /// The C library's environment array.
     static mut environ: *const *mut libc::c_char;
 }
 
-/// Moves every key out of the environment into the store. Call once, first thing in `main`,
-/// after `.env` files were read and before any other thread starts.
-pub fn take_from_environment() {
+/// Moves every key out of the environment into the store: [`SECRET_VARS`] and `more` (the
+/// variables providers name in the settings files). Call once, first thing in `main`, after
+/// `.env` files were read and before any other thread starts.
+pub fn take_from_environment(more: &[String]) {
     let mut found = BTreeMap::new();
-    for name in SECRET_VARS {
-        if let Ok(value) = std::env::var(name) {
-            found.insert(name, value);
+    let names = SECRET_VARS.iter().map(|n| n.to_string());
+    for name in names.chain(more.iter().cloned()) {
+        if let Ok(value) = std::env::var(&name) {
+            found.insert(name.clone(), value);
         }
-        scrub(name);
+        scrub(&name);
     }
     let _ = STORE.set(found);
 }

@@ -169,6 +169,17 @@ pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
     (listed, warnings)
 }
 
+/// The planner's and the executor's presets: `--planner-model` and `--executor-model` read as
+/// `--model` reads a name (`PROVIDER/MODEL` included), the defaults for those not given.
+fn plan_presets(config: &Config) -> crate::agent::plan::PlanPresets {
+    let defaults = crate::agent::plan::PlanPresets::default();
+    let pick = |name: Option<&str>, default| name.map_or(default, |n| config.providers.resolve(n));
+    crate::agent::plan::PlanPresets {
+        planner: pick(config.cli.planner_model.as_deref(), defaults.planner),
+        executor: pick(config.cli.executor_model.as_deref(), defaults.executor),
+    }
+}
+
 /// Builds the agent for `config`.
 pub fn start(config: &Config) -> Result<Started, StartupError> {
     let workspace = &config.cli.workspace;
@@ -201,16 +212,22 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             crate::llm::Preset::NAMES.join(", ")
         ));
     }
-    if config.api_key().is_none() {
-        notices.push(crate::secrets::missing_key_message());
-    }
     // The key file is followed while the program runs: a key written there later is used from
     // the next send on (see `llm::key`).
     let key = match crate::secrets::key_file::path() {
         Some(file) => ApiKey::following(config.api_key(), file),
         None => ApiKey::fixed(config.api_key()),
     };
-    let client = LlmClient::new(&config.base_url, None)?.with_key(key);
+    // Each provider's key is read from its own variable, which left the environment at start.
+    let client = LlmClient::new(&config.base_url, None)?
+        .with_key(key)
+        .with_providers(config.providers.clone(), &|var| crate::secrets::get(var));
+    if let Some(problem) = config.key_problem() {
+        notices.push(match problem {
+            crate::llm::LlmError::MissingKey => crate::secrets::missing_key_message(),
+            other => format!("{}.", other),
+        });
+    }
     let mut agent = Agent::new(
         client,
         Arc::new(tools),
@@ -225,10 +242,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
     .with_history(loaded.store)
-    .with_plan_presets(crate::agent::plan::PlanPresets::from_names(
-        config.cli.planner_model.as_deref(),
-        config.cli.executor_model.as_deref(),
-    ));
+    .with_plan_presets(plan_presets(config));
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }

@@ -16,6 +16,9 @@ pub fn step_limit_notice(max: usize) -> String {
 pub fn error_advice(e: &LlmError) -> String {
     let next = match e {
         LlmError::MissingKey => return crate::secrets::missing_key_message(),
+        LlmError::MissingProviderKey { .. } | LlmError::UnknownProvider { .. } => {
+            "Then send the prompt again, or choose another model with /model."
+        }
         LlmError::Http { status: 401, .. } => {
             "A key changed there is used from the next prompt on (in the full-screen UI, /key enters one)."
         }

@@ -20,6 +20,8 @@ pub struct ContextBudget {
     pub max_tokens: usize,
     /// Server-reported tokens per estimated token (1.0 until the first response).
     scale: f64,
+    /// The budget configured (`--context-tokens`), for models that do not bring their own.
+    configured: usize,
 }
 
 /// What fitting did to a request.
@@ -39,7 +41,14 @@ impl ContextBudget {
         Self {
             max_tokens: max_tokens.max(1_000),
             scale: 1.0,
+            configured: max_tokens.max(1_000),
         }
+    }
+
+    /// Uses the model's own budget (its provider's `context_tokens`) when it has one, else the
+    /// configured one.
+    pub fn for_model(&mut self, tokens: Option<usize>) {
+        self.max_tokens = tokens.unwrap_or(self.configured).max(1_000);
     }
 
     /// Learns from a response: the server counted `actual` prompt tokens for a request whose raw

@@ -12,7 +12,7 @@ use super::budget::RequestBudget;
 use super::turn::Agent;
 use crate::approval::{ApprovalMode, ApprovalRequest};
 use crate::events::{AgentEvent, EventSink};
-use crate::llm::ToolCall;
+use crate::llm::{ToolCall, text_protocol};
 use crate::tools::ToolContext;
 
 /// A response's calls and what running them needs.
@@ -192,7 +192,10 @@ impl Agent {
         for (i, call) in calls.iter().enumerate() {
             let (name, args) = (&call.function.name, &call.function.arguments);
             let runs_agent = self.registry.runs_agent(name);
-            let refusal = if self.registry.get(name).is_none() {
+            let refusal = if let Some(problem) = text_protocol::broken_problem(call) {
+                // A `<tool_call>` tag that could not be read: the model hears what was wrong.
+                Some(problem)
+            } else if self.registry.get(name).is_none() {
                 // Refused now, not when it runs: a tool that appears meanwhile (an MCP server
                 // coming up) must not run without having passed the approval gate.
                 let known: Vec<String> = self.registry.iter().map(|t| t.schema().name).collect();

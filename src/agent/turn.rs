@@ -181,10 +181,10 @@ impl Agent {
                 "The API key could not be read again: {e}."
             )));
         }
-        if !self.client.has_key() {
+        if let Some(problem) = self.client.key_problem(&self.current_preset()) {
             // Nothing can be sent: say what to set, and leave the history as it was.
             events.send(AgentEvent::Error {
-                message: error_advice(&LlmError::MissingKey),
+                message: error_advice(&problem),
             });
             self.finish(events, &turn, TurnOutcome::Failed).await;
             return TurnOutcome::Failed;
@@ -253,6 +253,7 @@ impl Agent {
     ) -> StepEnd {
         let schemas = self.registry.schemas();
         let preset = self.current_preset();
+        self.budget.for_model(preset.context_tokens());
         let reasoning_back = !schemas.is_empty() && preset.returns_reasoning();
         let mut chat = self.session.to_chat(reasoning_back);
         self.turn_spec.add_to(&mut chat);

@@ -42,6 +42,9 @@ struct WireChoice {
 struct WireDelta {
     #[serde(default)]
     reasoning_content: Option<String>,
+    /// What Ollama, vLLM and OpenRouter call the reasoning (some send both names).
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     content: Option<String>,
     #[serde(default)]
@@ -132,7 +135,8 @@ pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
 
 /// Adds the events of one delta; empty or null texts add nothing.
 fn push_delta(delta: WireDelta, events: &mut Vec<StreamEvent>) {
-    if let Some(text) = delta.reasoning_content.filter(|t| !t.is_empty()) {
+    let reasoning = delta.reasoning_content.filter(|t| !t.is_empty());
+    if let Some(text) = reasoning.or(delta.reasoning.filter(|t| !t.is_empty())) {
         events.push(StreamEvent::Reasoning(text));
     }
     if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
@@ -181,6 +185,15 @@ mod tests {
         )
         .unwrap();
         assert!(events.is_empty());
+    }
+
+    #[test]
+    fn reasoning_is_read_under_either_name_once() {
+        let one = |delta: &str| decode_chunk(&format!(r#"{{"choices":[{{"delta":{delta}}}]}}"#));
+        let expected = vec![StreamEvent::Reasoning("hm".into())];
+        assert_eq!(one(r#"{"reasoning":"hm"}"#).unwrap(), expected);
+        let both = one(r#"{"reasoning_content":"hm","reasoning":"hm"}"#).unwrap();
+        assert_eq!(both, expected);
     }
 
     #[test]

@@ -7,15 +7,20 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::accumulate::Accumulator;
+use super::catalog::Providers;
 use super::chunk::{ChunkError, decode_chunk};
+use super::endpoint::Endpoints;
 use super::error::{ChatError, LlmError, describe};
 use super::key::ApiKey;
 use super::presets::Preset;
+use super::provider::ToolProtocol;
 use super::retry::{
     RetryPolicy, delay_before, error_message, is_retryable_status, parse_retry_after, redact,
 };
 use super::sse::{Frame, SseParser};
+use super::text_protocol::{TextCalls, render};
 use super::types::{ChatMessage, Completion, StreamEvent, ToolSchema};
+use crate::secrets::Secret;
 
 /// What the client reports while a request runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,12 +40,15 @@ pub enum ClientEvent {
     },
 }
 
-/// A client for one OpenAI-compatible server; cheap to clone (the HTTP pool is shared).
+/// A client for DeepSeek (or another OpenAI-compatible server at its base URL) and the
+/// configured providers; cheap to clone (the HTTP pool is shared).
 #[derive(Clone)]
 pub struct LlmClient {
     pub(super) base_url: String,
-    /// Read before every request; clones share it.
+    /// DeepSeek's key, read before every request; clones share it.
     api_key: ApiKey,
+    /// The configured providers' base URLs, each with its own key.
+    endpoints: std::sync::Arc<Endpoints>,
     retry: RetryPolicy,
     idle_timeout: Duration,
     pub(super) http: reqwest::Client,
@@ -52,6 +60,7 @@ impl std::fmt::Debug for LlmClient {
         f.debug_struct("LlmClient")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key)
+            .field("endpoints", &self.endpoints)
             .field("retry", &self.retry)
             .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
@@ -101,6 +110,7 @@ impl LlmClient {
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key: ApiKey::fixed(api_key),
+            endpoints: Default::default(),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
             http,
@@ -139,14 +149,46 @@ impl LlmClient {
         self
     }
 
-    /// The key holder: replace the key through it.
+    /// Sends the presets of `providers` to their own base URLs, each with the key `key_of`
+    /// finds for its variable (read once, now).
+    pub fn with_providers(
+        mut self,
+        providers: Providers,
+        key_of: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        self.endpoints = std::sync::Arc::new(Endpoints::new(providers, key_of));
+        self
+    }
+
+    /// The configured providers.
+    pub fn providers(&self) -> &Providers {
+        self.endpoints.catalog()
+    }
+
+    /// DeepSeek's key holder: replace the key through it.
     pub fn key(&self) -> &ApiKey {
         &self.api_key
     }
 
-    /// Whether a key is configured.
+    /// Whether DeepSeek's key is configured.
     pub fn has_key(&self) -> bool {
         self.api_key.is_set()
+    }
+
+    /// Why a request with `preset` cannot be sent now (no key, an unknown provider), if so.
+    pub fn key_problem(&self, preset: &Preset) -> Option<LlmError> {
+        self.route(preset).err()
+    }
+
+    /// The base URL of `preset`'s requests and the key that goes with it: DeepSeek's for its
+    /// presets, the provider's own (or none) for a provider's model. Never another's.
+    fn route(&self, preset: &Preset) -> Result<(String, Option<Secret>), LlmError> {
+        if preset.is_deepseek() {
+            let key = self.api_key.get().ok_or(LlmError::MissingKey)?;
+            return Ok((self.base_url.clone(), Some(key)));
+        }
+        let (base_url, key) = self.endpoints.route(preset.provider())?;
+        Ok((base_url.to_string(), key.cloned()))
     }
 
     /// Streams one chat completion, reporting each piece through `on_event`, and returns the
@@ -160,20 +202,26 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, ChatError> {
-        let Some(key) = self.api_key.get() else {
-            return Err(LlmError::MissingKey.into());
-        };
-        let key = key.expose();
+        let (base_url, key) = self.route(preset)?;
+        // No key (a local server): none is sent, and nothing needs redacting.
+        let key = key.as_ref().map_or("", Secret::expose);
         // Serialised once; a retry sends the same bytes again.
         let body = bytes::Bytes::from(
             serde_json::to_vec(&request_body(preset, messages, tools)?)
                 .map_err(|e| LlmError::setup(e.to_string(), e))?,
         );
-        let url = format!("{}/chat/completions", self.base_url);
+        let url = format!("{base_url}/chat/completions");
+        let text = preset.tool_protocol() == ToolProtocol::Text;
         let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
         loop {
-            let failure = match self.attempt(&url, key, &body, cancel, on_event).await {
+            let request = Request {
+                url: &url,
+                key,
+                body: &body,
+                text,
+            };
+            let failure = match self.attempt(&request, cancel, on_event).await {
                 Ok(completion) => return Ok(completion),
                 Err(failure) => failure,
             };
@@ -201,20 +249,20 @@ impl LlmClient {
     /// One request: send, check the status, read the stream to `[DONE]`.
     async fn attempt(
         &self,
-        url: &str,
-        key: &str,
-        body: &bytes::Bytes,
+        request: &Request<'_>,
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(ClientEvent) + Send),
     ) -> Result<Completion, Failure> {
         let idle = self.idle_timeout;
-        let send = self
-            .http
-            .post(url)
-            .bearer_auth(key)
+        let key = request.key;
+        let mut post = self.http.post(request.url);
+        if !key.is_empty() {
+            post = post.bearer_auth(key);
+        }
+        let send = post
             .header(reqwest::header::ACCEPT, "text/event-stream")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.clone())
+            .body(request.body.clone())
             .send();
         let send = async {
             tokio::select! {
@@ -242,7 +290,14 @@ impl LlmClient {
             return Err(http_failure(response, key, idle).await);
         }
         let mut acc = Accumulator::new();
-        let read = read_stream(response, key, idle, cancel, &mut acc, on_event).await;
+        // A text-protocol model's calls are read out of its text as the stream comes.
+        let mut sink = Sink {
+            acc: &mut acc,
+            text: request.text.then(TextCalls::new),
+            on_event,
+            reported: false,
+        };
+        let read = read_stream(response, key, idle, cancel, &mut sink).await;
         match read {
             Ok(()) => Ok(acc.finish()),
             Err(failure) => Err(failure.with_partial(acc.finish())),
@@ -250,7 +305,54 @@ impl LlmClient {
     }
 }
 
-/// The request body: the preset's fields, messages, streaming with usage, and tools if any.
+/// What one attempt sends, and how its answer is read.
+struct Request<'a> {
+    url: &'a str,
+    /// The key (empty: none is sent).
+    key: &'a str,
+    body: &'a bytes::Bytes,
+    /// Whether the model calls tools as text tags.
+    text: bool,
+}
+
+/// Where a stream's events go: through the text protocol's parser when the model writes its
+/// calls as tags, then into the accumulator and out to the caller.
+struct Sink<'a, 'b> {
+    acc: &'a mut Accumulator,
+    text: Option<TextCalls>,
+    on_event: &'a mut (dyn FnMut(ClientEvent) + Send + 'b),
+    /// Whether anything was passed on yet (a retry then could duplicate it).
+    reported: bool,
+}
+
+impl Sink<'_, '_> {
+    fn take(&mut self, event: StreamEvent) {
+        let events = match &mut self.text {
+            Some(text) => text.push(event),
+            None => vec![event],
+        };
+        self.deliver(events);
+    }
+
+    /// The stream is over: what the text parser held back.
+    fn finish(&mut self) {
+        if let Some(text) = &mut self.text {
+            let events = text.finish();
+            self.deliver(events);
+        }
+    }
+
+    fn deliver(&mut self, events: Vec<StreamEvent>) {
+        for event in events {
+            self.acc.push(&event);
+            self.reported = true;
+            (self.on_event)(ClientEvent::Stream(event));
+        }
+    }
+}
+
+/// The request body: the preset's fields, messages, streaming with usage, and tools if any —
+/// for a text-protocol model, in the system prompt instead, and the history written as tags.
 fn request_body(
     preset: &Preset,
     messages: &[ChatMessage],
@@ -258,6 +360,14 @@ fn request_body(
 ) -> Result<Value, LlmError> {
     let mut body = Map::new();
     preset.apply(&mut body);
+    let rendered;
+    let (messages, tools) = match preset.tool_protocol() {
+        ToolProtocol::Native => (messages, tools),
+        ToolProtocol::Text => {
+            rendered = render(messages, tools);
+            (&rendered[..], &[][..])
+        }
+    };
     let messages = serde_json::to_value(messages).map_err(|e| LlmError::setup(e.to_string(), e))?;
     body.insert("messages".into(), messages);
     body.insert("stream".into(), Value::Bool(true));
@@ -316,11 +426,9 @@ async fn read_stream(
     key: &str,
     idle: Duration,
     cancel: &CancellationToken,
-    acc: &mut Accumulator,
-    on_event: &mut (dyn FnMut(ClientEvent) + Send),
+    sink: &mut Sink<'_, '_>,
 ) -> Result<(), Failure> {
     let mut parser = SseParser::new();
-    let mut reported = false;
     // Only data moves the deadline: keep-alive comments must not keep a dead stream alive.
     let mut deadline = Instant::now() + idle;
     loop {
@@ -332,15 +440,18 @@ async fn read_stream(
             // A server that accepted the request but never sent data (DeepSeek queues busy
             // requests behind keep-alives) is worth another attempt; one that went silent
             // mid-answer is not (a retry would repeat what was shown).
-            Err(_) if !reported => return Err(Failure::retry(LlmError::IdleTimeout(idle))),
+            Err(_) if !sink.reported => return Err(Failure::retry(LlmError::IdleTimeout(idle))),
             Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
             // `data: [DONE]` without its closing blank line still ends the stream properly.
-            Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => return Ok(()),
+            Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => {
+                sink.finish();
+                return Ok(());
+            }
             // Nothing shown yet means a fresh attempt cannot duplicate anything.
-            Ok(Ok(None)) if !reported => return Err(Failure::retry(LlmError::StreamCut)),
+            Ok(Ok(None)) if !sink.reported => return Err(Failure::retry(LlmError::StreamCut)),
             Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
-            Ok(Err(e)) if !reported => {
+            Ok(Err(e)) if !sink.reported => {
                 return Err(Failure::retry(LlmError::transport(e, key)));
             }
             Ok(Err(_)) => return Err(Failure::fatal(LlmError::StreamCut)),
@@ -348,7 +459,10 @@ async fn read_stream(
         for frame in parser.push(&bytes) {
             deadline = Instant::now() + idle;
             let text = match frame {
-                Frame::Done => return Ok(()),
+                Frame::Done => {
+                    sink.finish();
+                    return Ok(());
+                }
                 Frame::Data(text) => text,
             };
             let events = decode_chunk(&text).map_err(|e| {
@@ -359,9 +473,7 @@ async fn read_stream(
                 })
             })?;
             for event in events {
-                acc.push(&event);
-                reported = true;
-                on_event(ClientEvent::Stream(event));
+                sink.take(event);
             }
         }
     }

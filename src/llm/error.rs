@@ -15,6 +15,27 @@ pub enum LlmError {
         crate::secrets::recommended_key_file()
     )]
     MissingKey,
+    /// A configured provider's key variable is not set.
+    #[error(
+        "no API key for provider `{provider}`: set {var} in {} (the recommended place), in the environment, or in ./.env",
+        crate::secrets::recommended_key_file()
+    )]
+    MissingProviderKey {
+        /// The provider.
+        provider: String,
+        /// The variable its key is read from.
+        var: String,
+    },
+    /// A provider that is not configured was named.
+    #[error(
+        "unknown provider `{name}`; the providers are: {known} (add one as [providers.NAME] in config.toml or miniclaw.toml)"
+    )]
+    UnknownProvider {
+        /// The name given.
+        name: String,
+        /// The providers there are.
+        known: String,
+    },
     /// The server answered with an error status.
     #[error("{}", http_error_text(*status, message))]
     Http {

@@ -1,6 +1,9 @@
-//! The two model presets and the request fields each one sends.
+//! The model of the next request: DeepSeek's two presets (or another name sent to DeepSeek's
+//! base URL), or a model of a configured provider; and the request fields each one sends.
 
 use serde_json::{Map, Value, json};
+
+use super::provider::{DEEPSEEK, ProviderModel, ToolProtocol};
 
 /// A model and how it thinks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,6 +14,8 @@ pub enum Preset {
     Pro,
     /// Any other model name (for other OpenAI-compatible servers): no thinking fields are sent.
     Custom(String),
+    /// A model of a configured provider (`[providers.NAME]`), sent to that provider only.
+    Provided(ProviderModel),
 }
 
 impl Preset {
@@ -33,6 +38,36 @@ impl Preset {
             Self::Flash => "deepseek-v4-flash",
             Self::Pro => "deepseek-v4-pro",
             Self::Custom(name) => name,
+            Self::Provided(p) => &p.model.name,
+        }
+    }
+
+    /// The provider whose server gets the request (`deepseek` for the built-in presets).
+    pub fn provider(&self) -> &str {
+        match self {
+            Self::Provided(p) => &p.provider.name,
+            _ => DEEPSEEK,
+        }
+    }
+
+    /// Whether the request goes to DeepSeek's base URL with DeepSeek's key.
+    pub fn is_deepseek(&self) -> bool {
+        !matches!(self, Self::Provided(_))
+    }
+
+    /// How the model calls tools.
+    pub fn tool_protocol(&self) -> ToolProtocol {
+        match self {
+            Self::Provided(p) => p.model.tool_protocol,
+            _ => ToolProtocol::Native,
+        }
+    }
+
+    /// The model's own context budget, when its provider's settings give one.
+    pub fn context_tokens(&self) -> Option<usize> {
+        match self {
+            Self::Provided(p) => p.model.context_tokens.map(|t| t as usize),
+            _ => None,
         }
     }
 
@@ -47,14 +82,17 @@ impl Preset {
         match self {
             Self::Flash | Self::Pro => true,
             Self::Custom(name) => name.starts_with("deepseek"),
+            Self::Provided(_) => false,
         }
     }
 
-    /// The other built-in preset (F2).
+    /// The next preset of the same provider (F2): DeepSeek's other preset, or the provider's
+    /// next listed model.
     pub fn toggled(&self) -> Self {
         match self {
             Self::Flash => Self::Pro,
             Self::Pro | Self::Custom(_) => Self::Flash,
+            Self::Provided(p) => Self::Provided(p.next()),
         }
     }
 
@@ -70,13 +108,23 @@ impl Preset {
                 body.insert("reasoning_effort".into(), json!("high"));
             }
             Self::Custom(_) => {}
+            // The settings file's fields; those MiniClaw sets itself were refused there.
+            Self::Provided(p) => {
+                for (key, value) in &p.model.extra {
+                    body.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
         }
     }
 }
 
+/// DeepSeek's presets by their model name; another provider's models as `provider/model`.
 impl std::fmt::Display for Preset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.model())
+        match self {
+            Self::Provided(p) => write!(f, "{}/{}", p.provider.name, p.model.name),
+            _ => f.write_str(self.model()),
+        }
     }
 }
 

@@ -57,4 +57,24 @@ pub enum SettingsError {
         /// The key.
         key: String,
     },
+    /// One provider is broken; the rest of the file counts.
+    #[error("{}: provider `{name}` was skipped: {what}", file.display())]
+    Provider {
+        /// The file.
+        file: PathBuf,
+        /// The provider's name.
+        name: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// Part of a provider (a model, a field) was left out; the provider still counts.
+    #[error("{}: provider `{name}`: {what}", file.display())]
+    ProviderNote {
+        /// The file.
+        file: PathBuf,
+        /// The provider's name.
+        name: String,
+        /// What was left out, and why.
+        what: String,
+    },
 }

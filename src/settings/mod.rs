@@ -3,14 +3,16 @@
 //!
 //! Each file is read whole and leniently: a table MiniClaw does not know is ignored (later
 //! issues add their own tables, such as `[providers.*]`), and a broken file or entry is
-//! reported (which file, what is wrong) and skipped; nothing here is fatal. Today the files
-//! carry MCP servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's
-//! `.mcp.json` shape). A leaf: it imports nothing of MiniClaw but `paths`.
+//! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
+//! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
+//! shape) and model providers (`[providers.NAME]`). A leaf: it imports nothing of MiniClaw but
+//! `paths`.
 
 mod error;
 mod expand;
 mod mcp;
 mod mcp_json;
+mod providers;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ pub use expand::expand_vars;
 pub use mcp::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, Origin, Scope,
 };
+pub use providers::{BUILT_IN_PROVIDER, ModelEntry, ProviderEntry, RESERVED_FIELDS, ToolProtocol};
 
 /// The user's settings file: `<config dir>/miniclaw/config.toml`.
 pub const USER_FILE: &str = "config.toml";
@@ -33,6 +36,8 @@ pub const PROJECT_MCP_JSON: &str = ".mcp.json";
 pub struct FileSettings {
     /// Its MCP servers, in file order.
     pub mcp_servers: Vec<McpServerConfig>,
+    /// Its model providers, in file order.
+    pub providers: Vec<ProviderEntry>,
 }
 
 /// Where the settings files are.
@@ -69,6 +74,9 @@ pub struct Settings {
     /// MCP servers by name: the project's `miniclaw.toml` wins over its `.mcp.json`, which
     /// wins over the user's `config.toml`.
     pub mcp_servers: Vec<McpServerConfig>,
+    /// Model providers as declared, the user's file first: a later entry of the same name
+    /// replaces an earlier one, and the key rules are applied, by `llm::Providers`.
+    pub providers: Vec<ProviderEntry>,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -77,33 +85,59 @@ impl Settings {
     /// Reads the user's file and, when `with_project`, the project's files.
     pub fn load(files: &SettingsFiles, with_project: bool) -> Self {
         let mut warnings = Vec::new();
-        let mut layers: Vec<Vec<McpServerConfig>> = Vec::new();
+        let mut layers: Vec<FileSettings> = Vec::new();
         if let Some(user) = &files.user {
             layers.push(read_layer(user, Scope::User, &mut warnings));
         }
         if with_project {
             let json = files.project.join(PROJECT_MCP_JSON);
-            let (servers, problems) = read_mcp_json(&json, Scope::Project);
+            let (mcp_servers, problems) = read_mcp_json(&json, Scope::Project);
             warnings.extend(problems);
-            layers.push(servers);
+            layers.push(FileSettings {
+                mcp_servers,
+                providers: Vec::new(),
+            });
             let toml = files.project.join(PROJECT_FILE);
             layers.push(read_layer(&toml, Scope::Project, &mut warnings));
         }
-        let mut merged: BTreeMap<String, McpServerConfig> = BTreeMap::new();
-        for server in layers.into_iter().flatten() {
-            merged.insert(server.name.clone(), server);
+        let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
+        let mut providers: Vec<ProviderEntry> = Vec::new();
+        for layer in layers {
+            for server in layer.mcp_servers {
+                servers.insert(server.name.clone(), server);
+            }
+            providers.extend(layer.providers);
         }
         Self {
-            mcp_servers: merged.into_values().collect(),
+            mcp_servers: servers.into_values().collect(),
+            providers,
             warnings,
         }
     }
 }
 
-fn read_layer(path: &Path, scope: Scope, warnings: &mut Vec<String>) -> Vec<McpServerConfig> {
+/// The variables that the providers of the user's file and the project's `miniclaw.toml` name
+/// as holding their keys (trusted or not): read at start, before anything else runs, so each
+/// can be taken out of the environment like `DEEPSEEK_API_KEY`.
+pub fn key_variables(files: &SettingsFiles) -> Vec<String> {
+    let mut paths: Vec<PathBuf> = files.user.iter().cloned().collect();
+    paths.push(files.project.join(PROJECT_FILE));
+    let mut vars: Vec<String> = Vec::new();
+    for path in paths {
+        let (settings, _) = read_toml_file(&path, Scope::User);
+        for var in settings.providers.into_iter().filter_map(|p| p.api_key_env) {
+            if !vars.contains(&var) {
+                vars.push(var);
+            }
+        }
+    }
+    vars
+}
+
+fn read_layer(path: &Path, scope: Scope, warnings: &mut Vec<String>) -> FileSettings {
     let (settings, problems) = read_toml_file(path, scope);
     warnings.extend(problems);
-    settings.mcp_servers
+    settings
 }
 
 /// Reads one TOML settings file (`config.toml` or `miniclaw.toml`); a missing file is empty.
@@ -133,11 +167,25 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
         file: path.to_path_buf(),
         scope,
     };
-    let (mcp_servers, warnings) = match table.get("mcp_servers") {
+    let (mcp_servers, mut warnings) = match table.get("mcp_servers") {
         None => (Vec::new(), Vec::new()),
         Some(value) => mcp::parse_table(value, &origin),
     };
-    (FileSettings { mcp_servers }, warnings)
+    let providers = match table.get("providers") {
+        None => Vec::new(),
+        Some(value) => {
+            let (providers, problems) = providers::parse_table(value, &origin);
+            warnings.extend(problems);
+            providers
+        }
+    };
+    (
+        FileSettings {
+            mcp_servers,
+            providers,
+        },
+        warnings,
+    )
 }
 
 /// Reads a `.mcp.json` file (Claude Code's shape); a missing file holds no server.

@@ -208,3 +208,97 @@ fn the_project_wins_a_name_clash_and_counts_only_when_asked() {
     assert_eq!(got, ["user-a", "user-b"]);
     assert_eq!(files.project_files().len(), 2);
 }
+
+#[test]
+fn provider_tables_parse_with_their_models_and_broken_parts_are_named() {
+    let text = r#"
+        [providers.local]
+        base_url = "http://localhost:11434/v1/"
+        api_key_env = "LOCAL_API_KEY"
+
+        [[providers.local.models]]
+        name = "qwen2.5-coder"
+        tool_protocol = "text"
+        context_tokens = 32768
+        extra = { temperature = 0.2, stream = false, options = { num_ctx = 8192 } }
+
+        [[providers.local.models]]
+        name = "llama3.2"
+
+        [[providers.local.models]]
+        name = "tiny"
+        context_tokens = 10
+
+        [providers.deepseek]
+        base_url = "https://elsewhere.example"
+
+        [providers.badkey]
+        base_url = "https://x.example/v1"
+        api_key_env = "PATH"
+
+        [providers.noproto]
+        base_url = "ftp://x.example"
+
+        [providers.typo]
+        base_url = "https://x.example/v1"
+        models = [{ name = "m", tool_protocol = "tags" }]
+    "#;
+    let (settings, warnings) = parse_toml(text, Path::new("/c/config.toml"), Scope::User);
+    let names: Vec<&str> = settings.providers.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["local", "typo"]);
+    let local = &settings.providers[0];
+    assert_eq!(local.base_url, "http://localhost:11434/v1");
+    assert_eq!(local.api_key_env.as_deref(), Some("LOCAL_API_KEY"));
+    assert_eq!(local.models.len(), 2);
+    let qwen = &local.models[0];
+    assert_eq!(qwen.tool_protocol, ToolProtocol::Text);
+    assert_eq!(qwen.context_tokens, Some(32768));
+    assert_eq!(qwen.extra["temperature"], 0.2);
+    assert_eq!(qwen.extra["options"]["num_ctx"], 8192);
+    assert!(!qwen.extra.contains_key("stream"));
+    assert_eq!(local.models[1].tool_protocol, ToolProtocol::Native);
+    assert!(settings.providers[1].models.is_empty());
+    let said = warnings.join("\n");
+    for expected in [
+        "provider `local`: model `qwen2.5-coder`: `extra.stream` is ignored",
+        "model `tiny` was skipped: `context_tokens` must be at least 1000",
+        "provider `deepseek` was skipped: `deepseek` is built in",
+        "provider `badkey` was skipped: `api_key_env` names `PATH`",
+        "provider `noproto` was skipped: `base_url` must be http or https",
+        "provider `typo`: ",
+    ] {
+        assert!(said.contains(expected), "{expected}\n{said}");
+    }
+    assert_eq!(warnings.len(), 6, "{said}");
+}
+
+#[test]
+fn providers_come_from_both_files_and_their_key_variables_are_known_before_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("config.toml");
+    std::fs::write(
+        &user,
+        "[providers.a]\nbase_url = \"http://a\"\napi_key_env = \"A_KEY\"\n",
+    )
+    .unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join(PROJECT_FILE),
+        "[providers.b]\nbase_url = \"http://b\"\napi_key_env = \"B_TOKEN\"\n",
+    )
+    .unwrap();
+    let files = SettingsFiles {
+        user: Some(user),
+        project,
+    };
+    let names = |s: &Settings| {
+        s.providers
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&Settings::load(&files, false)), ["a"]);
+    assert_eq!(names(&Settings::load(&files, true)), ["a", "b"]);
+    assert_eq!(key_variables(&files), ["A_KEY", "B_TOKEN"]);
+}

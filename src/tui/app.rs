@@ -58,7 +58,7 @@ pub async fn event_loop(
             } } => {
                 // What arrived since the last turn is shown now, not a frame later (a bounded
                 // batch: a flood of events cannot hold keys and frames up).
-                state.key_set = keys.is_set();
+                state.key_set = keys.is_set(&state.preset);
                 if drain(state, events, MAX_EVENTS_PER_BATCH) {
                     schedule.request(Instant::now());
                 }
@@ -80,7 +80,7 @@ pub async fn event_loop(
             ev = events.recv(), if !holding => match ev {
                 Some(ev) => {
                     // The agent reads the key file again before a turn: the state follows.
-                    state.key_set = keys.is_set();
+                    state.key_set = keys.is_set(&state.preset);
                     update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
                     drain(state, events, MAX_EVENTS_PER_BATCH);
@@ -175,10 +175,13 @@ pub(super) fn perform(
                 // Remembered for the next start, off the event loop (a file write).
                 if let Some(path) = crate::remembered::path() {
                     let model = preset.model().to_string();
+                    let label = preset.to_string();
+                    let provider = (!preset.is_deepseek()).then(|| preset.provider().to_string());
                     tokio::task::spawn_blocking(move || {
                         let remember = |c: &mut crate::remembered::Choices| {
-                            super::update::note_recent(&mut c.recent_models, &model);
+                            super::update::note_recent(&mut c.recent_models, &label);
                             c.model = Some(model.clone());
+                            c.provider = provider.clone();
                         };
                         if let Err(e) = crate::remembered::remember(&path, remember) {
                             tracing::warn!(error = %e, "could not remember the model");

@@ -23,9 +23,10 @@ impl KeyJobs {
         (Self { client, reports }, rx)
     }
 
-    /// Whether the model client has a key now.
-    pub fn is_set(&self) -> bool {
-        self.client.has_key()
+    /// Whether the dialog has no key to ask for with `preset`: DeepSeek's key is set, or the
+    /// model is another provider's (whose key comes from its own variable, never the dialog).
+    pub fn is_set(&self, preset: &crate::llm::Preset) -> bool {
+        !preset.is_deepseek() || self.client.has_key()
     }
 
     /// Checks `key` with one request to the model server.

@@ -79,7 +79,8 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let notices = std::mem::take(&mut state.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
     state.entries.extend(notices);
-    state.key_set = agent.client().has_key();
+    state.providers = agent.client().providers().clone();
+    state.key_set = !state.preset.is_deepseek() || agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
     let mut files = files::FileLister::new(Some(agent.sandbox().clone()));
     let (handle, mut events) = spawn(agent);

@@ -14,6 +14,7 @@ pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
     c.current_dir(std::env::temp_dir())
         .env_remove("DEEPSEEK_MODEL")
+        .env_remove("MINICLAW_PROVIDER")
         .env_remove("MINICLAW_WORKSPACE")
         .env("HOME", std::env::temp_dir())
         .env(

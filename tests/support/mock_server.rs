@@ -18,6 +18,8 @@ pub enum Piece {
     Bytes(Vec<u8>),
     /// A pause before the next piece.
     Pause(Duration),
+    /// Write what came before now, without waiting (a read may end here).
+    Flush,
     /// Wait until this long after the reply began (keeps a rate exact over a long stream).
     At(Duration),
     /// Print `LABEL <unix ms>` on stdout when reached (benchmarks time the stream by it).
@@ -309,6 +311,7 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
                     pending.clear();
                 }
                 match piece {
+                    Piece::Flush => {}
                     Piece::Pause(d) => tokio::time::sleep(d).await,
                     Piece::At(d) => tokio::time::sleep_until(began + d).await,
                     Piece::Note(label) => {

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome, history};
-use miniclaw::llm::{LlmClient, Preset, RetryPolicy, Role, ToolSchema};
+use miniclaw::llm::{
+    LlmClient, ModelEntry, Preset, Provider, Providers, RetryPolicy, Role, ToolProtocol, ToolSchema,
+};
 use miniclaw::tools::{Sandbox, Tool, ToolContext, ToolFuture, ToolRegistry};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Barrier, mpsc};
@@ -103,6 +105,54 @@ pub async fn rig_with(
         },
     );
     Rig { server, agent, dir }
+}
+
+/// A provider `local` at `url` (no key) listing `model`, which calls tools with `protocol`;
+/// the catalog and that model's preset.
+pub fn local_provider(url: &str, model: &str, protocol: ToolProtocol) -> (Providers, Preset) {
+    let mut entry = ModelEntry::named(model);
+    entry.tool_protocol = protocol;
+    let providers = Providers::new(vec![Provider {
+        name: "local".into(),
+        base_url: url.to_string(),
+        key_var: None,
+        models: vec![entry],
+    }]);
+    let preset = providers.resolve(&format!("local/{model}"));
+    (providers, preset)
+}
+
+/// A rig whose model is the provider `local`'s `model` on the scripted server, calling tools
+/// with `protocol` (DeepSeek's presets go to the same server with the key `sk-test`).
+pub async fn rig_local(
+    script: Vec<Reply>,
+    tools: Vec<Probe>,
+    protocol: ToolProtocol,
+    max_steps: usize,
+) -> Rig {
+    let mut registry = ToolRegistry::new();
+    for t in tools {
+        registry.register(t);
+    }
+    let mut r = rig_with(script, registry, Preset::Flash, max_steps, |c| c).await;
+    let (providers, preset) = local_provider(&r.server.url(), "small", protocol);
+    let client = r
+        .agent
+        .client()
+        .clone()
+        .with_providers(providers, &|_| None);
+    r.agent = Agent::new(
+        client,
+        r.agent.registry().clone(),
+        Arc::new(Sandbox::new(r.dir.path()).unwrap()),
+        Session::new(),
+        AgentSettings {
+            preset,
+            max_steps,
+            history_path: Some(r.dir.path().join("history.json")),
+        },
+    );
+    r
 }
 
 /// The error messages among `events`.

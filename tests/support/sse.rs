@@ -164,6 +164,24 @@ impl SseBuilder {
         self.data("data: [DONE]\n\n".to_string())
     }
 
+    /// Every byte written on its own, as its own HTTP chunk (a read may end anywhere: inside a
+    /// tag, a JSON string or a character).
+    pub fn byte_by_byte(self) -> Self {
+        let mut pieces = Vec::new();
+        for piece in self.pieces {
+            match piece {
+                Piece::Bytes(bytes) => {
+                    for b in bytes {
+                        pieces.push(Piece::Bytes(vec![b]));
+                        pieces.push(Piece::Flush);
+                    }
+                }
+                other => pieces.push(other),
+            }
+        }
+        Self { pieces }
+    }
+
     /// The stream as a reply.
     pub fn build(self) -> Reply {
         Reply::Stream(self.pieces)

@@ -83,7 +83,8 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
     let theme = &state.theme;
     let mut segments = vec![Segment {
         rank: 0,
-        span: Span::styled(state.preset.model().to_string(), theme.accent),
+        // DeepSeek's presets name their provider; another provider's model is `provider/model`.
+        span: Span::styled(state.preset.to_string(), theme.accent),
     }];
     // The default (`auto`) goes unsaid; a mode that stops calls is always in view.
     if state.approval_mode != crate::approval::ApprovalMode::Auto {

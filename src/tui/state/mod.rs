@@ -88,6 +88,8 @@ pub struct RetryView {
 pub struct State {
     /// The model preset.
     pub preset: Preset,
+    /// The configured providers (`/model NAME/MODEL`, the model picker).
+    pub providers: crate::llm::Providers,
     /// The step limit.
     pub max_steps: usize,
     /// The workspace shown in the status line.
@@ -191,6 +193,7 @@ impl State {
     pub fn new(options: &TuiOptions) -> Self {
         let mut state = Self {
             preset: options.preset.clone(),
+            providers: crate::llm::Providers::default(),
             max_steps: options.max_steps,
             workspace: options.workspace.display().to_string(),
             agent_state: AgentState::Idle,

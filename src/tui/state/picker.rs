@@ -56,8 +56,9 @@ impl Picker {
         }
     }
 
-    /// The model picker: the presets, then the names used recently (`current` marked).
-    pub fn models(current: &Preset, recent: &[String]) -> Self {
+    /// The model picker: the presets, the configured providers' models (`listed`: label and
+    /// words on it), then the names used recently (`current` marked).
+    pub fn models(current: &Preset, listed: &[(String, String)], recent: &[String]) -> Self {
         let mut items: Vec<PickerItem> = [
             (Preset::Flash, "preset · fast, thinking off"),
             (Preset::Pro, "preset · thinking on, high reasoning effort"),
@@ -70,6 +71,15 @@ impl Picker {
             problem: None,
         })
         .collect();
+        for (label, detail) in listed {
+            items.push(PickerItem {
+                key: label.clone(),
+                label: label.clone(),
+                detail: detail.clone(),
+                problem: None,
+            });
+        }
+        let current = current.to_string();
         for name in recent {
             if !items.iter().any(|i| &i.key == name) {
                 items.push(PickerItem {
@@ -81,14 +91,11 @@ impl Picker {
             }
         }
         for item in &mut items {
-            if item.key == current.model() {
+            if item.key == current {
                 item.detail.push_str(" · current");
             }
         }
-        let selected = items
-            .iter()
-            .position(|i| i.key == current.model())
-            .unwrap_or(0);
+        let selected = items.iter().position(|i| i.key == current).unwrap_or(0);
         Self {
             kind: PickerKind::Models,
             items,

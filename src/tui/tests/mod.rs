@@ -9,6 +9,7 @@ mod keys;
 mod markdown;
 mod plan;
 mod popups;
+mod providers;
 mod sessions;
 mod side_panes;
 mod snapshots;

@@ -53,16 +53,20 @@ fn value(label: String, what: &str, current: bool) -> Choice {
     }
 }
 
-/// The presets, then the names used recently.
+/// The presets, the configured providers' models, then the names used recently.
 fn models(state: &State) -> Vec<Choice> {
-    let current = state.preset.model();
+    let current = state.preset.to_string();
     let mut out: Vec<Choice> = Preset::NAMES
         .iter()
         .map(|name| value(name.to_string(), "preset", *name == current))
         .collect();
+    for (label, detail) in state.providers.listed() {
+        let is_current = label == current;
+        out.push(value(label, &detail, is_current));
+    }
     for name in &state.recent_models {
-        if !Preset::NAMES.contains(&name.as_str()) {
-            out.push(value(name.clone(), "used before", name == current));
+        if !out.iter().any(|c| &c.insert == name) {
+            out.push(value(name.clone(), "used before", *name == current));
         }
     }
     out

@@ -4,7 +4,6 @@
 use super::effect::Effect;
 use super::preset::set_preset;
 use crate::agent::AgentCommand;
-use crate::llm::Preset;
 use crate::tui::keymap::Action;
 use crate::tui::state::{EntryKind, Overlay, Picker, PickerKind, State};
 
@@ -17,7 +16,8 @@ pub(crate) fn open_sessions(state: &mut State, effects: &mut Vec<Effect>) {
 
 /// Opens the model picker.
 pub(super) fn open_models(state: &mut State) {
-    state.picker = Some(Picker::models(&state.preset, &state.recent_models));
+    let listed = state.providers.listed();
+    state.picker = Some(Picker::models(&state.preset, &listed, &state.recent_models));
     state.overlay = Overlay::Picker;
 }
 
@@ -82,8 +82,8 @@ fn choose(state: &mut State, effects: &mut Vec<Effect>) {
                 None => return,
             };
             close(state);
-            let preset = Preset::from_name(&name);
-            state.push(EntryKind::Notice, format!("Model: {preset}."));
+            let preset = state.providers.resolve(&name);
+            state.push(EntryKind::Notice, super::preset::chosen_text(&preset));
             set_preset(state, preset, effects);
         }
     }

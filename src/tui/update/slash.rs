@@ -5,7 +5,6 @@ use std::time::Instant;
 use super::effect::{Effect, flash};
 use super::preset::set_preset;
 use crate::agent::AgentCommand;
-use crate::llm::Preset;
 use crate::tui::state::{EntryKind, Overlay, State};
 
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
@@ -46,14 +45,8 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         ("model", None) => super::picker::open_models(state),
         // Any name, as --model takes: a name that is not a preset is sent as it is.
         ("model", Some(name)) => {
-            let preset = Preset::from_name(name);
-            let text = match &preset {
-                Preset::Custom(other) => format!(
-                    "Model: {other} (not one of the presets {}: sent as it is, without thinking settings).",
-                    Preset::NAMES.join(", ")
-                ),
-                preset => format!("Model: {preset}."),
-            };
+            let preset = state.providers.resolve(name);
+            let text = super::preset::chosen_text(&preset);
             set_preset(state, preset, effects);
             state.push(EntryKind::Notice, text);
         }
