@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod capped_read;
 pub mod config;
 pub mod diff;
 pub mod events;
