@@ -114,8 +114,10 @@ pub struct Config {
     pub cli: Cli,
     /// The DeepSeek API key, if set.
     api_key: Option<String>,
-    /// The server base URL.
+    /// DeepSeek's base URL as the person chose it (keys typed or saved later go there only).
     pub base_url: String,
+    /// The base URL of the project's own key (`./.env` with both), for that key alone.
+    pub key_url: Option<String>,
     /// The starting preset (DeepSeek's until [`Config::choose_model`] has read the providers).
     pub preset: Preset,
     /// The configured providers (none until [`Config::choose_model`]).
@@ -134,6 +136,7 @@ impl std::fmt::Debug for Config {
             .field("cli", &self.cli)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("base_url", &self.base_url)
+            .field("key_url", &self.key_url)
             .field("preset", &self.preset)
             .finish()
     }
@@ -159,85 +162,52 @@ pub fn configuration_paths() -> Vec<PathBuf> {
     paths
 }
 
-/// The `.env` files keys may be read from.
-pub fn key_files() -> Vec<PathBuf> {
+/// Reads the project's `./.env` and `<config dir>/miniclaw/.env` (see `env_files`: the
+/// project's file counts only for MiniClaw's own settings and never enters the environment).
+/// Call first thing in `main`, after `paths::fix` and before any thread starts.
+pub fn load_env_files() {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let mut files = vec![cwd.join(".env")];
-    files.extend(config_dir().map(|d| d.join(".env")));
-    files
+    crate::env_files::load(
+        &cwd.join(".env"),
+        config_dir().map(|d| d.join(".env")).as_deref(),
+    );
 }
 
-/// Loads `./.env` then `<config dir>/miniclaw/.env` into the environment without overriding
-/// variables already set. The project's `./.env` may not set `MINICLAW_*`, nor
-/// `DEEPSEEK_BASE_URL` unless its key comes from the same file. Call before any thread starts (it sets process environment). Returns
-/// a warning for each line that could not be read (file and line number, never its text, which
-/// may hold a key); the other lines still count.
-pub fn load_dotenv() -> Vec<String> {
+/// Where DeepSeek's requests go: the person's `DEEPSEEK_BASE_URL` (the environment, then their
+/// own `.env`), else the default; and, when the key in use comes from the project's `./.env`
+/// and that file names a base URL, that URL for that key alone. A key from anywhere else never
+/// goes to a URL a project file chose. Returns (the person's URL, the project key's URL,
+/// warnings).
+fn deepseek_urls() -> (String, Option<String>, Vec<String>) {
+    use crate::env_files::Origin;
+    let files = crate::env_files::loaded();
+    let name = "DEEPSEEK_BASE_URL";
+    let personal = files.personal(name);
+    let user_url = personal
+        .clone()
+        .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
     let mut warnings = Vec::new();
-    for (index, path) in key_files().into_iter().enumerate() {
-        // The first file is the project's `./.env`: a folder you did not write may hold one.
-        let project = index == 0;
-        let items = match dotenvy::from_path_iter(&path) {
-            Ok(items) => items,
-            Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                warnings.push(format!("Could not read {}: {e}", path.display()));
-                continue;
-            }
-        };
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let items: Vec<_> = items.collect();
-        // Its own key may go to its own server; a key from elsewhere never goes to a server a
-        // project names, and a project never sets MiniClaw's own settings (the workspace, the
-        // approval mode).
-        let own_key = std::env::var_os("DEEPSEEK_API_KEY").is_none()
-            && items
-                .iter()
-                .any(|i| matches!(i, Ok((n, _)) if n == "DEEPSEEK_API_KEY"));
-        let mut refused = Vec::new();
-        for item in items {
-            match item {
-                Ok((name, _))
-                    if project
-                        && (name.starts_with("MINICLAW_")
-                            || (name == "DEEPSEEK_BASE_URL" && !own_key)) =>
-                {
-                    refused.push(name);
-                }
-                Ok((name, value)) => {
-                    if std::env::var_os(&name).is_none() {
-                        // SAFETY: called first thing in `main`, before any other thread exists.
-                        unsafe { std::env::set_var(name, value) };
-                    }
-                }
-                Err(dotenvy::Error::LineParse(line, _)) => {
-                    let number = text
-                        .lines()
-                        .position(|l| l.trim() == line.trim())
-                        .map(|i| format!(" line {}", i + 1))
-                        .unwrap_or_default();
-                    warnings.push(format!(
-                        "{}:{number} is not NAME=value and was skipped; the other lines were read.",
-                        path.display()
-                    ));
-                }
-                Err(e) => warnings.push(format!("Could not read {}: {e}", path.display())),
-            }
-        }
-        if !refused.is_empty() {
-            warnings.push(format!(
-                "{} sets {}, which a project's .env may not (a folder you did not write could send your key elsewhere or widen the sandbox); it was ignored. Set it in {} or the environment.",
-                path.display(),
-                refused.join(", "),
-                crate::secrets::recommended_key_file()
-            ));
-        }
+    let Some(project_url) = files.project_value(name) else {
+        return (user_url, None, warnings);
+    };
+    let own_key = crate::secrets::origin("DEEPSEEK_API_KEY") == Some(Origin::Project);
+    if own_key && !files.in_environment(name) {
+        return (user_url, Some(project_url.trim().to_string()), warnings);
     }
-    warnings
+    if !files.in_environment(name) {
+        warnings.push(format!(
+            "{} sets {name} without a DeepSeek key of its own in use: it was ignored, so a key from elsewhere never goes to a server a project chose. Requests go to {user_url}.",
+            files
+                .project_path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "./.env".into()),
+        ));
+    }
+    (user_url, None, warnings)
 }
 
 impl Config {
-    /// Parses the flags and reads the environment (call `load_dotenv` first). `--help` names the
+    /// Parses the flags and reads the environment (call `load_env_files` first). `--help` names the
     /// log file, which is known only at run time.
     pub fn from_env_and_args() -> Self {
         use clap::{CommandFactory, FromArgMatches};
@@ -265,10 +235,9 @@ impl Config {
         let api_key = crate::secrets::get("DEEPSEEK_API_KEY")
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
-        let base_url = std::env::var("DEEPSEEK_BASE_URL")
-            .ok()
-            .filter(|u| !u.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        let (base_url, key_url, url_warnings) = deepseek_urls();
+        let mut warnings = crate::env_files::loaded().warnings.clone();
+        warnings.extend(url_warnings);
         // A model given now wins; else the one chosen last time (F2, /model), else flash.
         let remembered = crate::remembered::path().map(|p| crate::remembered::load(&p));
         let approval = cli
@@ -281,11 +250,12 @@ impl Config {
             cli,
             api_key,
             base_url,
+            key_url,
             preset,
             providers: Providers::default(),
             approval,
             project_trusted: false,
-            warnings: Vec::new(),
+            warnings,
         }
     }
 
@@ -322,6 +292,10 @@ impl Config {
     pub fn key_problem(&self) -> Option<crate::llm::LlmError> {
         let client = crate::llm::LlmClient::new(&self.base_url, self.api_key())
             .ok()?
+            .with_key(crate::llm::ApiKey::fixed_for(
+                self.api_key(),
+                self.key_url.clone(),
+            ))
             .with_providers(self.providers.clone(), &|var| crate::secrets::get(var));
         client.key_problem(&self.preset)
     }
@@ -348,8 +322,9 @@ fn starting_model(
     let deepseek = provider.is_none_or(|p| p.eq_ignore_ascii_case(crate::llm::DEEPSEEK));
     let model = cli.model.clone().or_else(|| {
         deepseek
-            .then(|| std::env::var("DEEPSEEK_MODEL").ok())
+            .then(|| crate::env_files::loaded().lookup("DEEPSEEK_MODEL"))
             .flatten()
+            .map(|(model, _)| model)
             .filter(|m| !m.trim().is_empty())
     });
     if provider.is_some() || model.is_some() {
@@ -444,6 +419,7 @@ mod tests {
             cli,
             api_key: Some("sk-secret-123".into()),
             base_url: DEFAULT_BASE_URL.into(),
+            key_url: None,
             preset: Preset::Flash,
             providers: Providers::default(),
             approval: crate::approval::ApprovalMode::Auto,

@@ -76,14 +76,16 @@ fn refuse(format: OutputFormat, message: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    // .env files are read before any thread starts: they set process environment.
-    let env_warnings = config::load_dotenv();
+    // MiniClaw's own folders are fixed from the real environment before any file is read,
+    // then the .env files are read, before any thread starts (the person's sets process
+    // environment; the project's is read into settings only).
+    miniclaw::paths::fix();
+    config::load_env_files();
     // Keys leave the environment before any thread or child exists (see `secrets`), the
     // variables providers name for theirs too.
     let files = miniclaw::settings::SettingsFiles::default_locations();
     miniclaw::secrets::take_from_environment(&miniclaw::settings::key_variables(&files));
     let mut config = Config::from_env_and_args();
-    config.warnings = env_warnings;
     let mode = match Mode::decide(&config) {
         Ok(mode) => mode,
         Err(code) => return code,

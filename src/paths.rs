@@ -2,15 +2,32 @@
 //! plugins) and data folder (log, trust decisions). A leaf: it imports nothing of MiniClaw.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The folders as found the first time they were asked for.
+static DIRS: OnceLock<Option<directories::ProjectDirs>> = OnceLock::new();
+
+/// Fixes the config and data folders from the environment MiniClaw was started with. Call
+/// first thing in `main`, before any `.env` file is read: nothing a project ships (an
+/// `XDG_CONFIG_HOME` line, say) may move MiniClaw's own configuration, trust records, log or
+/// key file.
+pub fn fix() {
+    let _ = dirs();
+}
+
+fn dirs() -> Option<&'static directories::ProjectDirs> {
+    DIRS.get_or_init(|| directories::ProjectDirs::from("", "", "miniclaw"))
+        .as_ref()
+}
 
 /// MiniClaw's folder in the user's config directory (`~/.config/miniclaw` on Linux).
 pub fn config_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.config_dir().to_path_buf())
+    dirs().map(|d| d.config_dir().to_path_buf())
 }
 
 /// MiniClaw's folder in the user's data directory (`~/.local/share/miniclaw` on Linux).
 pub fn data_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "miniclaw").map(|d| d.data_dir().to_path_buf())
+    dirs().map(|d| d.data_dir().to_path_buf())
 }
 
 /// The active session's file inside the workspace.

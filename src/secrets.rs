@@ -9,13 +9,15 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use crate::env_files::Origin;
+
 /// The key file, `<config dir>/miniclaw/.env`: read, watched and written atomically.
 pub mod key_file;
 
 /// The variables that hold keys.
 pub const SECRET_VARS: [&str; 2] = ["DEEPSEEK_API_KEY", "SERPAPI_KEY"];
 
-static STORE: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+static STORE: OnceLock<BTreeMap<String, (String, Origin)>> = OnceLock::new();
 
 unsafe extern "C" {
     /// The C library's environment array.
@@ -23,14 +25,17 @@ unsafe extern "C" {
 }
 
 /// Moves every key out of the environment into the store: [`SECRET_VARS`] and `more` (the
-/// variables providers name in the settings files). Call once, first thing in `main`, after
-/// `.env` files were read and before any other thread starts.
+/// variables providers name in the settings files), each from the environment or, where that
+/// has none, from the `.env` files (`env_files`: the project's first, for the names it may
+/// set). An empty value is no key. Call once, first thing in `main`, after `env_files::load`
+/// and before any other thread starts.
 pub fn take_from_environment(more: &[String]) {
+    let files = crate::env_files::loaded();
     let mut found = BTreeMap::new();
     let names = SECRET_VARS.iter().map(|n| n.to_string());
     for name in names.chain(more.iter().cloned()) {
-        if let Ok(value) = std::env::var(&name) {
-            found.insert(name.clone(), value);
+        if let Some((value, origin)) = files.lookup(&name) {
+            found.insert(name.clone(), (value.trim().to_string(), origin));
         }
         scrub(&name);
     }
@@ -38,12 +43,20 @@ pub fn take_from_environment(more: &[String]) {
 }
 
 /// The key in `name`: from the store once it was filled, else (library use, tests) from the
-/// environment.
+/// environment. An empty value is no key.
 pub fn get(name: &str) -> Option<String> {
     match STORE.get() {
-        Some(store) => store.get(name).cloned(),
-        None => std::env::var(name).ok(),
+        Some(store) => store.get(name).map(|(value, _)| value.clone()),
+        None => std::env::var(name)
+            .ok()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty()),
     }
+}
+
+/// Where the key in `name` came from (`None`: no key, or the store was never filled).
+pub fn origin(name: &str) -> Option<Origin> {
+    STORE.get()?.get(name).map(|(_, origin)| *origin)
 }
 
 /// Overwrites the value of every `name=` entry of the environment block in place, then removes

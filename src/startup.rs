@@ -170,18 +170,21 @@ pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
 }
 
 /// The planner's and the executor's presets: `--planner-model` and `--executor-model` read as
-/// `--model` reads a name (`PROVIDER/MODEL` included), the defaults for those not given.
-fn plan_presets(config: &Config) -> crate::agent::plan::PlanPresets {
+/// `--model` reads a name (`PROVIDER/MODEL` included), the defaults for those not given; a
+/// provider that is not configured is an error.
+fn plan_presets(config: &Config) -> Result<crate::agent::plan::PlanPresets, crate::llm::LlmError> {
     let defaults = crate::agent::plan::PlanPresets::default();
-    let pick = |name: Option<&str>, default| name.map_or(default, |n| config.providers.resolve(n));
-    crate::agent::plan::PlanPresets {
-        planner: pick(config.cli.planner_model.as_deref(), defaults.planner),
-        executor: pick(config.cli.executor_model.as_deref(), defaults.executor),
-    }
+    let pick =
+        |name: Option<&str>, default| name.map_or(Ok(default), |n| config.providers.resolve(n));
+    Ok(crate::agent::plan::PlanPresets {
+        planner: pick(config.cli.planner_model.as_deref(), defaults.planner)?,
+        executor: pick(config.cli.executor_model.as_deref(), defaults.executor)?,
+    })
 }
 
 /// Builds the agent for `config`.
 pub fn start(config: &Config) -> Result<Started, StartupError> {
+    let plan_presets = plan_presets(config)?;
     let workspace = &config.cli.workspace;
     let sandbox = Sandbox::new(workspace)
         .map_err(|e| StartupError::Workspace {
@@ -215,8 +218,8 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     // The key file is followed while the program runs: a key written there later is used from
     // the next send on (see `llm::key`).
     let key = match crate::secrets::key_file::path() {
-        Some(file) => ApiKey::following(config.api_key(), file),
-        None => ApiKey::fixed(config.api_key()),
+        Some(file) => ApiKey::following(config.api_key(), config.key_url.clone(), file),
+        None => ApiKey::fixed_for(config.api_key(), config.key_url.clone()),
     };
     // Each provider's key is read from its own variable, which left the environment at start.
     let client = LlmClient::new(&config.base_url, None)?
@@ -242,7 +245,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
     .with_history(loaded.store)
-    .with_plan_presets(plan_presets(config));
+    .with_plan_presets(plan_presets);
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }

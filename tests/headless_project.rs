@@ -217,7 +217,13 @@ fn a_projects_dot_env_cannot_send_your_key_elsewhere_nor_set_miniclaws_own_setti
         Some("Bearer sk-yours")
     );
     assert!(
-        stderr.contains("sets DEEPSEEK_BASE_URL, MINICLAW_APPROVAL, MINICLAW_WORKSPACE, which a project's .env may not"),
+        stderr.contains(
+            "sets MINICLAW_APPROVAL, MINICLAW_WORKSPACE, which a project's .env may not set"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("sets DEEPSEEK_BASE_URL without a DeepSeek key of its own in use"),
         "{stderr}"
     );
 }

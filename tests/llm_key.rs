@@ -92,7 +92,7 @@ async fn a_key_written_to_the_key_file_is_used_from_the_next_send() {
     let server = MockServer::start(vec![]).await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".env");
-    let key = ApiKey::following(None, file.clone());
+    let key = ApiKey::following(None, None, file.clone());
     let client = LlmClient::new(&server.url(), None)
         .unwrap()
         .with_key(key.clone());
@@ -131,13 +131,13 @@ fn a_key_from_the_environment_wins_over_the_key_file() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".env");
     write(&file, "DEEPSEEK_API_KEY=sk-file\n");
-    let key = ApiKey::following(Some("sk-env".into()), file.clone());
+    let key = ApiKey::following(Some("sk-env".into()), None, file.clone());
     write(&file, "DEEPSEEK_API_KEY=sk-file-2\n");
     assert!(!key.refresh().unwrap());
     assert_eq!(key.get().unwrap().expose(), "sk-env");
     // The key configured at start was the file's: the file is followed.
     write(&file, "DEEPSEEK_API_KEY=sk-file\n");
-    let key = ApiKey::following(Some("sk-file".into()), file.clone());
+    let key = ApiKey::following(Some("sk-file".into()), None, file.clone());
     write(&file, "DEEPSEEK_API_KEY=sk-file-3\n");
     assert!(key.refresh().unwrap());
     assert_eq!(key.get().unwrap().expose(), "sk-file-3");
@@ -147,7 +147,7 @@ fn a_key_from_the_environment_wins_over_the_key_file() {
 fn a_key_typed_for_this_run_gives_way_only_to_a_key_in_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".env");
-    let key = ApiKey::following(None, file.clone());
+    let key = ApiKey::following(None, None, file.clone());
     key.set(Secret::new("sk-typed"), false);
     write(&file, "OTHER=1\n");
     assert!(!key.refresh().unwrap());
@@ -161,7 +161,7 @@ fn a_key_typed_for_this_run_gives_way_only_to_a_key_in_the_file() {
 fn a_key_file_that_cannot_be_read_is_reported_once_per_version() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(".env");
-    let key = ApiKey::following(None, file.clone());
+    let key = ApiKey::following(None, None, file.clone());
     std::fs::create_dir(&file).unwrap();
     let err = key.refresh().unwrap_err();
     assert!(err.to_string().contains(".env"), "{err}");

@@ -98,7 +98,7 @@ async fn each_key_goes_only_to_its_own_providers_server() {
         "deepseek-v4-pro",
         "alpha/alpha-1",
     ] {
-        agent.set_preset(providers.resolve(name));
+        agent.set_preset(providers.resolve(name).unwrap());
         let (outcome, _) = run(&mut agent, name).await;
         assert_eq!(outcome, TurnOutcome::Answered, "{name}");
     }
@@ -143,7 +143,7 @@ async fn a_provider_whose_key_is_not_set_sends_nothing_anywhere() {
     let deepseek = MockServer::start(answers(1)).await;
     let alpha = MockServer::start(answers(1)).await;
     let client = client(&deepseek.url(), &alpha.url(), "http://127.0.0.1:9", None);
-    let preset = client.providers().resolve("alpha/alpha-2");
+    let preset = client.providers().resolve("alpha/alpha-2").unwrap();
     let problem = client.key_problem(&preset).expect("no key");
     assert!(
         matches!(&problem, LlmError::MissingProviderKey { provider, var } if provider == "alpha" && var == "ALPHA_API_KEY"),

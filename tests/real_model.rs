@@ -36,7 +36,9 @@ async fn a_real_model_makes_real_tool_calls() {
         key_var: None,
         models: vec![model],
     }]);
-    let preset = providers.resolve(&format!("real/{name}"));
+    let preset = providers
+        .resolve(&format!("real/{name}"))
+        .expect("the provider was just configured");
     let client = LlmClient::new("http://127.0.0.1:9", None)
         .unwrap()
         .with_providers(providers, &|_| None);

@@ -94,7 +94,7 @@ impl Providers {
         let provider = provider.map(str::trim).filter(|p| !p.is_empty());
         let model = model.map(str::trim).filter(|m| !m.is_empty());
         let Some(name) = provider else {
-            return Ok(model.map_or(Preset::Flash, |m| self.resolve(m)));
+            return model.map_or(Ok(Preset::Flash), |m| self.resolve(m));
         };
         if name.eq_ignore_ascii_case(DEEPSEEK) {
             let model = model.map(|m| m.strip_prefix("deepseek/").unwrap_or(m));
@@ -127,23 +127,30 @@ impl Providers {
     }
 
     /// What `/model TEXT` means: `NAME/MODEL` with a configured provider's name is that
-    /// provider's model; anything else is a DeepSeek model name (model names may hold `/`).
-    pub fn resolve(&self, text: &str) -> Preset {
+    /// provider's model, `deepseek/MODEL` and a name without `/` are DeepSeek's. A `NAME/`
+    /// that names no configured provider (a typo, or a provider of a folder not trusted) is an
+    /// error: it never becomes a DeepSeek model sent with DeepSeek's key.
+    pub fn resolve(&self, text: &str) -> Result<Preset, LlmError> {
         let text = text.trim();
-        if let Some((name, model)) = text.split_once('/')
-            && !model.trim().is_empty()
-        {
-            if let Some(found) = self.get(name) {
-                return Preset::Provided(ProviderModel {
-                    provider: found.clone(),
-                    model: found.model(model.trim()),
-                });
+        let Some((name, model)) = text.split_once('/') else {
+            return Ok(Preset::from_name(text));
+        };
+        if let Some(found) = self.get(name) {
+            if model.trim().is_empty() {
+                return self.choose(Some(name), None);
             }
-            if name.eq_ignore_ascii_case(DEEPSEEK) {
-                return Preset::from_name(model);
-            }
+            return Ok(Preset::Provided(ProviderModel {
+                provider: found.clone(),
+                model: found.model(model.trim()),
+            }));
         }
-        Preset::from_name(text)
+        if name.eq_ignore_ascii_case(DEEPSEEK) && !model.trim().is_empty() {
+            return Ok(Preset::from_name(model.trim()));
+        }
+        Err(LlmError::UnknownProvider {
+            name: name.to_string(),
+            known: self.names().join(", "),
+        })
     }
 
     /// The configured providers' listed models as the pickers offer them (`provider/model`),

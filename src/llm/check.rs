@@ -1,6 +1,8 @@
 //! The one cheap request that checks a key before it is saved: `GET <base URL>/models` with the
 //! key as bearer token, which DeepSeek and other OpenAI-compatible servers answer at once and
-//! without cost. It goes to the configured base URL only, like every request with the key.
+//! without cost. It goes to the person's base URL only (the environment's or their own
+//! `.env`'s `DEEPSEEK_BASE_URL`, else DeepSeek's), never to one a project's `./.env` chose: a
+//! typed key is the person's.
 
 use std::time::Duration;
 

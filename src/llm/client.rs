@@ -184,8 +184,13 @@ impl LlmClient {
     /// presets, the provider's own (or none) for a provider's model. Never another's.
     fn route(&self, preset: &Preset) -> Result<(String, Option<Secret>), LlmError> {
         if preset.is_deepseek() {
-            let key = self.api_key.get().ok_or(LlmError::MissingKey)?;
-            return Ok((self.base_url.clone(), Some(key)));
+            let (key, url) = self.api_key.get_routed();
+            let key = key.ok_or(LlmError::MissingKey)?;
+            let url = url.map_or_else(
+                || self.base_url.clone(),
+                |u| u.trim_end_matches('/').to_string(),
+            );
+            return Ok((url, Some(key)));
         }
         let (base_url, key) = self.endpoints.route(preset.provider())?;
         Ok((base_url.to_string(), key.cloned()))

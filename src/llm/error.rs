@@ -28,7 +28,7 @@ pub enum LlmError {
     },
     /// A provider that is not configured was named.
     #[error(
-        "unknown provider `{name}`; the providers are: {known} (add one as [providers.NAME] in config.toml or miniclaw.toml)"
+        "unknown provider `{name}`; the providers are: {known} (add one as [providers.NAME] in config.toml, or in the miniclaw.toml of a folder you trusted)"
     )]
     UnknownProvider {
         /// The name given.

@@ -24,6 +24,9 @@ enum Origin {
 
 struct Held {
     key: Option<Secret>,
+    /// Where this key alone goes, when not to the client's base URL: the project's own key
+    /// with the project's own `DEEPSEEK_BASE_URL`. Any key set later goes to the client's.
+    url: Option<String>,
     origin: Origin,
     /// The key file to follow (`None`: the key is fixed).
     file: Option<PathBuf>,
@@ -44,6 +47,7 @@ impl std::fmt::Debug for ApiKey {
         f.debug_struct("ApiKey")
             .field("key", &held.key.as_ref().map(|_| "<redacted>"))
             .field("origin", &held.origin)
+            .field("url", &held.url)
             .field("file", &held.file)
             .finish()
     }
@@ -52,19 +56,28 @@ impl std::fmt::Debug for ApiKey {
 impl ApiKey {
     /// A key that stays as given (blank counts as none); no file is followed.
     pub fn fixed(key: Option<String>) -> Self {
+        Self::fixed_for(key, None)
+    }
+
+    /// A key that stays as given and goes to `url` instead of the client's base URL (`None`:
+    /// the client's).
+    pub fn fixed_for(key: Option<String>, url: Option<String>) -> Self {
         let key = key.filter(|k| !k.trim().is_empty()).map(Secret::new);
         Self::from_held(Held {
             key,
+            url,
             origin: Origin::Pinned,
             file: None,
             seen: None,
         })
     }
 
-    /// The key configured at start (`None`: none) and the key file to follow. The file is read
-    /// once now to learn whether the key came from it; a key from the environment or `./.env`
-    /// wins over the file, as it did at start, and is kept.
-    pub fn following(start: Option<String>, file: PathBuf) -> Self {
+    /// The key configured at start (`None`: none), where it goes (`start_url`, see
+    /// [`ApiKey::fixed_for`]) and the key file to follow. The file is read once now to learn
+    /// whether the key came from it; a key from the environment or `./.env` wins over the
+    /// file, as it did at start, and is kept. A key from the file or the dialog always goes
+    /// to the client's base URL.
+    pub fn following(start: Option<String>, start_url: Option<String>, file: PathBuf) -> Self {
         let start = start.filter(|k| !k.trim().is_empty()).map(Secret::new);
         let seen = key_file::fingerprint(&file);
         let in_file = key_file::read_key(&file).ok().flatten();
@@ -73,8 +86,14 @@ impl ApiKey {
             (Some(key), Some(found)) if key == found => Origin::File,
             (Some(_), _) => Origin::Pinned,
         };
+        let url = if origin == Origin::Pinned {
+            start_url
+        } else {
+            None
+        };
         Self::from_held(Held {
             key: start,
+            url,
             origin,
             file: Some(file),
             seen,
@@ -97,6 +116,13 @@ impl ApiKey {
         self.lock().key.clone()
     }
 
+    /// The key of the next request and the URL it must go to instead of the client's base URL
+    /// (read together, so a key never goes to another key's URL).
+    pub fn get_routed(&self) -> (Option<Secret>, Option<String>) {
+        let held = self.lock();
+        (held.key.clone(), held.url.clone())
+    }
+
     /// Whether a key is set.
     pub fn is_set(&self) -> bool {
         self.lock().key.is_some()
@@ -112,6 +138,7 @@ impl ApiKey {
     pub fn set(&self, key: Secret, saved: bool) {
         let mut held = self.lock();
         held.key = Some(key);
+        held.url = None;
         held.origin = if saved { Origin::File } else { Origin::Typed };
         // Read the file again at the next send, whatever it looked like before.
         held.seen = None;
@@ -142,10 +169,14 @@ impl ApiKey {
         match found {
             Some(key) => {
                 held.key = Some(key);
+                held.url = None;
                 held.origin = Origin::File;
             }
             // Taken out of the file: no key. A key typed for this run stays.
-            None if held.origin == Origin::File => held.key = None,
+            None if held.origin == Origin::File => {
+                held.key = None;
+                held.url = None;
+            }
             None => {}
         }
         if held.key != before {

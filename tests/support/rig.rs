@@ -118,7 +118,9 @@ pub fn local_provider(url: &str, model: &str, protocol: ToolProtocol) -> (Provid
         key_var: None,
         models: vec![entry],
     }]);
-    let preset = providers.resolve(&format!("local/{model}"));
+    let preset = providers
+        .resolve(&format!("local/{model}"))
+        .expect("the provider was just configured");
     (providers, preset)
 }
 

@@ -26,19 +26,32 @@ fn names_resolve_to_the_right_provider() {
     let (providers, warnings) =
         Providers::from_entries(&[entry("local", "http://l/v1", None, Scope::User)]);
     assert!(warnings.is_empty());
-    let qwen = providers.resolve("local/qwen");
+    let qwen = providers.resolve("local/qwen").unwrap();
     assert_eq!(qwen.provider(), "local");
     assert_eq!(qwen.model(), "qwen");
     assert_eq!(qwen.tool_protocol(), ToolProtocol::Text);
     assert_eq!(qwen.to_string(), "local/qwen");
     assert_eq!(qwen.toggled().model(), "llama");
-    // Not a configured provider: a DeepSeek model name, slash and all.
-    assert_eq!(
-        providers.resolve("other/model"),
-        Preset::Custom("other/model".into())
+    // Not a configured provider: an error naming those there are, never DeepSeek's key.
+    let unknown = providers.resolve("other/model").unwrap_err().to_string();
+    assert!(
+        unknown.contains("other") && unknown.contains("deepseek, local"),
+        "{unknown}"
     );
-    assert_eq!(providers.resolve("deepseek/deepseek-v4-pro"), Preset::Pro);
-    assert_eq!(providers.resolve("deepseek-v4-pro"), Preset::Pro);
+    assert!(providers.resolve("nosuch/").is_err());
+    assert_eq!(
+        providers.resolve("deepseek/deepseek-v4-pro").unwrap(),
+        Preset::Pro
+    );
+    assert_eq!(
+        providers.resolve("deepseek/org/model").unwrap(),
+        Preset::Custom("org/model".into())
+    );
+    assert_eq!(providers.resolve("deepseek-v4-pro").unwrap(), Preset::Pro);
+    assert_eq!(
+        providers.resolve("local/").unwrap().to_string(),
+        "local/qwen"
+    );
     let chosen = providers.choose(Some("local"), None).unwrap();
     assert_eq!(chosen.model(), "qwen");
     let chosen = providers

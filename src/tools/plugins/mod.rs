@@ -60,8 +60,9 @@ pub fn default_dirs(project_trusted: bool) -> Vec<PathBuf> {
     if project_trusted {
         dirs.push(PathBuf::from("tools_plugins"));
     }
-    if let Some(p) = directories::ProjectDirs::from("", "", "miniclaw") {
-        dirs.push(p.config_dir().join("tools_plugins"));
+    // The config folder as fixed at start: a project's `.env` cannot move it.
+    if let Some(config) = crate::paths::config_dir() {
+        dirs.push(config.join("tools_plugins"));
     }
     dirs
 }

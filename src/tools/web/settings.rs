@@ -43,9 +43,14 @@ impl Default for WebSettings {
 }
 
 impl WebSettings {
-    /// Reads the `SERPAPI_*` and `MINICLAW_ALLOW_PRIVATE_FETCH` variables (defaults otherwise).
+    /// Reads the `SERPAPI_*` and `MINICLAW_ALLOW_PRIVATE_FETCH` settings (defaults otherwise)
+    /// from the environment and the `.env` files (a project's only for the names it may set:
+    /// never `SERPAPI_BASE_URL`, so the person's key never goes to a server a project chose).
     pub fn from_env() -> Self {
-        Self::from_lookup(|name| crate::secrets::get(name).or_else(|| std::env::var(name).ok()))
+        Self::from_lookup(|name| {
+            crate::secrets::get(name)
+                .or_else(|| crate::env_files::loaded().lookup(name).map(|(v, _)| v))
+        })
     }
 
     /// Reads the settings through `get` (the environment, or a map in tests).

@@ -82,9 +82,15 @@ fn choose(state: &mut State, effects: &mut Vec<Effect>) {
                 None => return,
             };
             close(state);
-            let preset = state.providers.resolve(&name);
-            state.push(EntryKind::Notice, super::preset::chosen_text(&preset));
-            set_preset(state, preset, effects);
+            match state.providers.resolve(&name) {
+                Ok(preset) => {
+                    state.push(EntryKind::Notice, super::preset::chosen_text(&preset));
+                    set_preset(state, preset, effects);
+                }
+                Err(e) => {
+                    state.push(EntryKind::Error, format!("{name}: {e}."));
+                }
+            }
         }
     }
 }

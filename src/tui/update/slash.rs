@@ -43,13 +43,18 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     }
     match (name, arg) {
         ("model", None) => super::picker::open_models(state),
-        // Any name, as --model takes: a name that is not a preset is sent as it is.
-        ("model", Some(name)) => {
-            let preset = state.providers.resolve(name);
-            let text = super::preset::chosen_text(&preset);
-            set_preset(state, preset, effects);
-            state.push(EntryKind::Notice, text);
-        }
+        // Any name, as --model takes: a name that is not a preset is sent as it is; a
+        // provider that is not configured is refused (never DeepSeek with DeepSeek's key).
+        ("model", Some(name)) => match state.providers.resolve(name) {
+            Ok(preset) => {
+                let text = super::preset::chosen_text(&preset);
+                set_preset(state, preset, effects);
+                state.push(EntryKind::Notice, text);
+            }
+            Err(e) => {
+                state.push(EntryKind::Error, format!("/model {name}: {e}."));
+            }
+        },
         ("steps", None) => {
             let text = format!(
                 "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
