@@ -47,8 +47,14 @@ fn model_command_and_f2_reach_a_providers_models() {
     assert_eq!(chosen(&fx), "local/qwen");
     send(&mut s, t0, "/model local/other");
     assert!(s.entries.last().unwrap().text.contains("not listed"));
-    // A name before a slash that is no provider is a DeepSeek model name, as before.
+    // A name before a slash that is no provider is refused (never DeepSeek with its key);
+    // `deepseek/` says a DeepSeek model name holds a slash.
     let fx = send(&mut s, t0, "/model org/model");
+    assert!(fx.is_empty(), "{fx:?}");
+    let said = &s.entries.last().unwrap().text;
+    assert!(said.contains("unknown provider `org`"), "{said}");
+    assert_eq!(s.preset.to_string(), "local/other");
+    let fx = send(&mut s, t0, "/model deepseek/org/model");
     assert_eq!(fx, [Effect::SetPreset(Preset::Custom("org/model".into()))]);
     assert_eq!(
         &s.recent_models[..3],
