@@ -236,8 +236,9 @@ async fn run(config: Config, mode: Mode) -> ExitCode {
             for w in warnings {
                 say!("warning: {w}");
             }
+            let mut out = std::io::stdout().lock();
             for tool in tools {
-                println!("{:<24} {}  [{}]", tool.name, tool.summary, tool.source);
+                let _ = writeln!(out, "{}", tool_line(&tool));
             }
             ExitCode::SUCCESS
         }
@@ -247,6 +248,19 @@ async fn run(config: Config, mode: Mode) -> ExitCode {
         },
         Mode::Tui => run_tui(config).await,
     }
+}
+
+/// One `--list-tools` line. Names and descriptions come from plugin files and MCP servers
+/// nobody checked: escape sequences and control characters are cleaned out, and each field
+/// is kept on its line, whatever the output is.
+fn tool_line(tool: &miniclaw::tools::toolbox::ToolInfo) -> String {
+    let one_line = |text: &str| miniclaw::terminal_text::clean(text).replace(['\n', '\t'], " ");
+    format!(
+        "{:<24} {}  [{}]",
+        one_line(&tool.name),
+        one_line(&tool.summary),
+        one_line(&tool.source)
+    )
 }
 
 async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> ExitCode {
