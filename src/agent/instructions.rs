@@ -18,7 +18,8 @@ pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
 pub const MAX_INSTRUCTIONS_BYTES: usize = 32 * 1024;
 
 /// What `/init` asks the model: to look at the project with its tools and write a first
-/// `AGENTS.md`. (The sandbox lets the tools write `AGENTS.md`: it is not a configuration name.)
+/// `AGENTS.md`. (The tools may write `AGENTS.md`, but it is configuration: the write asks the
+/// person in every approval mode, so `/init` goes through that same question.)
 pub const INIT_PROMPT: &str = "Write a short starter AGENTS.md for this project, at the workspace root. \
 First look at the project with your tools: list its folders, read its README, its build and \
 package files (Cargo.toml, package.json, pyproject.toml, Makefile and the like) and a few central \
@@ -109,9 +110,21 @@ pub fn read_project_instructions(
     {
         return Ok(None);
     }
+    // The read rules of every tool: hidden files (`.env*`, MiniClaw's own `.miniclaw/` and
+    // history) are refused by name and by real path, so a link to one is refused too; a link
+    // out of the workspace is refused. Then the real path is opened beneath the root (regular
+    // single-link files only, opened without blocking, at most the cap read).
+    let real = sandbox.resolve_read(INSTRUCTIONS_FILE)?;
+    let relative = real
+        .strip_prefix(sandbox.root())
+        .ok()
+        .and_then(|p| p.to_str())
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| ToolError::failed(format!("{INSTRUCTIONS_FILE} is not a file")))?
+        .to_string();
     let (text, bytes, truncated) = crate::tools::files::read_text(
         sandbox,
-        INSTRUCTIONS_FILE,
+        &relative,
         INSTRUCTIONS_FILE,
         MAX_INSTRUCTIONS_BYTES,
     )?;
@@ -229,5 +242,43 @@ mod tests {
         let (_dir, sandbox) = sandbox();
         assert!(sandbox.resolve_write(INSTRUCTIONS_FILE).is_ok());
         assert!(!crate::tools::sandbox::is_config_name(INSTRUCTIONS_FILE));
+        assert_eq!(
+            sandbox.write_kind(INSTRUCTIONS_FILE),
+            crate::tools::sandbox::WriteKind::Instructions
+        );
+    }
+
+    #[test]
+    fn links_to_hidden_files_and_special_files_are_refused_with_the_reason() {
+        let (dir, sandbox) = sandbox();
+        let agents = dir.path().join("AGENTS.md");
+        std::fs::write(dir.path().join(".env"), "DEEPSEEK_API_KEY=sk-canary\n").unwrap();
+        std::os::unix::fs::symlink(".env", &agents).unwrap();
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains(".env"), "{err}");
+        assert!(!err.contains("sk-canary"), "{err}");
+
+        std::fs::remove_file(&agents).unwrap();
+        std::fs::create_dir_all(dir.path().join(".miniclaw/sessions")).unwrap();
+        std::fs::write(dir.path().join(".miniclaw/sessions/x.json"), "old-secret").unwrap();
+        std::os::unix::fs::symlink(".miniclaw/sessions/x.json", &agents).unwrap();
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains("MiniClaw"), "{err}");
+
+        std::fs::remove_file(&agents).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&agents)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+
+        // A link inside the workspace to an ordinary file is read, as any tool reads it.
+        std::fs::remove_file(&agents).unwrap();
+        std::fs::write(dir.path().join("notes.md"), "Use tabs.").unwrap();
+        std::os::unix::fs::symlink("notes.md", &agents).unwrap();
+        let found = read_project_instructions(&sandbox).unwrap().unwrap();
+        assert_eq!(found.text, "Use tabs.");
     }
 }
