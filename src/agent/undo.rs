@@ -26,7 +26,7 @@ pub enum UndoOutcome {
 
 impl Agent {
     /// The checkpoints of the current session (`None` when no history is kept).
-    fn checkpoints(&self) -> Option<Checkpoints> {
+    pub(super) fn checkpoints(&self) -> Option<Checkpoints> {
         let path = self.settings.history_path.as_deref()?;
         Some(Checkpoints::of(path, &self.session.id))
     }
