@@ -346,3 +346,41 @@ fn a_changed_agents_md_is_named_at_start_and_instructions_diff_shows_the_change(
         text(&out.stderr)
     );
 }
+
+#[test]
+fn init_writes_agents_md_through_the_same_question() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        call(
+            "c1",
+            "write_text_file",
+            json!({"relative_path": "AGENTS.md", "content": "# Starter\nRun cargo test.\n"}),
+        ),
+        SseBuilder::answer("wrote-a-starter."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mut p = start_tui(dir.path(), &server.url(), &["--approval", "auto"]);
+    p.wait_for("Ask anything");
+    p.submit("/init");
+    p.wait_for("Allow write_text_file?");
+    p.wait_for("This writes AGENTS.md");
+    p.wait_for("+Run cargo test.");
+    assert!(
+        !ws.join("AGENTS.md").exists(),
+        "nothing is written before the yes"
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    p.send("y");
+    p.wait_for("wrote-a-starter.");
+    p.wait_for("Read project instructions from AGENTS.md");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
+        "# Starter\nRun cargo test.\n"
+    );
+    let first = server.requests()[0].json();
+    let asked = first["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert_eq!(asked, miniclaw::agent::INIT_PROMPT);
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
