@@ -384,3 +384,32 @@ fn init_writes_agents_md_through_the_same_question() {
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
 }
+
+#[test]
+fn resuming_a_session_names_an_agents_md_changed_since_it_last_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("AGENTS.md"), "Use tabs.\n").unwrap();
+    let once = |args: &[&str]| {
+        let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("ok")]);
+        let out = run_headless(&ws, &server.url(), args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    once(&["-p", "first session"]);
+    let history: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.join("history.json")).unwrap()).unwrap();
+    let first = history["id"].as_str().unwrap().to_string();
+    once(&["--new", "-p", "second session"]);
+    std::fs::write(ws.join("AGENTS.md"), "Use spaces.\n").unwrap();
+    let err = once(&["--resume", &first, "-p", "back"]);
+    let reopened = err
+        .lines()
+        .find(|l| l.starts_with("[notice] Reopened"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        reopened.contains("AGENTS.md changed since this session last read it"),
+        "{err}"
+    );
+}
