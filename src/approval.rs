@@ -70,6 +70,10 @@ pub struct ApprovalRequest {
     pub position: usize,
     /// How many calls of this step ask.
     pub of: usize,
+    /// Whether the call writes configuration (an `AGENTS.md`, which joins the system prompt
+    /// of later sessions): it asks in every mode that has a person to ask, `auto` included,
+    /// and a yes to the tool for the session does not cover it.
+    pub configuration: bool,
 }
 
 #[cfg(test)]

@@ -183,6 +183,9 @@ pub enum AgentEvent {
     Sessions(Vec<SessionSummary>),
     /// What this session's turns changed, as a unified diff (`/diff`).
     FileChanges(String),
+    /// How AGENTS.md changed since this session's prompt last carried it, as a unified diff
+    /// (`/instructions diff`).
+    InstructionsDiff(String),
     /// `/undo` did nothing: files were changed since the turn; this diff shows what undoing
     /// would throw away (`/undo` again with a yes goes ahead).
     UndoConflict(String),

@@ -14,6 +14,10 @@ use miniclaw::agent::session::SYSTEM_PROMPT;
 use serde_json::{Value, json};
 use support::{MockServer, Reply, SseBuilder};
 
+/// The start notice of instructions that changed since the session last read them.
+const CHANGED: &str = "[notice] AGENTS.md changed since this session last read it; the system \
+     prompt now carries the new text. /instructions diff shows the change.";
+
 fn run(ws: &Path, url: &str, extra: &[&str]) -> Output {
     bin()
         .args(["--workspace", ws.to_str().unwrap(), "-p", "hi"])
@@ -126,6 +130,7 @@ fn a_continued_session_gets_the_instructions_as_they_are_now() {
     let (server, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("second")]);
     let out = run(&ws, &server.url(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(CHANGED), "{}", stderr(&out));
     let system = &system_messages(&server)[0];
     assert!(system.ends_with("Use tabs."), "{system}");
     let request = &server.requests()[0].json();
@@ -153,7 +158,10 @@ fn a_continued_session_gets_the_instructions_as_they_are_now() {
     std::fs::remove_file(ws.join("AGENTS.md")).unwrap();
     let (server, _rt3) = MockServer::start_blocking(vec![SseBuilder::answer("third")]);
     let out = run(&ws, &server.url(), &[]);
-    assert!(!stderr(&out).contains("AGENTS.md"), "{}", stderr(&out));
+    // Gone is a change too; nothing else is said about the file.
+    let err = stderr(&out);
+    assert!(err.contains(CHANGED), "{err}");
+    assert!(!err.replace(CHANGED, "").contains("AGENTS.md"), "{err}");
     assert_eq!(system_messages(&server)[0], SYSTEM_PROMPT);
 }
 

@@ -138,3 +138,68 @@ async fn a_file_changed_since_the_turn_is_not_overwritten_without_a_yes() {
     // The checkpoints sit where no tool can see them.
     assert!(rig.dir.path().join(".miniclaw/checkpoints").is_dir());
 }
+
+/// A person who says yes to every question, counting them.
+struct Yes(std::sync::atomic::AtomicUsize);
+
+impl miniclaw::agent::approvals::Asker for Yes {
+    fn ask<'a>(
+        &'a self,
+        _request: miniclaw::approval::ApprovalRequest,
+        _events: &'a miniclaw::events::EventSink,
+    ) -> futures::future::BoxFuture<'a, miniclaw::approval::Decision> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { miniclaw::approval::Decision::Approve })
+    }
+}
+
+#[tokio::test]
+async fn undo_puts_agents_md_back_only_with_a_yes_and_the_write_asked_in_auto() {
+    let script = vec![
+        call(
+            "write_text_file",
+            json!({"relative_path": "AGENTS.md", "content": "theirs\n"}),
+        ),
+        SseBuilder::answer("written"),
+    ];
+    let rig = rig_with(
+        script,
+        miniclaw::tools::builtin_registry(),
+        Preset::Flash,
+        6,
+        |c| c,
+    )
+    .await;
+    let yes = std::sync::Arc::new(Yes(Default::default()));
+    let support::rig::Rig { server, agent, dir } = rig;
+    let mut agent = agent.with_approvals(miniclaw::approval::ApprovalMode::Auto, Some(yes.clone()));
+    let ws = dir.path().to_path_buf();
+    std::fs::write(ws.join("AGENTS.md"), "mine\n").unwrap();
+    run(&mut agent, "write it").await;
+    assert_eq!(
+        yes.0.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "asked in auto"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
+        "theirs\n"
+    );
+
+    // Unchanged since the turn, still configuration: the diff comes back first.
+    let UndoOutcome::Conflict(diff) = agent.undo(false).unwrap() else {
+        panic!("AGENTS.md was put back without a yes");
+    };
+    assert!(diff.contains("AGENTS.md is configuration"), "{diff}");
+    assert!(diff.contains("-theirs\n+mine\n"), "{diff}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
+        "theirs\n"
+    );
+    assert!(matches!(agent.undo(true).unwrap(), UndoOutcome::Undone(_)));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
+        "mine\n"
+    );
+    drop(server);
+}

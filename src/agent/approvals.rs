@@ -133,8 +133,10 @@ impl Approvals {
         cancel: &CancellationToken,
     ) -> Gate {
         let tool = request.name.clone();
+        // Configuration (an AGENTS.md) asks in every mode; a yes to the tool does not cover it.
+        let configuration = request.configuration;
         match self.mode() {
-            ApprovalMode::Auto => return Gate::Run { asked: false },
+            ApprovalMode::Auto if !configuration => return Gate::Run { asked: false },
             ApprovalMode::ReadOnly => {
                 return Gate::Refused(refusal(
                     &tool,
@@ -143,14 +145,20 @@ impl Approvals {
                      with /approval or Shift+Tab)",
                 ));
             }
-            ApprovalMode::Ask if !self.asks(&tool) => return Gate::Run { asked: false },
-            ApprovalMode::Ask => {}
+            ApprovalMode::Ask if !configuration && !self.asks(&tool) => {
+                return Gate::Run { asked: false };
+            }
+            ApprovalMode::Auto | ApprovalMode::Ask => {}
         }
         let Some(asker) = &self.asker else {
             return Gate::Refused(refusal(
                 &tool,
-                "denied: the approval mode is `ask` and there is no one to ask in headless mode \
-                 (run with --approval auto to let such calls run)",
+                if configuration {
+                    CONFIGURATION_HEADLESS
+                } else {
+                    "denied: the approval mode is `ask` and there is no one to ask in headless \
+                     mode (run with --approval auto to let such calls run)"
+                },
             ));
         };
         if cancel.is_cancelled() {
@@ -183,7 +191,136 @@ impl Approvals {
     }
 }
 
+/// Why a write to configuration did not run in headless mode, whatever the approval mode.
+const CONFIGURATION_HEADLESS: &str = "denied: AGENTS.md is configuration (it joins the system \
+     prompt of later sessions), so writing it needs a person's yes in every approval mode, and \
+     there is no one to ask in headless mode";
+
 /// The observation of a call that did not run for want of approval.
 fn refusal(tool: &str, error: &str) -> Value {
     json!({"ok": false, "tool": tool, "error": error, "denied": true})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers every question with `answer`, counting the questions.
+    struct Person {
+        answer: Decision,
+        asked: Mutex<Vec<ApprovalRequest>>,
+    }
+
+    impl Asker for Person {
+        fn ask<'a>(
+            &'a self,
+            request: ApprovalRequest,
+            _events: &'a EventSink,
+        ) -> BoxFuture<'a, Decision> {
+            self.asked.lock().unwrap().push(request);
+            Box::pin(async move { self.answer.clone() })
+        }
+    }
+
+    fn person(answer: Decision) -> Arc<Person> {
+        Arc::new(Person {
+            answer,
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn request(configuration: bool) -> ApprovalRequest {
+        ApprovalRequest {
+            id: "c1".into(),
+            name: "write_text_file".into(),
+            arguments: r#"{"relative_path":"AGENTS.md","content":"x"}"#.into(),
+            diff: Some("+x".into()),
+            position: 1,
+            of: 1,
+            configuration,
+        }
+    }
+
+    fn run(gate: &Approvals, request: ApprovalRequest) -> Gate {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(gate.gate(request, &EventSink::discard(), &CancellationToken::new()))
+    }
+
+    fn refused_with(gate: Gate) -> String {
+        match gate {
+            Gate::Refused(v) => {
+                assert_eq!(v["denied"], true);
+                v["error"].as_str().unwrap().to_string()
+            }
+            Gate::Run { .. } => panic!("it ran"),
+        }
+    }
+
+    #[test]
+    fn configuration_asks_even_in_auto_and_a_no_keeps_it_from_running() {
+        let no = person(Decision::Deny("not that".into()));
+        let gate = Approvals::new(ApprovalMode::Auto, Some(no.clone()));
+        assert!(matches!(
+            run(&gate, request(false)),
+            Gate::Run { asked: false }
+        ));
+        assert!(
+            no.asked.lock().unwrap().is_empty(),
+            "an ordinary write runs in auto"
+        );
+        let error = refused_with(run(&gate, request(true)));
+        assert_eq!(error, "denied by the user: not that");
+        let asked = no.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1);
+        assert!(asked[0].configuration && asked[0].diff.is_some());
+    }
+
+    #[test]
+    fn a_yes_to_the_tool_does_not_cover_configuration() {
+        let always = person(Decision::ApproveTool);
+        let gate = Approvals::new(ApprovalMode::Ask, Some(always.clone()));
+        assert!(matches!(
+            run(&gate, request(false)),
+            Gate::Run { asked: true }
+        ));
+        assert!(matches!(
+            run(&gate, request(false)),
+            Gate::Run { asked: false }
+        ));
+        assert!(matches!(
+            run(&gate, request(true)),
+            Gate::Run { asked: true }
+        ));
+        assert!(matches!(
+            run(&gate, request(true)),
+            Gate::Run { asked: true }
+        ));
+        assert_eq!(
+            always.asked.lock().unwrap().len(),
+            3,
+            "configuration asked each time"
+        );
+    }
+
+    #[test]
+    fn read_only_refuses_and_headless_denies_configuration_in_every_mode() {
+        let yes = person(Decision::Approve);
+        let gate = Approvals::new(ApprovalMode::ReadOnly, Some(yes.clone()));
+        assert!(refused_with(run(&gate, request(true))).contains("read-only"));
+        assert!(yes.asked.lock().unwrap().is_empty());
+        for mode in ApprovalMode::ALL {
+            let headless = Approvals::new(mode, None);
+            let error = refused_with(run(&headless, request(true)));
+            if mode == ApprovalMode::ReadOnly {
+                assert!(error.contains("read-only"), "{error}");
+            } else {
+                assert!(
+                    error.contains("AGENTS.md is configuration"),
+                    "{mode:?}: {error}"
+                );
+            }
+        }
+    }
 }

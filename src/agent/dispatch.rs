@@ -14,6 +14,7 @@ use crate::approval::{ApprovalMode, ApprovalRequest};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::{ToolCall, text_protocol};
 use crate::tools::ToolContext;
+use crate::tools::sandbox::WriteKind;
 
 /// A response's calls and what running them needs.
 #[derive(Clone, Copy)]
@@ -111,7 +112,8 @@ impl Agent {
             .copied()
             .filter(|&i| {
                 let name = &calls[i].function.name;
-                self.registry.needs_approval(name) && self.approvals.asks(name)
+                self.registry.needs_approval(name)
+                    && (self.approvals.asks(name) || self.writes_configuration(&calls[i]))
             })
             .collect();
         let mut batch: Vec<usize> = Vec::new();
@@ -124,8 +126,12 @@ impl Agent {
         for &i in &runnable {
             let name = &calls[i].function.name;
             let mut asked = false;
-            // In `auto` nothing asks: no flush, no preview, read-only calls stay together.
-            if self.registry.needs_approval(name) && self.approvals.mode() != ApprovalMode::Auto {
+            // In `auto` nothing asks but a write to configuration: no flush, no preview,
+            // read-only calls stay together.
+            if self.registry.needs_approval(name)
+                && (self.approvals.mode() != ApprovalMode::Auto
+                    || self.writes_configuration(&calls[i]))
+            {
                 if cancel.is_cancelled() {
                     // Interrupted: nothing more is asked (or run).
                     continue;
@@ -243,7 +249,8 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<bool, Value> {
         let call = &calls[i];
-        let diff = if self.approvals.asks(&call.function.name) {
+        let configuration = self.writes_configuration(call);
+        let diff = if configuration || self.approvals.asks(&call.function.name) {
             self.registry
                 .preview(&call.function.name, &call.function.arguments, &self.sandbox)
                 .and_then(Result::ok)
@@ -258,12 +265,21 @@ impl Agent {
             diff,
             position: asking.iter().position(|&a| a == i).map_or(1, |p| p + 1),
             of: asking.len().max(1),
+            configuration,
         };
         let refused = match self.approvals.gate(request, events, cancel).await {
             Gate::Run { asked } => return Ok(asked),
             Gate::Refused(observation) => observation,
         };
         Err(report_refused(events, call, refused))
+    }
+
+    /// Whether the call writes configuration (an `AGENTS.md`): the sandbox decides, from the
+    /// path the tool says it writes.
+    fn writes_configuration(&self, call: &ToolCall) -> bool {
+        self.registry
+            .write_kind(&call.function.name, &call.function.arguments, &self.sandbox)
+            == WriteKind::Instructions
     }
 
     /// Runs the calls at `indices` concurrently.

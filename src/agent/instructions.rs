@@ -5,6 +5,7 @@
 //! session continued from `history.json`: the stored one may be older than the file (or than
 //! this program's default prompt), and the model should follow the project as it is now.
 
+use super::history::RememberedInstructions;
 use super::session::SYSTEM_PROMPT;
 use super::turn::Agent;
 use crate::tools::{Sandbox, ToolError};
@@ -18,7 +19,8 @@ pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
 pub const MAX_INSTRUCTIONS_BYTES: usize = 32 * 1024;
 
 /// What `/init` asks the model: to look at the project with its tools and write a first
-/// `AGENTS.md`. (The sandbox lets the tools write `AGENTS.md`: it is not a configuration name.)
+/// `AGENTS.md`. (The tools may write `AGENTS.md`, but it is configuration: the write asks the
+/// person in every approval mode, so `/init` goes through that same question.)
 pub const INIT_PROMPT: &str = "Write a short starter AGENTS.md for this project, at the workspace root. \
 First look at the project with your tools: list its folders, read its README, its build and \
 package files (Cargo.toml, package.json, pyproject.toml, Makefile and the like) and a few central \
@@ -109,9 +111,21 @@ pub fn read_project_instructions(
     {
         return Ok(None);
     }
+    // The read rules of every tool: hidden files (`.env*`, MiniClaw's own `.miniclaw/` and
+    // history) are refused by name and by real path, so a link to one is refused too; a link
+    // out of the workspace is refused. Then the real path is opened beneath the root (regular
+    // single-link files only, opened without blocking, at most the cap read).
+    let real = sandbox.resolve_read(INSTRUCTIONS_FILE)?;
+    let relative = real
+        .strip_prefix(sandbox.root())
+        .ok()
+        .and_then(|p| p.to_str())
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| ToolError::failed(format!("{INSTRUCTIONS_FILE} is not a file")))?
+        .to_string();
     let (text, bytes, truncated) = crate::tools::files::read_text(
         sandbox,
-        INSTRUCTIONS_FILE,
+        &relative,
         INSTRUCTIONS_FILE,
         MAX_INSTRUCTIONS_BYTES,
     )?;
@@ -122,11 +136,25 @@ pub fn read_project_instructions(
     }))
 }
 
+/// How the instructions changed between what a session's prompt last carried and now, as a
+/// unified diff (`None`: they did not).
+pub fn instructions_change(before: Option<&str>, now: Option<&str>) -> Option<String> {
+    if before == now {
+        return None;
+    }
+    Some(crate::diff::unified(INSTRUCTIONS_FILE, before, now))
+}
+
+/// The notice for instructions that changed since the session last read them.
+pub const CHANGED_NOTICE: &str = "AGENTS.md changed since this session last read it; the \
+     system prompt now carries the new text. /instructions diff shows the change.";
+
 impl Agent {
     /// Reads the workspace's `AGENTS.md` and opens the conversation with the system prompt it
-    /// makes (the default one alone when there is none). Returns a notice for the person: which
-    /// file was read, or why it could not be. Call it at start, and again once the file changed.
-    pub fn load_project_instructions(&mut self) -> Option<String> {
+    /// makes (the default one alone when there is none). Returns notices for the person: which
+    /// file was read, or why it could not be, and whether it changed since this session's
+    /// prompt last carried it. Call it at start, and again once the file changed.
+    pub fn load_project_instructions(&mut self) -> Vec<String> {
         let (instructions, notice) = match read_project_instructions(&self.sandbox) {
             Ok(Some(found)) if found.text.trim().is_empty() => (
                 None,
@@ -148,7 +176,39 @@ impl Agent {
         };
         self.session
             .set_system_prompt(&system_prompt(instructions.as_ref()));
+        self.instructions = instructions.map(|i| i.text);
         notice
+            .into_iter()
+            .chain(self.compare_instructions())
+            .collect()
+    }
+
+    /// Compares the instructions the prompt carries now with what the active session's prompt
+    /// last carried (its record beside its checkpoints), remembers the ones of now, and says
+    /// so when they changed (the diff is kept for `/instructions diff`).
+    pub(super) fn compare_instructions(&mut self) -> Option<String> {
+        self.instructions_diff = None;
+        let checkpoints = self.checkpoints()?;
+        let before = checkpoints.remembered_instructions();
+        let now = self.instructions.clone();
+        let change = before
+            .as_ref()
+            .and_then(|b| instructions_change(b.text.as_deref(), now.as_deref()));
+        // "None" is remembered too: a file that appears later is a change as well.
+        if before.as_ref().is_none_or(|b| b.text != now) {
+            let record = RememberedInstructions { text: now };
+            if let Err(e) = checkpoints.remember_instructions(&record) {
+                tracing::warn!(error = %e, "could not remember the project instructions");
+            }
+        }
+        self.instructions_diff = Some(change?);
+        Some(CHANGED_NOTICE.to_string())
+    }
+
+    /// How the instructions changed since this session's prompt last carried them, when they
+    /// did (found at start, `/resume` or after `/init`).
+    pub fn instructions_diff(&self) -> Option<&str> {
+        self.instructions_diff.as_deref()
     }
 }
 
@@ -229,5 +289,76 @@ mod tests {
         let (_dir, sandbox) = sandbox();
         assert!(sandbox.resolve_write(INSTRUCTIONS_FILE).is_ok());
         assert!(!crate::tools::sandbox::is_config_name(INSTRUCTIONS_FILE));
+        assert_eq!(
+            sandbox.write_kind(INSTRUCTIONS_FILE),
+            crate::tools::sandbox::WriteKind::Instructions
+        );
+    }
+
+    #[test]
+    fn links_to_hidden_files_and_special_files_are_refused_with_the_reason() {
+        let (dir, sandbox) = sandbox();
+        let agents = dir.path().join("AGENTS.md");
+        std::fs::write(dir.path().join(".env"), "DEEPSEEK_API_KEY=sk-canary\n").unwrap();
+        std::os::unix::fs::symlink(".env", &agents).unwrap();
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains(".env"), "{err}");
+        assert!(!err.contains("sk-canary"), "{err}");
+
+        std::fs::remove_file(&agents).unwrap();
+        std::fs::create_dir_all(dir.path().join(".miniclaw/sessions")).unwrap();
+        std::fs::write(dir.path().join(".miniclaw/sessions/x.json"), "old-secret").unwrap();
+        std::os::unix::fs::symlink(".miniclaw/sessions/x.json", &agents).unwrap();
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains("MiniClaw"), "{err}");
+
+        std::fs::remove_file(&agents).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&agents)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = read_project_instructions(&sandbox).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+
+        // A link inside the workspace to an ordinary file is read, as any tool reads it.
+        std::fs::remove_file(&agents).unwrap();
+        std::fs::write(dir.path().join("notes.md"), "Use tabs.").unwrap();
+        std::os::unix::fs::symlink("notes.md", &agents).unwrap();
+        let found = read_project_instructions(&sandbox).unwrap().unwrap();
+        assert_eq!(found.text, "Use tabs.");
+    }
+
+    #[test]
+    fn a_change_is_a_diff_of_the_file_and_no_change_is_none() {
+        assert_eq!(instructions_change(Some("a\n"), Some("a\n")), None);
+        assert_eq!(instructions_change(None, None), None);
+        let diff = instructions_change(Some("Use tabs.\n"), Some("Use spaces.\n")).unwrap();
+        assert!(diff.contains("AGENTS.md"), "{diff}");
+        assert!(diff.contains("-Use tabs."), "{diff}");
+        assert!(diff.contains("+Use spaces."), "{diff}");
+        let gone = instructions_change(Some("Use tabs.\n"), None).unwrap();
+        assert!(gone.contains("-Use tabs."), "{gone}");
+    }
+
+    #[test]
+    fn the_record_round_trips_and_a_planted_link_is_not_read() {
+        use crate::agent::history::Checkpoints;
+        let dir = tempfile::tempdir().unwrap();
+        let checkpoints = Checkpoints::of(&dir.path().join("history.json"), "s1");
+        assert_eq!(checkpoints.remembered_instructions(), None);
+        let record = RememberedInstructions {
+            text: Some("Use tabs.".into()),
+        };
+        checkpoints.remember_instructions(&record).unwrap();
+        assert_eq!(checkpoints.remembered_instructions(), Some(record));
+
+        let record = dir
+            .path()
+            .join(".miniclaw/checkpoints/s1/instructions.json");
+        std::fs::remove_file(&record).unwrap();
+        std::fs::write(dir.path().join("elsewhere.json"), r#"{"text":"planted"}"#).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere.json"), &record).unwrap();
+        assert_eq!(checkpoints.remembered_instructions(), None);
     }
 }

@@ -38,6 +38,8 @@ pub enum AgentCommand {
     Undo(bool),
     /// Show what this session's turns changed.
     ShowDiff,
+    /// Show how AGENTS.md changed since this session's prompt last carried it.
+    InstructionsDiff,
     /// Stop the MCP server of this name and start it again (also during a turn).
     McpRestart(String),
     /// Plan this task (`/plan TASK`): a planner turn with the read-only tools.
@@ -185,7 +187,7 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                     .run_turn(super::instructions::INIT_PROMPT, &events, &token)
                     .await;
                 // The file it wrote is the session's instructions from the next request on.
-                if let Some(notice) = agent.load_project_instructions() {
+                for notice in agent.load_project_instructions() {
                     events.send(AgentEvent::Notice(notice));
                 }
             }
@@ -242,6 +244,15 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
                 Err(e) => AgentEvent::Error {
                     message: format!("Could not undo: {e}"),
                 },
+            });
+            return;
+        }
+        AgentCommand::InstructionsDiff => {
+            events.send(match agent.instructions_diff() {
+                Some(diff) => AgentEvent::InstructionsDiff(diff.to_string()),
+                None => AgentEvent::Notice(
+                    "AGENTS.md has not changed since this session last read it.".into(),
+                ),
             });
             return;
         }

@@ -26,6 +26,8 @@ impl Agent {
     pub async fn new_session(&mut self, events: &EventSink) -> Result<String, ArchiveError> {
         let next = self.session.cleared();
         let archived = self.switch_to(next, events).await?;
+        // The new session's prompt carries today's instructions: remembered for it.
+        let _ = self.compare_instructions();
         Ok(match archived {
             Some(title) => {
                 format!(
@@ -57,6 +59,12 @@ impl Agent {
         let title = next.title().unwrap_or_else(|| "(empty)".into());
         let turns = next.prompts().count();
         let archived = self.switch_to(next, events).await?;
+        // Its prompt now carries today's instructions: say so when they changed since it
+        // last did.
+        let changed = self
+            .compare_instructions()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
         // Only once `history.json` holds it: a crash in between leaves two copies, not none.
         let kept = match archive.remove(&id) {
             Ok(()) => String::new(),
@@ -66,7 +74,7 @@ impl Agent {
             .map(|t| format!(" \u{201c}{t}\u{201d} was archived."))
             .unwrap_or_default();
         Ok(format!(
-            "Reopened \u{201c}{title}\u{201d} ({turns} turn{}).{before}{kept}",
+            "Reopened \u{201c}{title}\u{201d} ({turns} turn{}).{before}{kept}{changed}",
             if turns == 1 { "" } else { "s" }
         ))
     }

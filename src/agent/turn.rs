@@ -67,6 +67,11 @@ pub struct Agent {
     pub(super) turn_spec: TurnSpec,
     /// The presets of `/plan` runs.
     pub(super) plan_presets: super::plan::PlanPresets,
+    /// The project instructions the system prompt carries (`None`: none).
+    pub(super) instructions: Option<String>,
+    /// How the instructions changed since this session's prompt last carried them, when they
+    /// did (a unified diff, shown by `/instructions diff`).
+    pub(super) instructions_diff: Option<String>,
 }
 
 /// The default context budget in prompt tokens.
@@ -107,6 +112,8 @@ impl Agent {
             mcp: None,
             turn_spec: TurnSpec::default(),
             plan_presets: super::plan::PlanPresets::default(),
+            instructions: None,
+            instructions_diff: None,
         }
     }
 

@@ -9,6 +9,7 @@ use super::history::{Checkpoints, FileMark, TurnMark, hash};
 use super::session::shorten;
 use super::turn::Agent;
 use crate::llm::ToolCall;
+use crate::tools::sandbox::WriteKind;
 use crate::tools::snapshot::{restore, snapshot};
 
 /// What `/undo` did.
@@ -25,7 +26,7 @@ pub enum UndoOutcome {
 
 impl Agent {
     /// The checkpoints of the current session (`None` when no history is kept).
-    fn checkpoints(&self) -> Option<Checkpoints> {
+    pub(super) fn checkpoints(&self) -> Option<Checkpoints> {
         let path = self.settings.history_path.as_deref()?;
         Some(Checkpoints::of(path, &self.session.id))
     }
@@ -108,7 +109,15 @@ impl Agent {
                 Some(h) => Some(checkpoints.blob(h).map_err(|e| e.to_string())?),
                 None => None,
             };
-            if current_hash(self, &file.path) != file.after {
+            // Configuration (an AGENTS.md) is put back only with a yes, like a changed file.
+            let configuration = self.sandbox.write_kind(&file.path) == WriteKind::Instructions;
+            if configuration {
+                lost.push_str(&format!(
+                    "({} is configuration: it joins the system prompt, so putting it back needs your yes)\n",
+                    file.path
+                ));
+            }
+            if configuration || current_hash(self, &file.path) != file.after {
                 let now = snapshot(&self.sandbox, &file.path).map_err(|e| e.to_string())?;
                 lost.push_str(&crate::diff::unified(
                     &file.path,

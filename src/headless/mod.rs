@@ -140,6 +140,8 @@ impl Output {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
         if self.format == OutputFormat::Text {
             let _ = self.trace.print(event, &mut out, &mut err);
+            // Counted for the exit status (4 when calls were denied), as in the JSON formats.
+            self.report.apply(event);
             return;
         }
         // The trace still goes to stderr; its copy of the answer goes nowhere.

@@ -145,6 +145,12 @@ pub enum WireEvent<'a> {
         /// A unified diff.
         diff: &'a str,
     },
+    /// `{"type":"instructions_diff","diff":...}`: how AGENTS.md changed since the session
+    /// last read it.
+    InstructionsDiff {
+        /// A unified diff.
+        diff: &'a str,
+    },
     /// `{"type":"undo_conflict","diff":...}`: files changed since the turn to undo.
     UndoConflict {
         /// A unified diff.
@@ -356,6 +362,7 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::SessionRenamed(title) => WireEvent::SessionRenamed { title },
         AgentEvent::FileChanges(diff) => WireEvent::FileChanges { diff },
+        AgentEvent::InstructionsDiff(diff) => WireEvent::InstructionsDiff { diff },
         AgentEvent::UndoConflict(diff) => WireEvent::UndoConflict { diff },
         AgentEvent::ApprovalRequested(request) => WireEvent::ApprovalRequested {
             id: &request.id,

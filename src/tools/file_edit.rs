@@ -161,6 +161,13 @@ impl Tool for WriteTextFile {
         false
     }
 
+    fn written_path(&self, args: &Map<String, Value>) -> Option<String> {
+        // Read as the call reads them, so what is judged is what gets written.
+        parse_args::<WriteTextFileArgs>(args.clone())
+            .ok()
+            .map(|a| a.relative_path)
+    }
+
     fn preview(
         &self,
         args: Map<String, Value>,
@@ -224,6 +231,13 @@ impl Tool for AppendTextFile {
 
     fn read_only(&self) -> bool {
         false
+    }
+
+    fn written_path(&self, args: &Map<String, Value>) -> Option<String> {
+        // Read as the call reads them, so what is judged is what gets written.
+        parse_args::<AppendTextFileArgs>(args.clone())
+            .ok()
+            .map(|a| a.relative_path)
     }
 
     fn preview(
@@ -296,6 +310,13 @@ impl Tool for ReplaceTextInFile {
 
     fn read_only(&self) -> bool {
         false
+    }
+
+    fn written_path(&self, args: &Map<String, Value>) -> Option<String> {
+        // Read as the call reads them, so what is judged is what gets written.
+        parse_args::<ReplaceTextInFileArgs>(args.clone())
+            .ok()
+            .map(|a| a.relative_path)
     }
 
     fn preview(

@@ -146,6 +146,11 @@ pub trait Tool: Send + Sync {
     ) -> Option<Result<super::change::FileChange, ToolError>> {
         None
     }
+    /// The workspace path a call would write, from its arguments (file-changing tools), so the
+    /// approval gate can tell when the target is configuration (`Sandbox::write_kind`).
+    fn written_path(&self, _args: &Map<String, Value>) -> Option<String> {
+        None
+    }
     /// Runs it with validated arguments (an object holding every required field).
     fn call<'a>(&'a self, args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
@@ -265,6 +270,25 @@ impl ToolRegistry {
             Ok(args) => tool.preview(args, sandbox),
             Err(e) => Some(Err(e)),
         }
+    }
+
+    /// What a call of `name` with these arguments would write: configuration (an `AGENTS.md`)
+    /// or an ordinary file. Arguments that are not an object cannot run at all.
+    pub fn write_kind(
+        &self,
+        name: &str,
+        raw_arguments: &str,
+        sandbox: &super::Sandbox,
+    ) -> super::sandbox::WriteKind {
+        let path = self.get(name).and_then(|tool| {
+            match serde_json::from_str::<Value>(raw_arguments.trim()) {
+                Ok(Value::Object(args)) => tool.written_path(&args),
+                _ => None,
+            }
+        });
+        path.map_or(super::sandbox::WriteKind::Ordinary, |p| {
+            sandbox.write_kind(&p)
+        })
     }
 
     /// Whether calls of `name` ask first in the `ask` approval mode.

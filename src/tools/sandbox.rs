@@ -91,6 +91,25 @@ pub fn is_config_name(name: &str) -> bool {
     hidden::is_key_name(name) || CONFIG_NAMES.contains(&name.to_ascii_lowercase().as_str())
 }
 
+/// The name of the instructions file MiniClaw (and other agents) load into the system prompt.
+pub const INSTRUCTIONS_NAME: &str = "AGENTS.md";
+
+/// Whether one path component names an instructions file (`AGENTS.md`, any letter case).
+pub fn is_instructions_name(name: &str) -> bool {
+    name.eq_ignore_ascii_case(INSTRUCTIONS_NAME)
+}
+
+/// What a write's target is to MiniClaw: the one place that says a path is configuration the
+/// tools may still write, but only with a person's yes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    /// An ordinary workspace file.
+    Ordinary,
+    /// An `AGENTS.md` (in any folder, any letter case): it joins the system prompt of a later
+    /// session, so the model writing it is asked about even in `auto` mode.
+    Instructions,
+}
+
 /// The workspace folder and the files in it that tools may not write.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -183,6 +202,19 @@ impl Sandbox {
                 .join(name)
                 .canonicalize()
                 .is_ok_and(|real| self.hidden_real(&real).is_some())
+    }
+
+    /// What writing `relative` would change, judged by its last name (writes follow no link,
+    /// so the name written is the file changed).
+    pub fn write_kind(&self, relative: &str) -> WriteKind {
+        let last = relative
+            .rsplit(['/', '\\'])
+            .find(|p| !p.is_empty() && *p != ".");
+        if last.is_some_and(is_instructions_name) {
+            WriteKind::Instructions
+        } else {
+            WriteKind::Ordinary
+        }
     }
 
     /// Resolves a path to create or change: also refuses the root, the protected files,
@@ -389,5 +421,35 @@ fn refused(path: &str, rule: &str) -> SandboxError {
     SandboxError::Refused {
         path: shown.replace('\0', "\\0"),
         rule: rule.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_md_in_any_folder_and_letter_case_is_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        for path in [
+            "AGENTS.md",
+            "agents.md",
+            "./Agents.MD",
+            "sub/agents.md",
+            "a/b/AGENTS.md/",
+            "sub\\AGENTS.md",
+        ] {
+            assert_eq!(sandbox.write_kind(path), WriteKind::Instructions, "{path}");
+        }
+        for path in [
+            "AGENTS.md/notes.txt",
+            "README.md",
+            "AGENTS.md.bak",
+            "xAGENTS.md",
+            "",
+        ] {
+            assert_eq!(sandbox.write_kind(path), WriteKind::Ordinary, "{path}");
+        }
     }
 }

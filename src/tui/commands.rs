@@ -58,7 +58,7 @@ const fn command(
 
 /// Every command, in the order the popup lists them before anything is typed.
 #[rustfmt::skip] // A table: one command a line.
-pub const COMMANDS: [Command; 17] = [
+pub const COMMANDS: [Command; 18] = [
     command("model", "[NAME]", "choose the model (a picker without one)", Values::Models),
     command("approval", "[MODE]", "show or set the approval mode", Values::Approval),
     command("undo", "", "put back the files the last turn changed", Values::None),
@@ -70,6 +70,7 @@ pub const COMMANDS: [Command; 17] = [
     command("copy", "[N]", "copy the last answer, or its N-th code block", Values::CodeBlocks),
     command("plan", "TASK", "plan the task (read-only), edit the plan, Enter runs it", Values::None),
     command("init", "", "the model writes a starter AGENTS.md", Values::None),
+    command("instructions", "[diff]", "show how AGENTS.md changed since the session last read it", Values::None),
     command("clear", "", "clear the conversation (asks first)", Values::None),
     command("tools", "", "list the tools the model may call", Values::None),
     command("mcp", "[restart NAME]", "list the MCP servers, or restart one", Values::None),

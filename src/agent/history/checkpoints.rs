@@ -46,6 +46,21 @@ pub struct TurnChanges {
     pub files: std::sync::Mutex<Vec<(String, Option<String>)>>,
 }
 
+/// The record of the project instructions a session's system prompt carried, beside its
+/// checkpoints.
+const INSTRUCTIONS_RECORD: &str = "instructions.json";
+
+/// The largest record read back (the instructions are capped far below it).
+const MAX_INSTRUCTIONS_RECORD: u64 = 1024 * 1024;
+
+/// The project instructions a session's system prompt carried when it was last opened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RememberedInstructions {
+    /// The file's text as it went into the prompt (`None`: there were none: no file, an empty
+    /// one, or one that was refused).
+    pub text: Option<String>,
+}
+
 /// The checkpoints of one session.
 #[derive(Clone, Debug)]
 pub struct Checkpoints {
@@ -115,6 +130,29 @@ impl Checkpoints {
             });
         }
         Ok(bytes)
+    }
+
+    /// The project instructions this session's system prompt last carried (`None`: never
+    /// recorded, or the record is unusable: a link, a special file, too large, damaged).
+    pub fn remembered_instructions(&self) -> Option<RememberedInstructions> {
+        let path = self.dir.join(INSTRUCTIONS_RECORD);
+        let bytes = crate::capped_read::read_capped(
+            &path,
+            MAX_INSTRUCTIONS_RECORD,
+            crate::capped_read::Links::Refuse,
+        )
+        .ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Records the project instructions the system prompt carries now (atomically).
+    pub fn remember_instructions(
+        &self,
+        record: &RememberedInstructions,
+    ) -> Result<(), HistoryError> {
+        self.ensure_dirs()?;
+        let bytes = serde_json::to_vec_pretty(record)?;
+        files::write_bytes(&self.dir.join(INSTRUCTIONS_RECORD), &bytes)
     }
 
     /// Creates the folders, refusing a link anywhere on the way (a workspace could plant one

@@ -40,7 +40,9 @@ mod writer;
 use std::path::{Path, PathBuf};
 
 pub use archive::{Archive, ArchiveError, SESSIONS_DIR, short_id, summary};
-pub use checkpoints::{CHECKPOINTS_DIR, Checkpoints, FileMark, TurnChanges, TurnMark, hash};
+pub use checkpoints::{
+    CHECKPOINTS_DIR, Checkpoints, FileMark, RememberedInstructions, TurnChanges, TurnMark, hash,
+};
 pub use lock::{HistoryLock, LockError};
 pub use store::{CompactionPolicy, HistoryStore};
 pub use writer::HistoryWriter;

@@ -9,7 +9,7 @@ use super::dialog::centered;
 use crate::tui::state::State;
 
 /// Every key and what it does, as shown in the help and the README.
-pub const KEYS: [(&str, &str); 41] = [
+pub const KEYS: [(&str, &str); 42] = [
     ("Enter", "send the message"),
     ("Alt+Enter / Ctrl+J", "new line in the message"),
     ("Up / Down", "earlier prompts (first / last line)"),
@@ -63,6 +63,10 @@ pub const KEYS: [(&str, &str); 41] = [
     ("/plan TASK", "plan it (read-only), edit, Enter runs it"),
     ("/copy [N]", "copy the last answer, or its N-th code block"),
     ("/init", "the model writes a starter AGENTS.md"),
+    (
+        "/instructions diff",
+        "how AGENTS.md changed since the session read it",
+    ),
     ("/clear /tools", "clear history · list tools"),
     ("/key", "enter the API key (masked, checked, saved)"),
     ("/help /quit", "this help · quit"),

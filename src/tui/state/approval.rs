@@ -50,7 +50,16 @@ fn body(request: &ApprovalRequest) -> Vec<String> {
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| request.arguments.clone());
-    let mut lines: Vec<String> = arguments.lines().map(str::to_string).collect();
+    let mut lines: Vec<String> = Vec::new();
+    if request.configuration {
+        lines.push(
+            "This writes AGENTS.md: configuration that joins the system prompt of later \
+             sessions. It asks in every approval mode."
+                .into(),
+        );
+        lines.push(String::new());
+    }
+    lines.extend(arguments.lines().map(str::to_string));
     if let Some(diff) = &request.diff {
         lines.push(String::new());
         if diff.is_empty() {

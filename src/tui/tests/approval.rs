@@ -34,6 +34,7 @@ fn request(id: &str, position: usize, of: usize) -> ApprovalRequest {
         )),
         position,
         of,
+        configuration: false,
     }
 }
 

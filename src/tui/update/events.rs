@@ -146,6 +146,13 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
             state.push(EntryKind::Notice, "What this session's turns changed:");
             state.push(EntryKind::Diff, diff);
         }
+        AgentEvent::InstructionsDiff(diff) => {
+            state.push(
+                EntryKind::Notice,
+                "How AGENTS.md changed since this session last read it:",
+            );
+            state.push(EntryKind::Diff, diff);
+        }
         AgentEvent::UndoConflict(diff) => {
             state.push(
                 EntryKind::Notice,

@@ -255,6 +255,9 @@ fn session_command(
     match (name, arg) {
         ("undo", _) => effects.push(Effect::Command(AgentCommand::Undo(false))),
         ("diff", _) => effects.push(Effect::Command(AgentCommand::ShowDiff)),
+        ("instructions", None | Some("diff")) => {
+            effects.push(Effect::Command(AgentCommand::InstructionsDiff));
+        }
         ("approval", None) => {
             let text = format!(
                 "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
