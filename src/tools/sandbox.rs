@@ -10,8 +10,9 @@
 //! 5. writes only: it names a file (not the root), not the history file `history.json` or
 //!    its siblings `history.json.*` (temporary and corrupt copies), no part of it is a name
 //!    that MiniClaw, a later MiniClaw started in a subfolder, or git loads as configuration or
-//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`, in any
-//!    case), and it goes through no symbolic link at all.
+//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`), or
+//!    that an interpreter loads unasked (`.venv`, `venv`, `node_modules`, `site-packages`,
+//!    `__pycache__`, any `*.pth`), in any case, and it goes through no symbolic link at all.
 //!
 //! Reads (and listings, searches) also refuse what `hidden` hides — `.env*` at any depth and
 //! MiniClaw's own files at the root — by the path as given and by its real path, so a link to
@@ -36,7 +37,7 @@ use crate::paths::HISTORY_FILE as HISTORY_NAME;
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Rule: MiniClaw's configuration.
-const RULE_CONFIG: &str = "files that MiniClaw or git load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, the config folder) cannot be written by tools";
+const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
 /// Rule: writes never follow links.
 const RULE_WRITE_LINK: &str =
     "it goes through a symbolic link; writes take the real path, without links";
@@ -77,18 +78,33 @@ pub enum SandboxError {
 }
 
 /// Names refused at any depth for writes (compared in ASCII lower case): what MiniClaw, a later
-/// MiniClaw started in a subfolder, or git would load as configuration or run as code.
-const CONFIG_NAMES: [&str; 5] = [
+/// MiniClaw started in a subfolder, or git would load as configuration or run as code, and the
+/// interpreter environments and dependency folders whose files a Python or Node program (a
+/// project MCP server) loads without naming them.
+const CONFIG_NAMES: [&str; 10] = [
     "tools_plugins",
     "miniclaw.toml",
     ".mcp.json",
     ".miniclaw",
     ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "site-packages",
+    "__pycache__",
 ];
 
-/// Whether one path component is a configuration name (`.env*` or one of `CONFIG_NAMES`).
+/// Suffixes refused at any depth for writes (ASCII lower case): Python runs every `*.pth` file
+/// of its `site-packages` at start, wherever that folder is.
+const CONFIG_SUFFIXES: [&str; 1] = [".pth"];
+
+/// Whether one path component is a configuration name (`.env*`, one of `CONFIG_NAMES`, or a
+/// name ending in one of `CONFIG_SUFFIXES`).
 pub fn is_config_name(name: &str) -> bool {
-    hidden::is_key_name(name) || CONFIG_NAMES.contains(&name.to_ascii_lowercase().as_str())
+    let lower = name.to_ascii_lowercase();
+    hidden::is_key_name(name)
+        || CONFIG_NAMES.contains(&lower.as_str())
+        || CONFIG_SUFFIXES.iter().any(|s| lower.ends_with(s))
 }
 
 /// The workspace folder and the files in it that tools may not write.

@@ -57,6 +57,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn undo_never_restores_into_an_interpreter_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".venv/lib")).unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        for path in [".venv/lib/evil.pth", "Node_Modules/dep/index.js", "a/x.PTH"] {
+            let err = restore(&sandbox, path, Some(b"import os")).unwrap_err();
+            assert!(err.to_string().contains("interpreter"), "{path}: {err}");
+        }
+        assert!(!dir.path().join(".venv/lib/evil.pth").exists());
+        assert!(!dir.path().join("a").exists());
+    }
+
+    #[test]
     fn a_snapshot_restores_what_was_and_a_created_file_is_removed() {
         let dir = tempfile::tempdir().unwrap();
         let sandbox = Sandbox::new(dir.path()).unwrap();
