@@ -456,7 +456,11 @@ async fn read_only_files_stay_unchanged_and_long_names_can_be_written() {
 async fn interpreter_environments_and_dependency_folders_cannot_be_written() {
     let r = rig();
     fs::create_dir_all(r.ws.join("node_modules/dep")).unwrap();
-    fs::write(r.ws.join("node_modules/dep/index.js"), "module.exports = 1;").unwrap();
+    fs::write(
+        r.ws.join("node_modules/dep/index.js"),
+        "module.exports = 1;",
+    )
+    .unwrap();
     let mut paths = Vec::new();
     for name in [
         ".venv",
@@ -511,7 +515,10 @@ async fn interpreter_environments_and_dependency_folders_cannot_be_written() {
     assert_eq!(read["ok"], json!(true), "reads stay allowed: {read}");
     for fine in ["venvs.md", "sub/my_venv/notes.txt", "path.txt"] {
         let ok = r
-            .call("write_text_file", json!({"relative_path": fine, "content": "ok"}))
+            .call(
+                "write_text_file",
+                json!({"relative_path": fine, "content": "ok"}),
+            )
             .await;
         assert_eq!(ok["ok"], json!(true), "{fine}: {ok}");
     }

@@ -186,12 +186,13 @@ impl Sandbox {
         real.strip_prefix(&self.root)
             .ok()
             .and_then(hidden::path_hidden)
+            .or_else(|| hidden::real_hidden(real))
     }
 
     /// Whether the entry `name` of the folder whose real path is `dir` is left out of listings
     /// and searches: by its name, or, for a symbolic link, by where it leads.
     pub fn hides_entry(&self, dir: &Path, name: &OsStr, is_link: bool) -> bool {
-        if hidden::name_hidden(name, dir == self.root).is_some() {
+        if hidden::entry_hidden(&self.root, dir, name).is_some() {
             return true;
         }
         is_link
