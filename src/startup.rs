@@ -188,7 +188,8 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             path: workspace.display().to_string(),
             reason: e.to_string(),
         })?
-        .with_protected_config(crate::config::configuration_paths());
+        .with_protected_config(crate::config::configuration_paths())
+        .with_change_log(crate::trust::changes::ChangeLog::for_start_folder());
     // MiniClaw's own folders are hidden from the tools wherever they lie; a workspace that is one
     // of them (or inside one) would be nothing but hidden files, so it is refused plainly.
     if let Some(own) = crate::tools::hidden::workspace_in_own_folder(sandbox.root()) {

@@ -117,6 +117,8 @@ pub struct Sandbox {
     /// MiniClaw's own configuration (a `.env`, the plugin folder, the config folder): never
     /// written by tools, so a model cannot redirect the key or install a plugin for next time.
     config: Vec<PathBuf>,
+    /// Where the files the tools change in the project folder are recorded (`trust::changes`).
+    changes: Option<Arc<crate::trust::changes::ChangeLog>>,
 }
 
 impl Sandbox {
@@ -138,6 +140,7 @@ impl Sandbox {
         Ok(Self {
             protected: vec![root.join(HISTORY_NAME)],
             config: Vec::new(),
+            changes: None,
             dir: Arc::new(dir),
             root,
         })
@@ -149,6 +152,21 @@ impl Sandbox {
         self.config
             .extend(paths.into_iter().map(|p| real_or_lexical(&p)));
         self
+    }
+
+    /// Records every file the tools change through this sandbox in `log` (the trust record of
+    /// the project folder MiniClaw started in).
+    pub fn with_change_log(mut self, log: Option<crate::trust::changes::ChangeLog>) -> Self {
+        self.changes = log.map(Arc::new);
+        self
+    }
+
+    /// Notes that a tool changed the file at `real` (a real path). Blocking file work: called
+    /// from the tools' blocking threads, after the change is made.
+    pub fn note_change(&self, real: &Path) {
+        if let Some(log) = &self.changes {
+            log.note(real);
+        }
     }
 
     /// The workspace's real path.
