@@ -140,9 +140,10 @@ fn decide_trust(config: &Config, mode: &Mode) -> Result<bool, ExitCode> {
         return Ok(false);
     };
     let store = trust::trust_path();
+    let changes = trust::changes::changes_path();
     let remember = |project: &trust::ProjectCommands| {
         if let Some(store) = &store
-            && let Err(e) = trust::remember(project, store)
+            && let Err(e) = trust::accept(project, store, changes.as_deref())
         {
             say!("miniclaw-tui: the trust could not be remembered ({e}); it holds for this run");
         }
@@ -151,20 +152,38 @@ fn decide_trust(config: &Config, mode: &Mode) -> Result<bool, ExitCode> {
         remember(&project);
         return Ok(true);
     }
-    if store
+    // Trusted before, unless MiniClaw's own tools changed a file it could load since then.
+    let changed = match store
         .as_deref()
-        .is_some_and(|s| trust::is_trusted(&project, s))
+        .map(|s| trust::standing(&project, s, changes.as_deref()))
     {
-        return Ok(true);
-    }
+        Some(trust::Standing::Trusted) => return Ok(true),
+        Some(trust::Standing::ChangedSince(files)) => files,
+        _ => Vec::new(),
+    };
+    let question = if changed.is_empty() {
+        project.question()
+    } else {
+        project.question_with_changes(&changed)
+    };
     match mode {
         Mode::ListTools => return Ok(false),
         // Its stdin is the prompt, or no terminal: the question cannot be asked.
         Mode::Headless { format, .. } => {
-            say!("miniclaw-tui: {}", project.question());
+            say!("miniclaw-tui: {question}");
+            let why = if changed.is_empty() {
+                "this folder is not trusted".to_string()
+            } else {
+                format!(
+                    "MiniClaw's tools changed {} in this trusted folder",
+                    changed.join(", ")
+                )
+            };
             return Err(refuse(
                 *format,
-                "this folder is not trusted, so nothing was run. Pass --trust to trust it (remembered until the files change), or start miniclaw-tui here once and answer the question.",
+                &format!(
+                    "{why}, so nothing was run. Pass --trust to trust it (remembered until the files change), or start miniclaw-tui here once and answer the question."
+                ),
             ));
         }
         Mode::Tui => {}
@@ -172,7 +191,7 @@ fn decide_trust(config: &Config, mode: &Mode) -> Result<bool, ExitCode> {
     if !std::io::stdin().is_terminal() {
         return Ok(false);
     }
-    say!("{}", project.question());
+    say!("{question}");
     let _ = write!(std::io::stderr(), "Trust this folder and load them? [y/N] ");
     let mut answer = String::new();
     let _ = std::io::stdin().read_line(&mut answer);

@@ -191,7 +191,19 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             path: workspace.display().to_string(),
             reason: e.to_string(),
         })?
-        .with_protected_config(crate::config::configuration_paths());
+        .with_protected_config(crate::config::configuration_paths())
+        .with_change_log(crate::trust::changes::ChangeLog::for_start_folder());
+    // MiniClaw's own folders are hidden from the tools wherever they lie; a workspace that is one
+    // of them (or inside one) would be nothing but hidden files, so it is refused plainly.
+    if let Some(own) = crate::tools::hidden::workspace_in_own_folder(sandbox.root()) {
+        return Err(StartupError::Workspace {
+            path: workspace.display().to_string(),
+            reason: format!(
+                "it is MiniClaw's own config or data folder ({}) or inside it, which the tools may never reach; choose another workspace",
+                own.display()
+            ),
+        });
+    }
     let mut notices = config.warnings.clone();
     // A project's own `.env` (`--workspace .`) is fine: the tools never reach it (`tools::hidden`).
     let key_files = crate::tools::hidden::key_files_in(sandbox.root());

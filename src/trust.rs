@@ -4,6 +4,8 @@
 //! `<data dir>/miniclaw/trusted.json`; a changed file asks again. The user's own configuration
 //! folder is never asked about.
 
+pub mod changes;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -33,6 +35,18 @@ pub struct ProjectCommands {
     /// SHA-256 over every file in those folders, those settings files, and the project files
     /// their servers' commands name (names and contents).
     pub hash: String,
+    /// What the project's servers and plugins load, relative to the folder: its command
+    /// folders, settings files and the files and folders its servers' command lines name.
+    pub loads: Vec<String>,
+}
+
+/// Whether `folder` holds project commands at all (a command folder or a settings file that can
+/// start servers); cheap, no hashing.
+pub fn has_project_commands(folder: &Path) -> bool {
+    PROJECT_COMMAND_DIRS.iter().any(|d| folder.join(d).is_dir())
+        || PROJECT_COMMAND_FILES
+            .iter()
+            .any(|f| folder.join(f).is_file())
 }
 
 impl ProjectCommands {
@@ -66,10 +80,24 @@ impl ProjectCommands {
             hash_file(file, &mut hasher);
         }
         let servers = project_servers(&folder);
+        let mut loads: Vec<String> = PROJECT_COMMAND_DIRS
+            .iter()
+            .chain(PROJECT_COMMAND_FILES.iter())
+            .map(|s| s.to_string())
+            .collect();
         for server in &servers {
             commands.push(format!("MCP server {}", server.summary()));
             // A script of the project that a server runs is part of what is trusted.
             for path in named_files(server, &folder) {
+                // A named file's neighbours are what it imports; its folder counts whole
+                // (the project root itself would be everything: then the file alone).
+                let named = match path.parent() {
+                    Some(parent) if path.is_file() && parent != folder => parent,
+                    _ => path.as_path(),
+                };
+                if let Ok(rel) = named.strip_prefix(&folder) {
+                    loads.push(rel.to_string_lossy().into_owned());
+                }
                 if path.is_dir() {
                     hash_tree(&path, &mut hasher, 0);
                 } else {
@@ -88,7 +116,30 @@ impl ProjectCommands {
             files,
             commands,
             hash,
+            loads,
         })
+    }
+
+    /// The files MiniClaw's tools changed in this folder since it was trusted that its servers
+    /// or plugins could load (`changes::could_load`), from the record in `store`.
+    pub fn loadable_changes(&self, store: &Path) -> Vec<String> {
+        changes::changed(store, &self.folder)
+            .into_iter()
+            .filter(|c| changes::could_load(c, &self.loads))
+            .collect()
+    }
+
+    /// The question put again when a trusted folder's loadable files were changed by tools.
+    pub fn question_with_changes(&self, changed: &[String]) -> String {
+        let mut text = format!(
+            "MiniClaw's tools changed files in {} that its plugin tools or MCP servers could load, since it was trusted:\n",
+            self.folder.display()
+        );
+        for path in changed {
+            text.push_str(&format!("  {path}\n"));
+        }
+        text.push_str(&self.question());
+        text
     }
 
     /// The project's configuration that was found, by name (`tools_plugins/`, `miniclaw.toml`,
@@ -246,6 +297,42 @@ pub fn remember(project: &ProjectCommands, store: &Path) -> std::io::Result<()> 
     std::fs::rename(&tmp, store)
 }
 
+/// Where a project folder stands at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// Trusted with this content, and nothing it could load was changed by MiniClaw's tools.
+    Trusted,
+    /// Never trusted, or trusted with other content.
+    NotTrusted,
+    /// Trusted with this content, but MiniClaw's tools changed these files since, which its
+    /// servers or plugins could load: asked again.
+    ChangedSince(Vec<String>),
+}
+
+/// Where `project` stands by the trust decisions in `store` and the change record in `changes`.
+pub fn standing(project: &ProjectCommands, store: &Path, changes: Option<&Path>) -> Standing {
+    if !is_trusted(project, store) {
+        return Standing::NotTrusted;
+    }
+    match changes.map(|c| project.loadable_changes(c)) {
+        Some(changed) if !changed.is_empty() => Standing::ChangedSince(changed),
+        _ => Standing::Trusted,
+    }
+}
+
+/// Trusts `project` with its content now and forgets what the tools changed in it.
+pub fn accept(
+    project: &ProjectCommands,
+    store: &Path,
+    changes: Option<&Path>,
+) -> std::io::Result<()> {
+    remember(project, store)?;
+    match changes {
+        Some(c) => changes::clear(c, &project.folder),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +366,40 @@ mod tests {
             sandbox.resolve_write("notes.md").is_ok(),
             "the rest stays writable"
         );
+    }
+
+    #[test]
+    fn a_trusted_folder_whose_loadable_files_the_tools_changed_is_asked_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join("srv")).unwrap();
+        std::fs::write(
+            project.join(".mcp.json"),
+            r#"{"mcpServers": {"s": {"command": "python3", "args": ["srv/main.py"]}}}"#,
+        )
+        .unwrap();
+        std::fs::write(project.join("srv/main.py"), "import helper").unwrap();
+        let store = dir.path().join("data/trusted.json");
+        let record = dir.path().join("data/changed.json");
+        let found = ProjectCommands::scan(&project).unwrap();
+        accept(&found, &store, Some(&record)).unwrap();
+        assert_eq!(standing(&found, &store, Some(&record)), Standing::Trusted);
+        let log = changes::ChangeLog::new(found.folder.clone(), record.clone());
+        log.note(&found.folder.join("notes.md"));
+        log.note(&found.folder.join("srv/data.txt"));
+        assert_eq!(
+            standing(&found, &store, Some(&record)),
+            Standing::ChangedSince(vec!["srv/data.txt".into()]),
+            "a file in the folder a server runs from counts, a note does not"
+        );
+        log.note(&found.folder.join("helper.py"));
+        let Standing::ChangedSince(changed) = standing(&found, &store, Some(&record)) else {
+            panic!("asked again");
+        };
+        assert_eq!(changed, vec!["helper.py", "srv/data.txt"]);
+        assert!(found.question_with_changes(&changed).contains("helper.py"));
+        accept(&found, &store, Some(&record)).unwrap();
+        assert_eq!(standing(&found, &store, Some(&record)), Standing::Trusted);
     }
 
     #[test]

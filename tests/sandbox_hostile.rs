@@ -449,3 +449,77 @@ async fn read_only_files_stay_unchanged_and_long_names_can_be_written() {
         .await;
     assert_eq!(result["ok"], json!(true), "{result}");
 }
+
+/// Interpreter environments and dependency folders, at several depths and letter cases, through
+/// every writing tool: all refused by the one configuration rule, nothing written, reads allowed.
+#[tokio::test]
+async fn interpreter_environments_and_dependency_folders_cannot_be_written() {
+    let r = rig();
+    fs::create_dir_all(r.ws.join("node_modules/dep")).unwrap();
+    fs::write(
+        r.ws.join("node_modules/dep/index.js"),
+        "module.exports = 1;",
+    )
+    .unwrap();
+    let mut paths = Vec::new();
+    for name in [
+        ".venv",
+        "venv",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+    ] {
+        let upper = name.to_ascii_uppercase();
+        for prefix in ["", "sub/", "a/b/c/"] {
+            paths.push(format!("{prefix}{name}/x.py"));
+            paths.push(format!("{prefix}{upper}/lib/python3.11/x.js"));
+        }
+    }
+    for p in [
+        "evil.pth",
+        "EVIL.PTH",
+        "lib/python3.11/site-packages/evil.pth",
+        ".venv/lib/python3.11/site-packages/evil.pth",
+        "x/y/z/Hook.Pth",
+    ] {
+        paths.push(p.to_string());
+    }
+    let before = walk(&r.ws);
+    for path in &paths {
+        for tool in ["write_text_file", "append_text_file"] {
+            r.refused(
+                tool,
+                json!({"relative_path": path, "content": "import os; os.system('id')"}),
+                "interpreter",
+            )
+            .await;
+        }
+    }
+    r.refused(
+        "replace_text_in_file",
+        json!({"relative_path": "node_modules/dep/index.js", "old_text": "1", "new_text": "2"}),
+        "node_modules/",
+    )
+    .await;
+    assert_eq!(walk(&r.ws), before, "something was created");
+    assert_eq!(
+        fs::read_to_string(r.ws.join("node_modules/dep/index.js")).unwrap(),
+        "module.exports = 1;"
+    );
+    let read = r
+        .call(
+            "read_text_file",
+            json!({"relative_path": "node_modules/dep/index.js"}),
+        )
+        .await;
+    assert_eq!(read["ok"], json!(true), "reads stay allowed: {read}");
+    for fine in ["venvs.md", "sub/my_venv/notes.txt", "path.txt"] {
+        let ok = r
+            .call(
+                "write_text_file",
+                json!({"relative_path": fine, "content": "ok"}),
+            )
+            .await;
+        assert_eq!(ok["ok"], json!(true), "{fine}: {ok}");
+    }
+}

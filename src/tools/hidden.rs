@@ -1,7 +1,9 @@
 //! What the tools never show or open, wherever they look: files that may hold keys (every path
 //! component named `.env*`, in any letter case) and MiniClaw's own files at the workspace root
 //! (`history.json`, its `history.json.*` siblings — journal, lock, temporary and corrupt copies —
-//! and the `.miniclaw/` folder).
+//! and the `.miniclaw/` folder), and MiniClaw's own config and data folders (`paths::config_dir()`,
+//! `paths::data_dir()`, by their real paths) wherever they lie in the workspace: they hold keys,
+//! server tokens and the trust record.
 //!
 //! This is the one rule; every tool asks it. Reads refuse such a path (also when a symbolic
 //! link leads to one), listings and searches leave them out, and the shell refuses arguments
@@ -9,7 +11,8 @@
 //! command so the kernel refuses to open them (`confine`).
 
 use std::ffi::OsStr;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::paths::HISTORY_FILE as HISTORY_NAME;
 
@@ -29,6 +32,8 @@ pub enum Hidden {
     KeyFile,
     /// One of MiniClaw's own files at the workspace root.
     OwnFile,
+    /// MiniClaw's own config or data folder (keys, server tokens, trust decisions).
+    OwnFolder,
 }
 
 impl Hidden {
@@ -41,6 +46,10 @@ impl Hidden {
             Hidden::OwnFile => {
                 "MiniClaw's own files (history.json and its siblings, .miniclaw/) are kept out of \
                  the tools' reach"
+            }
+            Hidden::OwnFolder => {
+                "MiniClaw's own config and data folders (keys, tokens, trust decisions) are kept \
+                 out of the tools' reach"
             }
         }
     }
@@ -96,6 +105,60 @@ pub fn path_hidden(relative: &Path) -> Option<Hidden> {
         })
         .enumerate()
         .find_map(|(i, name)| name_hidden(name, i == 0))
+}
+
+/// MiniClaw's own folders (config and data), by their real paths and as the system names them;
+/// found once per process.
+pub fn own_folders() -> &'static [PathBuf] {
+    static FOLDERS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    FOLDERS.get_or_init(|| {
+        let mut out = Vec::new();
+        for dir in [crate::paths::config_dir(), crate::paths::data_dir()]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(real) = dir.canonicalize()
+                && !out.contains(&real)
+            {
+                out.push(real);
+            }
+            if dir.is_absolute() && !out.contains(&dir) {
+                out.push(dir);
+            }
+        }
+        out
+    })
+}
+
+/// Whether a real (absolute) path is one of `folders` or lies inside one.
+pub fn in_folders(real: &Path, folders: &[PathBuf]) -> bool {
+    folders.iter().any(|f| real.starts_with(f))
+}
+
+/// Whether a real (absolute) path is MiniClaw's config or data folder or lies inside one.
+pub fn real_hidden(real: &Path) -> Option<Hidden> {
+    in_folders(real, own_folders()).then_some(Hidden::OwnFolder)
+}
+
+/// Whether the entry `name` of the folder whose real path is `dir` (in the workspace whose real
+/// path is `root`) is hidden: by its name, or because it is one of MiniClaw's own folders.
+pub fn entry_hidden(root: &Path, dir: &Path, name: &OsStr) -> Option<Hidden> {
+    name_hidden(name, dir == root).or_else(|| real_hidden(&dir.join(name)))
+}
+
+/// MiniClaw's own folders that lie strictly inside the workspace at `root` (a real path).
+pub fn own_folders_in(root: &Path) -> Vec<PathBuf> {
+    own_folders()
+        .iter()
+        .filter(|f| f.starts_with(root) && f.as_path() != root)
+        .cloned()
+        .collect()
+}
+
+/// Whether the workspace at `root` (a real path) is one of MiniClaw's own folders or lies
+/// inside one: then nothing in it may be reached, and MiniClaw refuses to start there.
+pub fn workspace_in_own_folder(root: &Path) -> Option<PathBuf> {
+    own_folders().iter().find(|f| root.starts_with(f)).cloned()
 }
 
 /// Whether a name is hidden wherever it appears, for outputs that do not say where they are
@@ -165,5 +228,20 @@ mod tests {
         assert_eq!(parts_hidden(["history.jsonl"]), None);
         assert_eq!(parts_hidden(["notes", "a.txt"]), None);
         assert!(name_hidden_anywhere("history.json.lock") && !name_hidden_anywhere("a.json"));
+    }
+
+    #[test]
+    fn own_folders_hide_everything_beneath_them() {
+        let folders = vec![PathBuf::from("/home/u/.config/miniclaw")];
+        assert!(in_folders(
+            Path::new("/home/u/.config/miniclaw/config.toml"),
+            &folders
+        ));
+        assert!(in_folders(Path::new("/home/u/.config/miniclaw"), &folders));
+        assert!(!in_folders(
+            Path::new("/home/u/.config/miniclaw2"),
+            &folders
+        ));
+        assert!(!in_folders(Path::new("/home/u/.config"), &folders));
     }
 }

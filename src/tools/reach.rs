@@ -47,7 +47,7 @@ pub fn grants(root: &Path) -> Vec<Grant> {
         };
         for entry in entries.flatten() {
             let name = entry.file_name();
-            if hidden::name_hidden(&name, dir == root).is_some() {
+            if hidden::entry_hidden(root, &dir, &name).is_some() {
                 continue;
             }
             // Opened from the folder's own handle without following a link: a link is never
@@ -93,6 +93,13 @@ fn open_path(dir: impl AsFd, name: &OsStr, dir_only: bool) -> rustix::io::Result
 /// first within [`MAX_ENTRIES`] entries; the root is always one.
 fn holders(root: &Path) -> HashSet<PathBuf> {
     let mut holders = HashSet::from([root.to_path_buf()]);
+    // MiniClaw's own folders may lie deep (`--workspace ~`): the folders above them are always
+    // granted child by child, however many entries the walk below looks at.
+    for folder in hidden::own_folders_in(root) {
+        if let Some(parent) = folder.parent() {
+            mark(&mut holders, root, parent);
+        }
+    }
     let mut queue = VecDeque::from([root.to_path_buf()]);
     let mut seen = 0;
     while let Some(dir) = queue.pop_front() {

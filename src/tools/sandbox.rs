@@ -10,8 +10,9 @@
 //! 5. writes only: it names a file (not the root), not the history file `history.json` or
 //!    its siblings `history.json.*` (temporary and corrupt copies), no part of it is a name
 //!    that MiniClaw, a later MiniClaw started in a subfolder, or git loads as configuration or
-//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`, in any
-//!    case), and it goes through no symbolic link at all.
+//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`), or
+//!    that an interpreter loads unasked (`.venv`, `venv`, `node_modules`, `site-packages`,
+//!    `__pycache__`, any `*.pth`), in any case, and it goes through no symbolic link at all.
 //!
 //! Reads (and listings, searches) also refuse what `hidden` hides — `.env*` at any depth and
 //! MiniClaw's own files at the root — by the path as given and by its real path, so a link to
@@ -36,7 +37,7 @@ use crate::paths::HISTORY_FILE as HISTORY_NAME;
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Rule: MiniClaw's configuration.
-const RULE_CONFIG: &str = "files that MiniClaw or git load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, the config folder) cannot be written by tools";
+const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
 /// Rule: writes never follow links.
 const RULE_WRITE_LINK: &str =
     "it goes through a symbolic link; writes take the real path, without links";
@@ -77,18 +78,33 @@ pub enum SandboxError {
 }
 
 /// Names refused at any depth for writes (compared in ASCII lower case): what MiniClaw, a later
-/// MiniClaw started in a subfolder, or git would load as configuration or run as code.
-const CONFIG_NAMES: [&str; 5] = [
+/// MiniClaw started in a subfolder, or git would load as configuration or run as code, and the
+/// interpreter environments and dependency folders whose files a Python or Node program (a
+/// project MCP server) loads without naming them.
+const CONFIG_NAMES: [&str; 10] = [
     "tools_plugins",
     "miniclaw.toml",
     ".mcp.json",
     ".miniclaw",
     ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "site-packages",
+    "__pycache__",
 ];
 
-/// Whether one path component is a configuration name (`.env*` or one of `CONFIG_NAMES`).
+/// Suffixes refused at any depth for writes (ASCII lower case): Python runs every `*.pth` file
+/// of its `site-packages` at start, wherever that folder is.
+const CONFIG_SUFFIXES: [&str; 1] = [".pth"];
+
+/// Whether one path component is a configuration name (`.env*`, one of `CONFIG_NAMES`, or a
+/// name ending in one of `CONFIG_SUFFIXES`).
 pub fn is_config_name(name: &str) -> bool {
-    hidden::is_key_name(name) || CONFIG_NAMES.contains(&name.to_ascii_lowercase().as_str())
+    let lower = name.to_ascii_lowercase();
+    hidden::is_key_name(name)
+        || CONFIG_NAMES.contains(&lower.as_str())
+        || CONFIG_SUFFIXES.iter().any(|s| lower.ends_with(s))
 }
 
 /// The name of the instructions file MiniClaw (and other agents) load into the system prompt.
@@ -120,6 +136,8 @@ pub struct Sandbox {
     /// MiniClaw's own configuration (a `.env`, the plugin folder, the config folder): never
     /// written by tools, so a model cannot redirect the key or install a plugin for next time.
     config: Vec<PathBuf>,
+    /// Where the files the tools change in the project folder are recorded (`trust::changes`).
+    changes: Option<Arc<crate::trust::changes::ChangeLog>>,
 }
 
 impl Sandbox {
@@ -141,6 +159,7 @@ impl Sandbox {
         Ok(Self {
             protected: vec![root.join(HISTORY_NAME)],
             config: Vec::new(),
+            changes: None,
             dir: Arc::new(dir),
             root,
         })
@@ -152,6 +171,21 @@ impl Sandbox {
         self.config
             .extend(paths.into_iter().map(|p| real_or_lexical(&p)));
         self
+    }
+
+    /// Records every file the tools change through this sandbox in `log` (the trust record of
+    /// the project folder MiniClaw started in).
+    pub fn with_change_log(mut self, log: Option<crate::trust::changes::ChangeLog>) -> Self {
+        self.changes = log.map(Arc::new);
+        self
+    }
+
+    /// Notes that a tool changed the file at `real` (a real path). Blocking file work: called
+    /// from the tools' blocking threads, after the change is made.
+    pub fn note_change(&self, real: &Path) {
+        if let Some(log) = &self.changes {
+            log.note(real);
+        }
     }
 
     /// The workspace's real path.
@@ -189,12 +223,13 @@ impl Sandbox {
         real.strip_prefix(&self.root)
             .ok()
             .and_then(hidden::path_hidden)
+            .or_else(|| hidden::real_hidden(real))
     }
 
     /// Whether the entry `name` of the folder whose real path is `dir` is left out of listings
     /// and searches: by its name, or, for a symbolic link, by where it leads.
     pub fn hides_entry(&self, dir: &Path, name: &OsStr, is_link: bool) -> bool {
-        if hidden::name_hidden(name, dir == self.root).is_some() {
+        if hidden::entry_hidden(&self.root, dir, name).is_some() {
             return true;
         }
         is_link

@@ -156,6 +156,9 @@ pub(crate) struct WriteTarget {
     shown: String,
     /// The permission bits of the file it replaces, if one exists.
     existing_mode: Option<u32>,
+    /// Its real path, and the sandbox that records a change made to it.
+    real: PathBuf,
+    sandbox: Sandbox,
 }
 
 impl WriteTarget {
@@ -227,13 +230,19 @@ impl WriteTarget {
             name: (*name).to_string(),
             shown,
             existing_mode,
+            real: checked,
+            sandbox: sandbox.clone(),
         }))
     }
 
     /// Removes the file at the target (undoing the creation of a file); a missing one is fine.
     pub(crate) fn remove(&self) -> Result<(), ToolError> {
         match rustix::fs::unlinkat(self.dir.as_fd(), self.name.as_str(), AtFlags::empty()) {
-            Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+            Ok(()) => {
+                self.sandbox.note_change(&self.real);
+                Ok(())
+            }
+            Err(rustix::io::Errno::NOENT) => Ok(()),
             Err(e) => Err(io_failed("remove", &self.shown, &e.into())),
         }
     }
@@ -332,6 +341,9 @@ impl WriteTarget {
             let _ = rustix::fs::unlinkat(self.dir.as_fd(), temp.as_str(), AtFlags::empty());
             return Err(io_failed("write", &self.shown, &e));
         }
+        // Every change a tool makes (write, append, replace, `/undo`) ends here: the trust
+        // record of the project folder learns of it (`trust::changes`).
+        self.sandbox.note_change(&self.real);
         Ok(())
     }
 }

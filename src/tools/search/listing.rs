@@ -38,6 +38,7 @@ pub fn workspace_files(
         shared: &shared,
         cancel,
         from_root: true,
+        own_below: super::walk::own_below(sandbox, "."),
     };
     walk.collect(&dir, Path::new(""), ".", 0);
     let Some(mut listing) = walk.listing.take() else {

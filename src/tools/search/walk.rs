@@ -59,6 +59,8 @@ pub(super) struct Walk<'a> {
     pub(super) cancel: &'a CancellationToken,
     /// Whether the searched folder is the workspace root, where MiniClaw's own files lie.
     pub(super) from_root: bool,
+    /// MiniClaw's own folders beneath the searched folder, relative to it (`hidden`).
+    pub(super) own_below: Vec<PathBuf>,
 }
 
 impl Walk<'_> {
@@ -83,7 +85,10 @@ impl Walk<'_> {
         let at_root = self.from_root && rel.as_os_str().is_empty();
         for (name, is_dir) in children {
             // Links are never walked, so a name is all that can make an entry hidden here.
-            if name == ".git" || hidden::name_hidden(&name, at_root).is_some() {
+            if name == ".git"
+                || hidden::name_hidden(&name, at_root).is_some()
+                || self.own_below.iter().any(|f| *f == rel.join(&name))
+            {
                 continue;
             }
             let child_rel = rel.join(&name);
@@ -199,6 +204,19 @@ fn search_jobs(
     });
 }
 
+/// MiniClaw's own folders beneath the workspace folder shown as `shown`, relative to it.
+pub(super) fn own_below(sandbox: &Sandbox, shown: &str) -> Vec<PathBuf> {
+    let start = if shown == "." {
+        sandbox.root().to_path_buf()
+    } else {
+        sandbox.root().join(shown)
+    };
+    hidden::own_folders_in(sandbox.root())
+        .iter()
+        .filter_map(|f| f.strip_prefix(&start).ok().map(Path::to_path_buf))
+        .collect()
+}
+
 /// Walks the folder `relative` (or searches the single file it names) and collects up to
 /// `limit` matches.
 pub(super) fn run_search(
@@ -239,6 +257,7 @@ pub(super) fn run_search(
         cancel,
         // `Sandbox::display_relative` shows the root, and only the root, as ".".
         from_root: shown == ".",
+        own_below: own_below(sandbox, shown),
     };
     walk.collect(&dir, Path::new(""), shown, 0);
     let jobs = std::mem::take(&mut walk.jobs);

@@ -44,7 +44,12 @@ pub fn check_path(root: &Path, cwd: &Path, path: &str) -> Result<PathBuf, Refusa
         return Err(Refusal::LeadsOut(path.to_string()));
     }
     // Where it really is: a link to `.env`, or a folder leading into `.miniclaw/`.
-    if let Some(why) = real.strip_prefix(root).ok().and_then(hidden::path_hidden) {
+    if let Some(why) = real
+        .strip_prefix(root)
+        .ok()
+        .and_then(hidden::path_hidden)
+        .or_else(|| hidden::real_hidden(&real))
+    {
         return Err(Refusal::Hidden {
             path: path.to_string(),
             rule: why.rule(),

@@ -76,7 +76,7 @@ pub fn check(
     Ok(CheckedCommand {
         program: command.to_string(),
         args: args.to_vec(),
-        run_args: run_args(command, args, options_end),
+        run_args: run_args(command, args, options_end, &own_globs(&root, &cwd)),
         working_dir: cwd,
     })
 }
@@ -85,7 +85,12 @@ pub fn check(
 /// `hidden` hides is excluded by glob, in any letter case and at any depth (a glob sees a path as
 /// written, so MiniClaw's own names are left out below the root too), after all of the model's
 /// flags, since a later glob wins over an earlier one; and links are never followed.
-fn run_args(command: &str, args: &[String], options_end: Option<usize>) -> Vec<String> {
+fn run_args(
+    command: &str,
+    args: &[String],
+    options_end: Option<usize>,
+    own: &[String],
+) -> Vec<String> {
     if command != "rg" {
         return args.to_vec();
     }
@@ -94,11 +99,21 @@ fn run_args(command: &str, args: &[String], options_end: Option<usize>) -> Vec<S
     run.extend(
         crate::tools::hidden::EXCLUDE_GLOBS
             .iter()
-            .map(|glob| format!("--iglob=!{glob}")),
+            .map(|glob| format!("--iglob=!{glob}"))
+            .chain(own.iter().cloned()),
     );
     run.push("--no-follow".into());
     run.extend(args.get(at..).unwrap_or_default().iter().cloned());
     run
+}
+
+/// `rg` globs (anchored at the folder it runs in) leaving out MiniClaw's own folders beneath it.
+fn own_globs(root: &Path, cwd: &Path) -> Vec<String> {
+    crate::tools::hidden::own_folders_in(root)
+        .iter()
+        .filter_map(|f| f.strip_prefix(cwd).ok())
+        .map(|rel| format!("--glob=!/{}", rel.to_string_lossy()))
+        .collect()
 }
 
 /// The real folder a command runs in (empty means the workspace).
