@@ -10,6 +10,7 @@ use miniclaw::llm::{
     Role, StreamEvent, ToolSchema,
 };
 use serde_json::json;
+use support::mock_server::Piece;
 use support::{MockServer, Reply, SseBuilder};
 use tokio_util::sync::CancellationToken;
 
@@ -559,4 +560,35 @@ async fn a_cancelled_chat_returns_at_once_with_what_had_arrived() {
     assert!(matches!(err.error, LlmError::Cancelled), "{err:?}");
     assert_eq!(err.partial.content, "Hello, ");
     assert_eq!(err.partial.reasoning, "Weighing it");
+}
+
+#[tokio::test]
+async fn an_event_that_never_ends_fails_at_the_cap_at_once_and_is_not_retried() {
+    // 16 MiB of one line without a break, written as a server would stream it.
+    let mut pieces = vec![Piece::Bytes(
+        b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec(),
+    )];
+    for _ in 0..256 {
+        pieces.push(Piece::Bytes(vec![b'x'; 64 * 1024]));
+        pieces.push(Piece::Flush);
+    }
+    let server = MockServer::start(vec![Reply::Stream(pieces)]).await;
+    let client = client(&server.url()).with_idle_timeout(Duration::from_secs(30));
+    let started = std::time::Instant::now();
+    let (result, events) = run(&client, Preset::Flash, &[]).await;
+    let error = result.expect_err("a body without line breaks cannot complete");
+    assert!(
+        matches!(error, LlmError::EventTooLarge { cap } if cap == miniclaw::llm::sse::MAX_EVENT_BYTES),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("sent an event over 4194304 bytes"),
+        "{error}"
+    );
+    assert!(retries(&events).is_empty(), "not retried");
+    assert_eq!(server.requests().len(), 1);
+    // Well before the idle timeout: the cap, not the clock, ended it.
+    assert!(started.elapsed() < Duration::from_secs(20));
 }

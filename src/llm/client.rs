@@ -481,5 +481,11 @@ async fn read_stream(
                 sink.take(event);
             }
         }
+        if parser.overflowed() {
+            // The same server would send the same again: not worth a retry.
+            return Err(Failure::fatal(LlmError::EventTooLarge {
+                cap: super::sse::MAX_EVENT_BYTES,
+            }));
+        }
     }
 }

@@ -59,6 +59,15 @@ pub enum LlmError {
     /// The stream ended without `data: [DONE]`.
     #[error("the stream closed before it was complete")]
     StreamCut,
+    /// One event (or one line) of the stream grew past the cap without ending: a body without
+    /// line breaks, say. The request fails at once rather than buffering until the idle timeout.
+    #[error(
+        "the model server sent an event over {cap} bytes without ending it; the stream was abandoned"
+    )]
+    EventTooLarge {
+        /// The cap, in bytes.
+        cap: usize,
+    },
     /// The server reported an error inside the stream.
     #[error("{0}")]
     InStream(String),

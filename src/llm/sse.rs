@@ -14,9 +14,17 @@ pub enum Frame {
     Done,
 }
 
+/// The most bytes one line or one event's data may hold. Real chat-completions events are a
+/// few hundred bytes (a long tool call arrives in many small deltas); a server that sends
+/// megabytes without a line break is broken or hostile, and buffering it would grow memory
+/// until the idle timeout.
+pub const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
+
 /// Turns a byte stream, fed in pieces of any size, into frames.
 #[derive(Debug, Default)]
 pub struct SseParser {
+    /// Set once a line or an event grew past [`MAX_EVENT_BYTES`]; nothing more is buffered.
+    overflowed: bool,
     /// Bytes of the line being read (no terminator yet).
     line: Vec<u8>,
     /// The last byte seen was a CR, so an immediate LF belongs to the same line end.
@@ -35,10 +43,20 @@ impl SseParser {
         Self::default()
     }
 
-    /// Feeds the next bytes and returns the frames they complete, in order.
+    /// Whether a line or an event grew past [`MAX_EVENT_BYTES`]: the stream must be abandoned
+    /// (the parser buffers nothing more once it has).
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    /// Feeds the next bytes and returns the frames they complete, in order (none once
+    /// [`SseParser::overflowed`]).
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Frame> {
         let mut frames = Vec::new();
         for &b in bytes {
+            if self.overflowed {
+                break;
+            }
             match b {
                 b'\n' if self.after_cr => self.after_cr = false,
                 b'\n' | b'\r' => {
@@ -51,6 +69,9 @@ impl SseParser {
                 _ => {
                     self.after_cr = false;
                     self.line.push(b);
+                    if self.line.len() + self.data.len() > MAX_EVENT_BYTES {
+                        self.overflow();
+                    }
                 }
             }
         }
@@ -60,7 +81,7 @@ impl SseParser {
     /// At the end of the byte stream: the event a last line without its blank line would have
     /// completed, if any.
     pub fn finish(&mut self) -> Option<Frame> {
-        if !self.is_mid_event() {
+        if self.overflowed || !self.is_mid_event() {
             return None;
         }
         self.push(b"\n\n").pop()
@@ -100,6 +121,14 @@ impl SseParser {
         None
     }
 
+    /// Drops what was buffered and refuses the rest of the stream.
+    fn overflow(&mut self) {
+        self.overflowed = true;
+        self.line = Vec::new();
+        self.data = String::new();
+        self.has_data = false;
+    }
+
     /// Ends the event being built.
     fn dispatch(&mut self) -> Option<Frame> {
         if !self.has_data {
@@ -118,6 +147,32 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_or_an_event_past_the_cap_stops_the_parser_and_frees_its_buffer() {
+        let mut p = SseParser::new();
+        assert_eq!(
+            p.push(b"data: {\"a\":1}\n\n"),
+            vec![Frame::Data("{\"a\":1}".into())]
+        );
+        let piece = vec![b'x'; 64 * 1024];
+        let mut pushed = 0;
+        while !p.overflowed() {
+            assert!(p.push(&piece).is_empty());
+            pushed += piece.len();
+            assert!(pushed <= MAX_EVENT_BYTES + piece.len(), "no cap");
+        }
+        assert!(p.line.capacity() == 0 && p.data.capacity() == 0);
+        assert!(p.push(b"\n\ndata: [DONE]\n\n").is_empty());
+        assert_eq!(p.finish(), None);
+        // Many data lines of one event add up to the same cap.
+        let mut p = SseParser::new();
+        let line = format!("data: {}\n", "y".repeat(1000));
+        for _ in 0..(MAX_EVENT_BYTES / 1000 + 2) {
+            p.push(line.as_bytes());
+        }
+        assert!(p.overflowed());
+    }
 
     fn all(input: &[u8]) -> Vec<Frame> {
         SseParser::new().push(input)
