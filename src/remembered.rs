@@ -45,7 +45,8 @@ pub fn path() -> Option<PathBuf> {
 
 /// The choices kept at `path` (none when the file is missing or unreadable).
 pub fn load(path: &Path) -> Choices {
-    std::fs::read(path)
+    // A few hundred bytes in real use; never blocks on a special file.
+    crate::capped_read::read_capped(path, 64 * 1024, crate::capped_read::Links::Refuse)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default()

@@ -224,9 +224,39 @@ fn named_files(server: &crate::settings::McpServerConfig, folder: &Path) -> Vec<
 fn hash_file(path: &Path, hasher: &mut Sha256) {
     hasher.update(path.to_string_lossy().as_bytes());
     hasher.update([0]);
-    if let Ok(bytes) = std::fs::read(path) {
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
+    hash_contents(path, hasher);
+}
+
+/// The most of one project file hashed: past it, the file counts by its size alone.
+const MAX_HASHED_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Hashes a file's content as it streams (never blocking on a FIFO, never holding it whole);
+/// a special file or one over [`MAX_HASHED_FILE_BYTES`] is hashed by what it is. Whether it
+/// was a readable file.
+fn hash_contents(path: &Path, hasher: &mut Sha256) -> bool {
+    use crate::capped_read::{CappedReadError, Links, open_capped};
+    use std::io::Read;
+    match open_capped(path, MAX_HASHED_FILE_BYTES, Links::Follow) {
+        Ok(file) => {
+            let len = file.metadata().map(|m| m.len()).unwrap_or_default();
+            hasher.update(len.to_le_bytes());
+            let mut buf = vec![0; 64 * 1024];
+            let mut reader = file.take(MAX_HASHED_FILE_BYTES);
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                hasher.update(&buf[..n]);
+            }
+            true
+        }
+        Err(CappedReadError::TooLarge { size, .. }) => {
+            hasher.update(b"too large");
+            hasher.update(size.to_le_bytes());
+            true
+        }
+        Err(CappedReadError::NotRegular(_)) => {
+            hasher.update(b"not a regular file");
+            true
+        }
+        Err(_) => false,
     }
 }
 
@@ -245,10 +275,8 @@ fn hash_tree(dir: &Path, hasher: &mut Sha256, depth: usize) -> bool {
         if path.is_dir() {
             // Deep enough for any real plugin folder, and a link cycle ends.
             any |= depth < 8 && hash_tree(&path, hasher, depth + 1);
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            any = true;
-            hasher.update((bytes.len() as u64).to_le_bytes());
-            hasher.update(&bytes);
+        } else {
+            any |= hash_contents(&path, hasher);
         }
     }
     any
@@ -266,7 +294,8 @@ pub fn trust_path() -> Option<PathBuf> {
 }
 
 fn read(path: &Path) -> TrustFile {
-    std::fs::read(path)
+    // Grows by a line per trusted folder; never blocks on a special file.
+    crate::capped_read::read_capped(path, 4 * 1024 * 1024, crate::capped_read::Links::Refuse)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

@@ -203,14 +203,25 @@ pub fn read_mcp_json(path: &Path, scope: Scope) -> (Vec<McpServerConfig>, Vec<St
     }
 }
 
-/// The file's text; `None` when it does not exist.
+/// The most of a settings file (`config.toml`, `miniclaw.toml`, `.mcp.json`) read: real ones
+/// are a few KB; a project may plant a huge or special file where one belongs.
+pub const MAX_SETTINGS_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The file's text; `None` when it does not exist. Never blocks on a special file, never
+/// reads past [`MAX_SETTINGS_FILE_BYTES`] (a link is followed: dotfiles repositories link
+/// their settings).
 fn read_text(path: &Path) -> Result<Option<String>, SettingsError> {
-    match std::fs::read_to_string(path) {
+    use crate::capped_read::{CappedReadError, Links, read_capped_string};
+    match read_capped_string(path, MAX_SETTINGS_FILE_BYTES, Links::Follow) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(SettingsError::Read {
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(CappedReadError::Io { source, .. }) => Err(SettingsError::Read {
             file: path.to_path_buf(),
             source,
+        }),
+        Err(e) => Err(SettingsError::Read {
+            file: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
         }),
     }
 }

@@ -208,9 +208,14 @@ impl Theme {
         let loaded = match spec {
             "dark" => Ok(Self::dark()),
             "light" => Ok(Self::light()),
-            path => std::fs::read_to_string(path)
-                .map_err(|e| ThemeError::Read(path.into(), e))
-                .and_then(|text| Self::from_toml(&text)),
+            // A theme is a few KB; never blocks on a special file.
+            path => crate::capped_read::read_capped_string(
+                std::path::Path::new(path),
+                256 * 1024,
+                crate::capped_read::Links::Follow,
+            )
+            .map_err(|e| ThemeError::Read(path.into(), std::io::Error::other(e.to_string())))
+            .and_then(|text| Self::from_toml(&text)),
         };
         match loaded {
             Ok(theme) => (theme, None),

@@ -171,11 +171,15 @@ impl Archive {
     /// the newest of equal titles), or a unique part of a title.
     pub fn find(&self, query: &str) -> Result<String, ArchiveError> {
         let query = query.trim();
-        let all: Vec<SessionSummary> = self
-            .list()
-            .into_iter()
-            .filter(|s| s.problem.is_none())
-            .collect();
+        let (all, broken): (Vec<SessionSummary>, Vec<SessionSummary>) =
+            self.list().into_iter().partition(|s| s.problem.is_none());
+        // Named by its id, an unusable file says what is wrong with it.
+        if let Some(problem) = broken.iter().find(|s| s.id == query) {
+            return Err(ArchiveError::Unreadable {
+                path: self.dir.join(format!("{}.json", problem.id)),
+                reason: problem.problem.clone().unwrap_or_default(),
+            });
+        }
         let lower = query.to_lowercase();
         let by = |pick: &dyn Fn(&SessionSummary) -> bool| -> Vec<&SessionSummary> {
             all.iter().filter(|s| pick(s)).collect()

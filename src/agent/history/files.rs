@@ -2,7 +2,7 @@
 //! replacing the snapshot atomically, opening the journal safely, moving damaged files aside.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::HistoryError;
@@ -39,21 +39,37 @@ fn ensure_plain(file: &File) -> io::Result<()> {
     }
 }
 
-/// Reads a plain file, never through a link and never blocking on a pipe.
+/// The most MiniClaw reads of one of its history files (the snapshot, the journal, an archived
+/// session, the checkpoints' index, a checkpoint's blob): far larger than any real session
+/// (tool outputs are capped, files the tools change are at most 10 MB), far below memory
+/// trouble. A larger one was planted (a 2 GiB sparse file, say): it is refused by its size
+/// before a byte is read, and kept aside or listed with its problem, never loaded.
+pub const MAX_HISTORY_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The error kind `read_plain` gives for a file over [`MAX_HISTORY_FILE_BYTES`].
+const TOO_LARGE: io::ErrorKind = io::ErrorKind::FileTooLarge;
+
+/// Reads a plain file of at most [`MAX_HISTORY_FILE_BYTES`], never through a link and never
+/// blocking on a pipe.
 pub(super) fn read_plain(path: &Path) -> io::Result<Vec<u8>> {
-    let mut file = careful(OpenOptions::new().read(true)).open(path)?;
-    ensure_plain(&file)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    use crate::capped_read::{CappedReadError as E, Links, read_capped};
+    read_capped(path, MAX_HISTORY_FILE_BYTES, Links::Refuse).map_err(|e| match e {
+        E::NotFound(_) => io::Error::from(io::ErrorKind::NotFound),
+        E::Link(_) => io::Error::from_raw_os_error(libc::ELOOP),
+        E::NotRegular(_) => io::Error::new(NOT_PLAIN, "not a regular file"),
+        E::TooLarge { .. } => io::Error::new(TOO_LARGE, e.to_string()),
+        E::Io { source, .. } => source,
+    })
 }
 
-/// When `e` says the file is a link or not a plain file: those words, for a notice.
+/// When `e` says the file is a link, not a plain file or too large: those words, for a notice.
 pub(super) fn unusable(e: &io::Error) -> Option<&'static str> {
     if e.raw_os_error() == Some(libc::ELOOP) {
         Some("is a symbolic link")
     } else if e.kind() == NOT_PLAIN {
         Some("is not a regular file")
+    } else if e.kind() == TOO_LARGE {
+        Some("is larger than the 64 MiB MiniClaw reads of a history file")
     } else {
         None
     }

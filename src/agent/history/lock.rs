@@ -124,12 +124,13 @@ fn names(path: &Path, file: &fs::File) -> bool {
 
 /// The refusal when another process holds the lock, naming it when its pid is in the file.
 fn held(path: &Path) -> LockError {
-    let holder = fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .map(|pid| format!(" (pid {pid})"))
-        .unwrap_or_default();
+    let holder =
+        crate::capped_read::read_capped_string(path, 4096, crate::capped_read::Links::Refuse)
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .map(|pid| format!(" (pid {pid})"))
+            .unwrap_or_default();
     LockError::Held {
         path: path.display().to_string(),
         holder,

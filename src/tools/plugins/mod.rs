@@ -111,9 +111,15 @@ pub fn load_dirs(dirs: &[PathBuf], taken: &BTreeSet<String>) -> (Vec<PluginTool>
     (tools, warnings)
 }
 
-/// Reads one plugin file; any error skips the whole file.
+/// The most of a plugin file read: real ones are a few KB.
+pub const MAX_PLUGIN_FILE_BYTES: u64 = 256 * 1024;
+
+/// Reads one plugin file (never blocking on a special file, at most
+/// [`MAX_PLUGIN_FILE_BYTES`]); any error skips the whole file.
 pub fn load_file(path: &Path) -> Result<Vec<PluginTool>, PluginError> {
-    let text = std::fs::read_to_string(path).map_err(PluginError::Read)?;
+    use crate::capped_read::{Links, read_capped_string};
+    let text = read_capped_string(path, MAX_PLUGIN_FILE_BYTES, Links::Follow)
+        .map_err(|e| PluginError::Read(std::io::Error::other(e.to_string())))?;
     let parsed: PluginFile = toml::from_str(&text).map_err(PluginError::Toml)?;
     if parsed.tool.is_empty() {
         return Err(PluginError::NoTools);
