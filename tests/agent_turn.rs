@@ -658,9 +658,15 @@ async fn init_writes_agents_md_and_the_next_request_carries_it() {
         SseBuilder::answer("Wrote AGENTS.md."),
         SseBuilder::answer("ok"),
     ];
-    let r = support::rig::rig_with(script, registry, Preset::Flash, 6, |c| c).await;
-    let (handle, mut events) = spawn(r.agent);
+    let support::rig::Rig {
+        server,
+        agent,
+        dir: _dir,
+    } = support::rig::rig_with(script, registry, Preset::Flash, 6, |c| c).await;
+    let (handle, mut events) = spawn(agent);
     handle.send(AgentCommand::Init);
+    // AGENTS.md is configuration: /init's write asks even in auto, and the person says yes.
+    let mut asked = 0;
     let mut notice = None;
     let mut finished = false;
     while let Some(e) = tokio::time::timeout(Duration::from_secs(10), events.recv())
@@ -669,6 +675,11 @@ async fn init_writes_agents_md_and_the_next_request_carries_it() {
     {
         match e {
             AgentEvent::TurnFinished { .. } => finished = true,
+            AgentEvent::ApprovalRequested(request) => {
+                assert!(request.configuration, "{request:?}");
+                asked += 1;
+                handle.answer(&request.id, miniclaw::approval::Decision::Approve);
+            }
             AgentEvent::Notice(text) if finished => {
                 notice = Some(text);
                 break;
@@ -677,9 +688,10 @@ async fn init_writes_agents_md_and_the_next_request_carries_it() {
         }
     }
     let notice = notice.expect("a notice names the instructions read again");
+    assert_eq!(asked, 1, "/init asked");
     assert!(notice.contains("AGENTS.md"), "{notice}");
     // The first request asked for the file.
-    let first = r.server.requests()[0].json();
+    let first = server.requests()[0].json();
     assert!(first["messages"].to_string().contains("starter AGENTS.md"));
     handle.send(AgentCommand::Prompt("what now?".into()));
     while let Some(e) = events.recv().await {
@@ -687,7 +699,7 @@ async fn init_writes_agents_md_and_the_next_request_carries_it() {
             break;
         }
     }
-    let reqs = r.server.requests();
+    let reqs = server.requests();
     let system = &reqs[2].json()["messages"][0];
     assert_eq!(system["role"], "system");
     assert!(

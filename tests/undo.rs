@@ -140,19 +140,6 @@ async fn a_file_changed_since_the_turn_is_not_overwritten_without_a_yes() {
 }
 
 /// A person who says yes to every question, counting them.
-struct Yes(std::sync::atomic::AtomicUsize);
-
-impl miniclaw::agent::approvals::Asker for Yes {
-    fn ask<'a>(
-        &'a self,
-        _request: miniclaw::approval::ApprovalRequest,
-        _events: &'a miniclaw::events::EventSink,
-    ) -> futures::future::BoxFuture<'a, miniclaw::approval::Decision> {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Box::pin(async { miniclaw::approval::Decision::Approve })
-    }
-}
-
 #[tokio::test]
 async fn undo_puts_agents_md_back_only_with_a_yes_and_the_write_asked_in_auto() {
     let script = vec![
@@ -170,7 +157,7 @@ async fn undo_puts_agents_md_back_only_with_a_yes_and_the_write_asked_in_auto() 
         |c| c,
     )
     .await;
-    let yes = std::sync::Arc::new(Yes(Default::default()));
+    let yes = std::sync::Arc::new(support::rig::Yes::default());
     let support::rig::Rig { server, agent, dir } = rig;
     let mut agent = agent.with_approvals(miniclaw::approval::ApprovalMode::Auto, Some(yes.clone()));
     let ws = dir.path().to_path_buf();

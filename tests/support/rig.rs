@@ -213,3 +213,18 @@ pub fn assert_history_valid(path: &std::path::Path) -> Session {
     assert!(open.is_empty());
     session
 }
+
+/// A person who says yes to every question, counting them.
+#[derive(Default)]
+pub struct Yes(pub std::sync::atomic::AtomicUsize);
+
+impl miniclaw::agent::approvals::Asker for Yes {
+    fn ask<'a>(
+        &'a self,
+        _request: miniclaw::approval::ApprovalRequest,
+        _events: &'a miniclaw::events::EventSink,
+    ) -> futures::future::BoxFuture<'a, miniclaw::approval::Decision> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { miniclaw::approval::Decision::Approve })
+    }
+}
