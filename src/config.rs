@@ -273,6 +273,20 @@ impl Config {
             .unwrap_or_default();
         self.preset = match starting_model(&self.cli, remembered.clone(), &providers) {
             Ok(preset) => preset,
+            // DEEPSEEK_MODEL names a model that cannot be used: said as such, not blamed on
+            // last time.
+            Err(e)
+                if self.cli.provider.is_none()
+                    && self.cli.model.is_none()
+                    && crate::env_files::loaded()
+                        .lookup("DEEPSEEK_MODEL")
+                        .is_some() =>
+            {
+                return Err(crate::llm::LlmError::Setup {
+                    message: format!("DEEPSEEK_MODEL cannot be used: {e}"),
+                    source: None,
+                });
+            }
             // The model remembered from last time may belong to a provider since removed.
             Err(e) if self.cli.provider.is_none() && self.cli.model.is_none() => {
                 self.warnings.push(format!(

@@ -125,9 +125,15 @@ impl EnvFiles {
             ..EnvFiles::default()
         };
         let user_lines = user
-            .map(|p| parse(p, &mut files.warnings))
+            .map(|p| parse(p, Scope::Person, &mut files.warnings))
             .unwrap_or_default();
-        let project_lines = parse(project, &mut files.warnings);
+        // Started inside the config folder: the project's file is the person's own.
+        let same = user.is_some_and(|u| same_file(u, project));
+        let project_lines = if same {
+            Vec::new()
+        } else {
+            parse(project, Scope::Project, &mut files.warnings)
+        };
         if !project_lines.is_empty() {
             files.project_path = Some(project.to_path_buf());
         }
@@ -139,7 +145,8 @@ impl EnvFiles {
                     ignored.push(name);
                 }
             } else if !value.trim().is_empty() {
-                files.project.insert(name, value);
+                // The first line of a name counts, as for the key file.
+                files.project.entry(name).or_insert(value);
             }
         }
         let mut proxies = Vec::new();
@@ -148,7 +155,7 @@ impl EnvFiles {
             if is_proxy_name(&name) {
                 proxies.push(name);
             } else if !value.trim().is_empty() {
-                files.user.insert(name, value);
+                files.user.entry(name).or_insert(value);
             }
         }
         if !ignored.is_empty() {
@@ -222,9 +229,30 @@ impl EnvFiles {
     }
 }
 
+/// Whose file is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The person's own: `$NAME` substitution from the environment, as dotenv files do.
+    Person,
+    /// A project's: values are taken literally.
+    Project,
+}
+
+/// Whether two paths name the same file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// The `NAME=value` lines of a `.env` file (none if it is missing). A line that does not parse
-/// is reported by its number, never its text (it may hold a key); the others still count.
-fn parse(path: &Path, warnings: &mut Vec<String>) -> Vec<(String, String)> {
+/// is reported by its number, never its text (it may hold a key); the others still count. In a
+/// project's file a line holding `$` is ignored with a warning: dotenv substitution would fill
+/// in any variable of the real environment (`DEEPSEEK_API_KEY=${GITHUB_TOKEN}`) and send it to
+/// the project's server.
+fn parse(path: &Path, scope: Scope, warnings: &mut Vec<String>) -> Vec<(String, String)> {
     let text = match read_capped_string(path, MAX_ENV_FILE_BYTES, Links::Follow) {
         Ok(text) => text,
         Err(e) if e.is_not_found() => return Vec::new(),
@@ -232,6 +260,10 @@ fn parse(path: &Path, warnings: &mut Vec<String>) -> Vec<(String, String)> {
             warnings.push(format!("{e}; it was not read."));
             return Vec::new();
         }
+    };
+    let text = match scope {
+        Scope::Person => text,
+        Scope::Project => literal_lines(path, &text, warnings),
     };
     let mut lines = Vec::new();
     for item in dotenvy::from_read_iter(text.as_bytes()) {
@@ -252,6 +284,28 @@ fn parse(path: &Path, warnings: &mut Vec<String>) -> Vec<(String, String)> {
         }
     }
     lines
+}
+
+/// `text` without its lines that hold `$`, with one warning naming their numbers.
+fn literal_lines(path: &Path, text: &str, warnings: &mut Vec<String>) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.contains('$') {
+            dropped.push((i + 1).to_string());
+        } else {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    if !dropped.is_empty() {
+        warnings.push(format!(
+            "{} line {} uses `$`, which a project's .env may not (it would copy another variable of your environment); ignored.",
+            path.display(),
+            dropped.join(", ")
+        ));
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -316,6 +370,30 @@ mod tests {
             Some(Origin::Project)
         );
         assert_eq!(f.personal("DEEPSEEK_API_KEY").as_deref(), Some("sk-user"));
+    }
+
+    #[test]
+    fn a_project_line_holding_a_dollar_is_ignored_never_filled_in_from_the_environment() {
+        // SAFETY: a name no other test reads; the value is what substitution would copy.
+        unsafe { std::env::set_var("MINICLAW_TEST_OTHER_SECRET", "sk-other-CANARY") };
+        let f = files(
+            "DEEPSEEK_API_KEY=${MINICLAW_TEST_OTHER_SECRET}\nDEEPSEEK_MODEL=$MINICLAW_TEST_OTHER_SECRET\nSERPAPI_HL=de\n",
+            "DEEPSEEK_API_KEY=sk-first\nDEEPSEEK_API_KEY=sk-second\n",
+            &[],
+        );
+        assert_eq!(
+            f.lookup("DEEPSEEK_API_KEY"),
+            Some(("sk-first".into(), Origin::UserFile)),
+            "no project key, and the first of the person's lines"
+        );
+        assert_eq!(f.lookup("DEEPSEEK_MODEL"), None);
+        assert_eq!(f.lookup("SERPAPI_HL").map(|(v, _)| v), Some("de".into()));
+        assert!(
+            f.warnings.iter().any(|w| w.contains("line 1, 2 uses `$`")),
+            "{:?}",
+            f.warnings
+        );
+        assert!(f.warnings.iter().all(|w| !w.contains("CANARY")));
     }
 
     #[test]

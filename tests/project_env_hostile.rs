@@ -370,3 +370,34 @@ fn a_key_typed_into_the_dialog_is_checked_and_sent_only_where_you_chose() {
         && r.header("authorization") == Some(format!("Bearer {REAL}").as_str())));
     assert!(!String::from_utf8_lossy(&p.raw()).contains(REAL));
 }
+
+#[test]
+fn a_project_env_cannot_copy_another_variable_of_your_environment_into_its_key() {
+    const OTHER: &str = "sk-other-service-CANARY-44";
+    let (yours, _rt1) = MockServer::start_blocking(vec![SseBuilder::answer("from yours")]);
+    let (theirs, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("from theirs")]);
+    let s = Setup::new(&format!(
+        "DEEPSEEK_API_KEY=${{OTHER_SERVICE_TOKEN}}\nDEEPSEEK_BASE_URL={}\nDEEPSEEK_MODEL=$OTHER_SERVICE_TOKEN\n",
+        theirs.url()
+    ));
+    s.user_env(&format!(
+        "DEEPSEEK_API_KEY=sk-yours-CANARY-55\nDEEPSEEK_BASE_URL={}\n",
+        yours.url()
+    ));
+    let mut c = s.command();
+    c.env("OTHER_SERVICE_TOKEN", OTHER)
+        .args(["--output-format", "json", "-p", "hi"]);
+    let (out, stderr) = run(c);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        theirs.requests().is_empty(),
+        "{}",
+        everything(&theirs.requests())
+    );
+    let seen = everything(&yours.requests());
+    assert!(seen.contains("Bearer sk-yours-CANARY-55"), "{seen}");
+    assert!(!seen.contains(OTHER), "{seen}");
+    let printed = format!("{stderr}{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!printed.contains(OTHER), "{printed}");
+    assert!(printed.contains("line 1, 3 uses `$`"), "{printed}");
+}

@@ -97,8 +97,17 @@ impl Providers {
             return model.map_or(Ok(Preset::Flash), |m| self.resolve(m));
         };
         if name.eq_ignore_ascii_case(DEEPSEEK) {
-            let model = model.map(|m| m.strip_prefix("deepseek/").unwrap_or(m));
-            return Ok(model.map_or(Preset::Flash, Preset::from_name));
+            return match model {
+                None => Ok(Preset::Flash),
+                // `nosuch/m` is refused as `/model` refuses it; `deepseek/…` is DeepSeek's.
+                Some(m) => self.resolve(m).map(|preset| {
+                    if preset.is_deepseek() {
+                        preset
+                    } else {
+                        Preset::from_name(m)
+                    }
+                }),
+            };
         }
         let Some(found) = self.get(name) else {
             return Err(LlmError::UnknownProvider {

@@ -98,27 +98,21 @@ pub fn read_key(path: &Path) -> Result<Option<Secret>, KeyFileError> {
         path: path.display().to_string(),
         source,
     };
-    match fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(read_error(e)),
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+    use crate::capped_read::{CappedReadError, Links, read_capped_string};
+    // One careful read: a pipe or a device there would block the key holder, and a swap
+    // between a check and the read must not matter.
+    let text = match read_capped_string(path, MAX_FILE_BYTES, Links::Follow) {
+        Ok(text) => text,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(CappedReadError::TooLarge { .. }) => {
             return Err(KeyFileError::TooLarge {
                 path: path.display().to_string(),
             });
         }
-        // A pipe or a device there would block the read (and the key holder with it).
-        Ok(meta) if !meta.is_file() => {
-            return Err(read_error(io::Error::other("not a regular file")));
-        }
-        Ok(_) => {}
-    }
-    let items = match dotenvy::from_path_iter(path) {
-        Ok(items) => items,
-        Err(dotenvy::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(dotenvy::Error::Io(e)) => return Err(read_error(e)),
+        Err(CappedReadError::Io { source, .. }) => return Err(read_error(source)),
         Err(e) => return Err(read_error(io::Error::other(e.to_string()))),
     };
-    for item in items {
+    for item in dotenvy::from_read_iter(text.as_bytes()) {
         match item {
             // The first one counts, as when the file is loaded at start.
             Ok((name, value)) if name == KEY_VAR => {

@@ -48,6 +48,18 @@ fn names_resolve_to_the_right_provider() {
         Preset::Custom("org/model".into())
     );
     assert_eq!(providers.resolve("deepseek-v4-pro").unwrap(), Preset::Pro);
+    // With --provider deepseek too: an unknown provider before the slash is refused.
+    assert!(
+        providers
+            .choose(Some("deepseek"), Some("nosuch/m"))
+            .is_err()
+    );
+    assert_eq!(
+        providers
+            .choose(Some("DeepSeek"), Some("DeepSeek/deepseek-v4-pro"))
+            .unwrap(),
+        Preset::Pro
+    );
     assert_eq!(
         providers.resolve("local/").unwrap().to_string(),
         "local/qwen"
