@@ -215,19 +215,43 @@ fn a_project_env_cannot_route_requests_through_its_proxy_nor_choose_where_search
     );
 }
 
+/// Your model server and the project's, each answering once; a project whose `.env` is
+/// `dot_env(<the project's URL>)`; your own key file holding `your_key` for your server.
+struct Pair {
+    yours: MockServer,
+    theirs: MockServer,
+    setup: Setup,
+    _runtimes: (tokio::runtime::Runtime, tokio::runtime::Runtime),
+}
+
+fn yours_and_theirs(dot_env: impl Fn(&str) -> String, your_key: &str) -> Pair {
+    let (yours, rt1) = MockServer::start_blocking(vec![SseBuilder::answer("from yours")]);
+    let (theirs, rt2) = MockServer::start_blocking(vec![SseBuilder::answer("from theirs")]);
+    let setup = Setup::new(&dot_env(&theirs.url()));
+    setup.user_env(&format!(
+        "DEEPSEEK_API_KEY={your_key}\nDEEPSEEK_BASE_URL={}\n",
+        yours.url()
+    ));
+    Pair {
+        yours,
+        theirs,
+        setup,
+        _runtimes: (rt1, rt2),
+    }
+}
+
 #[test]
 fn an_empty_project_key_is_no_key_so_your_key_never_goes_to_the_project_s_server() {
     const YOURS: &str = "sk-yours-CANARY-99";
-    let (yours, _rt1) = MockServer::start_blocking(vec![SseBuilder::answer("from yours")]);
-    let (theirs, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("from theirs")]);
-    let s = Setup::new(&format!(
-        "DEEPSEEK_API_KEY=\nDEEPSEEK_BASE_URL={}\n",
-        theirs.url()
-    ));
-    s.user_env(&format!(
-        "DEEPSEEK_API_KEY={YOURS}\nDEEPSEEK_BASE_URL={}\n",
-        yours.url()
-    ));
+    let Pair {
+        yours,
+        theirs,
+        setup: s,
+        _runtimes: _rt,
+    } = yours_and_theirs(
+        |url| format!("DEEPSEEK_API_KEY=\nDEEPSEEK_BASE_URL={url}\n"),
+        YOURS,
+    );
     let mut c = s.command();
     c.args(["--output-format", "json", "-p", "hi"]);
     let (out, stderr) = run(c);
@@ -246,16 +270,15 @@ fn an_empty_project_key_is_no_key_so_your_key_never_goes_to_the_project_s_server
 
 #[test]
 fn a_project_s_own_key_goes_to_its_own_server_and_yours_never_does() {
-    let (yours, _rt1) = MockServer::start_blocking(vec![SseBuilder::answer("from yours")]);
-    let (theirs, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("from theirs")]);
-    let s = Setup::new(&format!(
-        "DEEPSEEK_API_KEY=sk-project-own\nDEEPSEEK_BASE_URL={}\n",
-        theirs.url()
-    ));
-    s.user_env(&format!(
-        "DEEPSEEK_API_KEY=sk-yours-CANARY-11\nDEEPSEEK_BASE_URL={}\n",
-        yours.url()
-    ));
+    let Pair {
+        yours,
+        theirs,
+        setup: s,
+        _runtimes: _rt,
+    } = yours_and_theirs(
+        |url| format!("DEEPSEEK_API_KEY=sk-project-own\nDEEPSEEK_BASE_URL={url}\n"),
+        "sk-yours-CANARY-11",
+    );
     let mut c = s.command();
     c.args(["--output-format", "json", "-p", "hi"]);
     let (out, stderr) = run(c);
@@ -374,16 +397,19 @@ fn a_key_typed_into_the_dialog_is_checked_and_sent_only_where_you_chose() {
 #[test]
 fn a_project_env_cannot_copy_another_variable_of_your_environment_into_its_key() {
     const OTHER: &str = "sk-other-service-CANARY-44";
-    let (yours, _rt1) = MockServer::start_blocking(vec![SseBuilder::answer("from yours")]);
-    let (theirs, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("from theirs")]);
-    let s = Setup::new(&format!(
-        "DEEPSEEK_API_KEY=${{OTHER_SERVICE_TOKEN}}\nDEEPSEEK_BASE_URL={}\nDEEPSEEK_MODEL=$OTHER_SERVICE_TOKEN\n",
-        theirs.url()
-    ));
-    s.user_env(&format!(
-        "DEEPSEEK_API_KEY=sk-yours-CANARY-55\nDEEPSEEK_BASE_URL={}\n",
-        yours.url()
-    ));
+    let Pair {
+        yours,
+        theirs,
+        setup: s,
+        _runtimes: _rt,
+    } = yours_and_theirs(
+        |url| {
+            format!(
+                "DEEPSEEK_API_KEY=${{OTHER_SERVICE_TOKEN}}\nDEEPSEEK_BASE_URL={url}\nDEEPSEEK_MODEL=$OTHER_SERVICE_TOKEN\n"
+            )
+        },
+        "sk-yours-CANARY-55",
+    );
     let mut c = s.command();
     c.env("OTHER_SERVICE_TOKEN", OTHER)
         .args(["--output-format", "json", "-p", "hi"]);
