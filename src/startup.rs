@@ -192,7 +192,10 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
             reason: e.to_string(),
         })?
         .with_protected_config(crate::config::configuration_paths())
-        .with_change_log(crate::trust::changes::ChangeLog::for_start_folder());
+        .with_change_log(
+            crate::trust::changes::ChangeLog::for_start_folder()
+                .map(|log| Arc::new(log) as Arc<dyn crate::tools::ChangeWatcher>),
+        );
     // MiniClaw's own folders are hidden from the tools wherever they lie; a workspace that is one
     // of them (or inside one) would be nothing but hidden files, so it is refused plainly.
     if let Some(own) = crate::tools::hidden::workspace_in_own_folder(sandbox.root()) {

@@ -29,7 +29,7 @@ pub use registry::{
     Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolProvider,
     ToolRegistry, ToolSource,
 };
-pub use sandbox::{Sandbox, SandboxError};
+pub use sandbox::{ChangeWatcher, Sandbox, SandboxError};
 
 /// The registry with every built-in tool of the workspace.
 pub fn builtin_registry() -> ToolRegistry {

@@ -126,6 +126,14 @@ pub enum WriteKind {
     Instructions,
 }
 
+/// Told of every file the tools changed, by its real path: the trust record of the project
+/// folder (`trust::changes`) implements it, so the tools need not know trust.
+pub trait ChangeWatcher: Send + Sync + std::fmt::Debug {
+    /// A tool changed (wrote, replaced or put back) the file at `real`. Blocking file work is
+    /// fine: it is called from the tools' blocking threads.
+    fn changed(&self, real: &Path);
+}
+
 /// The workspace folder and the files in it that tools may not write.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -136,8 +144,8 @@ pub struct Sandbox {
     /// MiniClaw's own configuration (a `.env`, the plugin folder, the config folder): never
     /// written by tools, so a model cannot redirect the key or install a plugin for next time.
     config: Vec<PathBuf>,
-    /// Where the files the tools change in the project folder are recorded (`trust::changes`).
-    changes: Option<Arc<crate::trust::changes::ChangeLog>>,
+    /// Told of every file the tools change (the trust record, `trust::changes`).
+    changes: Option<Arc<dyn ChangeWatcher>>,
 }
 
 impl Sandbox {
@@ -175,8 +183,8 @@ impl Sandbox {
 
     /// Records every file the tools change through this sandbox in `log` (the trust record of
     /// the project folder MiniClaw started in).
-    pub fn with_change_log(mut self, log: Option<crate::trust::changes::ChangeLog>) -> Self {
-        self.changes = log.map(Arc::new);
+    pub fn with_change_log(mut self, log: Option<Arc<dyn ChangeWatcher>>) -> Self {
+        self.changes = log;
         self
     }
 
@@ -184,7 +192,7 @@ impl Sandbox {
     /// from the tools' blocking threads, after the change is made.
     pub fn note_change(&self, real: &Path) {
         if let Some(log) = &self.changes {
-            log.note(real);
+            log.changed(real);
         }
     }
 

@@ -57,26 +57,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_restore_is_recorded_in_the_trust_record_of_the_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().join("p");
-        std::fs::create_dir_all(&ws).unwrap();
-        let store = dir.path().join("data/changed.json");
-        let folder = ws.canonicalize().unwrap();
-        let log = crate::trust::changes::ChangeLog::new(folder.clone(), store.clone());
-        let sandbox = Sandbox::new(&ws).unwrap().with_change_log(Some(log));
-        restore(&sandbox, "srv.py", Some(b"print(1)")).unwrap();
-        restore(&sandbox, "gone.py", None).unwrap();
-        assert_eq!(
-            crate::trust::changes::changed(&store, &folder),
-            vec!["srv.py"],
-            "a file put back counts; nothing removed, nothing recorded"
-        );
-        restore(&sandbox, "srv.py", None).unwrap();
-        assert!(!ws.join("srv.py").exists());
-    }
-
-    #[test]
     fn undo_never_restores_into_an_interpreter_environment() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".venv/lib")).unwrap();

@@ -220,9 +220,37 @@ impl ChangeLog {
     }
 }
 
+impl crate::tools::ChangeWatcher for ChangeLog {
+    fn changed(&self, real: &Path) {
+        self.note(real);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restore_is_recorded_in_the_trust_record_of_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("p");
+        std::fs::create_dir_all(&ws).unwrap();
+        let store = dir.path().join("data/changed.json");
+        let folder = ws.canonicalize().unwrap();
+        let log = ChangeLog::new(folder.clone(), store.clone());
+        let sandbox = crate::tools::Sandbox::new(&ws)
+            .unwrap()
+            .with_change_log(Some(std::sync::Arc::new(log)));
+        crate::tools::snapshot::restore(&sandbox, "srv.py", Some(b"print(1)")).unwrap();
+        crate::tools::snapshot::restore(&sandbox, "gone.py", None).unwrap();
+        assert_eq!(
+            changed(&store, &folder),
+            vec!["srv.py"],
+            "a file put back counts; nothing removed, nothing recorded"
+        );
+        crate::tools::snapshot::restore(&sandbox, "srv.py", None).unwrap();
+        assert!(!ws.join("srv.py").exists());
+    }
 
     #[test]
     fn changes_are_recorded_per_folder_durably_and_cleared() {
