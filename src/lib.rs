@@ -20,5 +20,6 @@ pub mod settings;
 pub mod startup;
 pub mod terminal_text;
 pub mod tools;
+pub mod transcript;
 pub mod trust;
 pub mod tui;

@@ -48,7 +48,7 @@ fn step(s: &mut Session, n: usize) {
     ));
     let mut answer = Message::assistant(format!("answer {n}"), None, vec![]);
     if n.is_multiple_of(3) {
-        answer.incomplete = Some("interrupted".into());
+        answer.incomplete = Some(miniclaw::agent::session::Incomplete::Interrupted);
     }
     s.push(answer);
 }

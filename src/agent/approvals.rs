@@ -12,7 +12,7 @@ use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
-use crate::events::{AgentEvent, EventSink};
+use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
 
 /// The next approval ticket.
 static TICKETS: AtomicU64 = AtomicU64::new(1);
@@ -89,8 +89,8 @@ pub enum Gate {
         /// Whether a person approved it.
         asked: bool,
     },
-    /// Do not run it; this is its observation.
-    Refused(Value),
+    /// Do not run it; this is its observation, and how it ended.
+    Refused(Value, CallOutcome),
 }
 
 impl Approvals {
@@ -138,12 +138,12 @@ impl Approvals {
         match self.mode() {
             ApprovalMode::Auto if !configuration => return Gate::Run { asked: false },
             ApprovalMode::ReadOnly => {
-                return Gate::Refused(refusal(
+                return refusal(
                     &tool,
                     "refused: MiniClaw is in read-only mode, so calls that change files, run \
                      commands or reach the network do not run (the person can change the mode \
                      with /approval or Shift+Tab)",
-                ));
+                );
             }
             ApprovalMode::Ask if !configuration && !self.asks(&tool) => {
                 return Gate::Run { asked: false };
@@ -151,7 +151,7 @@ impl Approvals {
             ApprovalMode::Auto | ApprovalMode::Ask => {}
         }
         let Some(asker) = &self.asker else {
-            return Gate::Refused(refusal(
+            return refusal(
                 &tool,
                 if configuration {
                     CONFIGURATION_HEADLESS
@@ -159,15 +159,19 @@ impl Approvals {
                     "denied: the approval mode is `ask` and there is no one to ask in headless \
                      mode (run with --approval auto to let such calls run)"
                 },
-            ));
+            );
+        };
+        let interrupted = |error: &str| {
+            let observation = json!({"ok": false, "tool": tool, "error": error, "denied": true});
+            Gate::Refused(observation, CallOutcome::Interrupted)
         };
         if cancel.is_cancelled() {
-            return Gate::Refused(refusal(&tool, "not run: the turn was interrupted"));
+            return interrupted("not run: the turn was interrupted");
         }
         let decision = tokio::select! {
             // An interrupt wins over an answer that arrives at the same moment.
             biased;
-            () = cancel.cancelled() => Decision::Deny("interrupted".into()),
+            () = cancel.cancelled() => return interrupted("denied by the user: interrupted"),
             d = asker.ask(request, events) => d,
         };
         match decision {
@@ -185,7 +189,10 @@ impl Approvals {
                 } else {
                     format!("denied by the user: {reason}")
                 };
-                Gate::Refused(refusal(&tool, &error))
+                let observation =
+                    json!({"ok": false, "tool": tool, "error": error, "denied": true});
+                let reason = reason.to_string();
+                Gate::Refused(observation, CallOutcome::Denied { reason })
             }
         }
     }
@@ -196,9 +203,15 @@ const CONFIGURATION_HEADLESS: &str = "denied: AGENTS.md is configuration (it joi
      prompt of later sessions), so writing it needs a person's yes in every approval mode, and \
      there is no one to ask in headless mode";
 
-/// The observation of a call that did not run for want of approval.
-fn refusal(tool: &str, error: &str) -> Value {
-    json!({"ok": false, "tool": tool, "error": error, "denied": true})
+/// A call that did not run for want of approval: its observation says so.
+fn refusal(tool: &str, error: &str) -> Gate {
+    Gate::Refused(
+        json!({"ok": false, "tool": tool, "error": error, "denied": true}),
+        CallOutcome::Refused {
+            why: error.to_string(),
+            by: RefusedBy::Approval,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -250,7 +263,7 @@ mod tests {
 
     fn refused_with(gate: Gate) -> String {
         match gate {
-            Gate::Refused(v) => {
+            Gate::Refused(v, _) => {
                 assert_eq!(v["denied"], true);
                 v["error"].as_str().unwrap().to_string()
             }

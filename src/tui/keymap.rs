@@ -2,7 +2,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::state::{Focus, Overlay};
+// The keymap needs only which overlay is open, not what it holds.
+use super::state::{Focus, OverlayKind as Overlay};
 use crate::secrets::Secret;
 
 /// What a key asks for.

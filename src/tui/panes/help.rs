@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 
 use super::dialog::centered;
-use crate::tui::state::State;
+use crate::tui::state::{Overlay, State};
 
 /// Every key and what it does, as shown in the help and the README.
 pub const KEYS: [(&str, &str); 42] = [
@@ -95,7 +95,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         ])
         .collect();
     let visible = usize::from(rect.height.saturating_sub(2));
-    let top = state.help_scroll.min(lines.len().saturating_sub(visible));
+    let scroll = match state.overlay {
+        Overlay::Help { scroll } => scroll,
+        _ => 0,
+    };
+    let top = scroll.min(lines.len().saturating_sub(visible));
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Double)

@@ -58,13 +58,13 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         ("steps", None) => {
             let text = format!(
                 "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
-                state.max_steps
+                state.status.max_steps
             );
             state.push(EntryKind::Notice, text);
         }
         ("steps", Some(n)) => match n.parse::<usize>() {
             Ok(max @ 1..=100) => {
-                state.max_steps = max;
+                state.status.max_steps = max;
                 effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
                 state.push(
                     EntryKind::Notice,
@@ -83,11 +83,10 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         ("init", _) => init(state, now, effects),
         ("quit" | "exit", _) => {
             state.quit = true;
-            effects.push(Effect::Quit);
         }
         ("copy", None) => copy(state, effects),
         ("copy", Some(n)) => copy_block(state, n, effects),
-        ("help", _) => state.overlay = Overlay::Help,
+        ("help", _) => state.overlay = Overlay::Help { scroll: 0 },
         ("key", _) => super::key_dialog::open(state),
         ("tools", _) => {
             let mut text = String::from("Tools:");
@@ -127,9 +126,7 @@ fn init(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
             "A turn is running: wait for it, or press Esc to interrupt it",
         );
     } else {
-        state.busy_since = Some(now);
-        state.agent_state = crate::agent::AgentState::Thinking;
-        state.retry = None;
+        state.status.sent(now);
         effects.push(Effect::Command(AgentCommand::Init));
     }
 }
