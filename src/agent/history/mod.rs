@@ -93,6 +93,16 @@ pub enum HistoryError {
     WriterStopped,
 }
 
+/// A durable write's failure is an I/O error on the file it failed on.
+impl From<crate::durable::DurableError> for HistoryError {
+    fn from(e: crate::durable::DurableError) -> Self {
+        Self::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// What loading found.
 #[derive(Debug)]
 pub struct Loaded {
