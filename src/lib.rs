@@ -8,6 +8,7 @@ pub mod approval;
 pub mod capped_read;
 pub mod config;
 pub mod diff;
+pub mod durable;
 pub mod env_files;
 pub mod events;
 pub mod headless;

@@ -11,8 +11,11 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::off_runtime;
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
 use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
+use crate::llm::ToolCall;
+use crate::tools::{Sandbox, ToolRegistry};
 
 /// The next approval ticket.
 static TICKETS: AtomicU64 = AtomicU64::new(1);
@@ -212,6 +215,28 @@ fn refusal(tool: &str, error: &str) -> Gate {
             by: RefusedBy::Approval,
         },
     )
+}
+
+/// The diff the approval dialog shows for `call`: what it would change in a file (`None`: the
+/// tool does not say, or the call would fail). The file is read and diffed off the runtime.
+pub(super) async fn preview_diff(
+    registry: &Arc<ToolRegistry>,
+    sandbox: &Arc<Sandbox>,
+    call: &ToolCall,
+) -> Option<String> {
+    let (registry, sandbox) = (registry.clone(), sandbox.clone());
+    let (name, arguments) = (call.function.name.clone(), call.function.arguments.clone());
+    let work = move || {
+        registry
+            .preview(&name, &arguments, &sandbox)
+            .and_then(Result::ok)
+            .map(|change| change.diff())
+    };
+    off_runtime(work).await.unwrap_or_else(|e| {
+        // Asked without a diff, as for a tool that shows none.
+        tracing::warn!(error = %e, "the approval diff could not be made");
+        None
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::approvals::Gate;
+use super::approvals::{Gate, preview_diff};
 use super::budget::RequestBudget;
 use super::turn::Agent;
 use crate::approval::{ApprovalMode, ApprovalRequest};
@@ -168,7 +168,7 @@ impl Agent {
             self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
                 .await;
             if !self.registry.is_read_only(name) {
-                self.keep_before(&calls[i]);
+                self.keep_before(&calls[i]).await;
             }
             self.run_batch(
                 &step,
@@ -272,10 +272,7 @@ impl Agent {
         let call = &calls[i];
         let configuration = self.writes_configuration(call);
         let diff = if configuration || self.approvals.asks(&call.function.name) {
-            self.registry
-                .preview(&call.function.name, &call.function.arguments, &self.sandbox)
-                .and_then(Result::ok)
-                .map(|change| change.diff())
+            preview_diff(&self.registry, &self.sandbox, call).await
         } else {
             None
         };

@@ -117,17 +117,21 @@ impl Agent {
         }
     }
 
-    /// Empties the conversation and deletes the history file and its journal. The system prompt
-    /// (with the project's instructions) stays what the session was opened with.
-    pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
+    /// Empties the conversation and deletes the history file and its journal (off the runtime).
+    /// The system prompt (with the project's instructions) stays what the session was opened
+    /// with.
+    pub async fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = self.session.cleared();
         // A new session: a yes to a tool and a note about an undo were the old one's.
         self.approvals.forget_allowed();
         self.undo_note = None;
         match (&mut self.history, &self.settings.history_path) {
             // After the saves queued before it (none between turns: each turn waits for its own).
-            (Some(writer), _) => writer.clear(),
-            (None, Some(path)) => history::clear(path),
+            (Some(writer), _) => writer.clear().await,
+            (None, Some(path)) => {
+                let path = path.clone();
+                super::blocking::off_runtime(move || history::clear(&path)).await?
+            }
             (None, None) => Ok(()),
         }
     }
@@ -419,7 +423,7 @@ impl Agent {
             .last()
             .unwrap_or_default()
             .to_string();
-        if let Some(problem) = self.record_changes(&prompt) {
+        if let Some(problem) = self.record_changes(&prompt).await {
             events.send(AgentEvent::Error { message: problem });
         }
         // The turn's saves are on disk before it is reported finished: a UI that quits then,
