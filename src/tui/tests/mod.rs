@@ -3,6 +3,7 @@
 mod approval;
 mod common;
 mod conversation;
+mod help;
 mod hostile;
 mod key_dialog;
 mod keys;

@@ -79,7 +79,7 @@ pub(super) fn view(state: &mut State, action: Action) {
             state.help_scroll = state
                 .help_scroll
                 .saturating_add_signed(lines)
-                .min(crate::tui::panes::help::line_count());
+                .min(crate::tui::panes::help::scroll_limit(state.areas.screen));
         }
         _ => {}
     }
