@@ -15,3 +15,4 @@ mod sessions;
 mod side_panes;
 mod snapshots;
 mod support;
+mod tables;
