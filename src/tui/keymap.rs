@@ -27,7 +27,7 @@ pub enum Action {
     HistoryPrev,
     /// Recall the next prompt.
     HistoryNext,
-    /// Switch flash ↔ pro.
+    /// Switch to the provider's next model (DeepSeek: flash ↔ pro).
     TogglePreset,
     /// Ask whether to clear the history.
     AskClear,
