@@ -18,10 +18,10 @@ pub(super) fn for_kind(state: &State, kind: PopupKind) -> Vec<Choice> {
             .iter()
             .map(|c| Choice {
                 label: format!("/{}", c.name),
-                detail: if c.argument.is_empty() {
-                    c.about.to_string()
+                detail: if c.takes_argument() {
+                    format!("{} · {}", c.argument_text(), c.about)
                 } else {
-                    format!("{} · {}", c.argument, c.about)
+                    c.about.to_string()
                 },
                 insert: if c.takes_argument() {
                     format!("/{} ", c.name)

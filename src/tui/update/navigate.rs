@@ -78,10 +78,9 @@ pub(super) fn view(state: &mut State, action: Action) {
         Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,
         Action::ShowHelp => state.overlay = Overlay::Help { scroll: 0 },
         Action::ScrollHelp(lines) => {
+            let limit = crate::tui::panes::help::scroll_limit(state.areas.screen);
             if let Overlay::Help { scroll } = &mut state.overlay {
-                *scroll = scroll
-                    .saturating_add_signed(lines)
-                    .min(crate::tui::panes::help::line_count());
+                *scroll = scroll.saturating_add_signed(lines).min(limit);
             }
         }
         _ => {}
