@@ -11,6 +11,7 @@ pub mod history;
 pub mod instructions;
 pub mod mentions;
 pub mod plan;
+mod plan_run;
 mod prompt;
 pub mod replay;
 pub mod runner;

@@ -4,7 +4,7 @@
 //!
 //! Every view reads this and nothing else works out what happened: the screen's conversation
 //! cells, timeline and side panes, the headless trace, the JSON report, and a saved session
-//! told again (the same fold over the events [`crate::agent::replay`] makes of it). A view that
+//! told again (the same fold over the events its replay makes of it). A view that
 //! shows things as they happen applies each event and acts on the [`Change`] it made.
 
 mod plan;

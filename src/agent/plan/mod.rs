@@ -2,20 +2,19 @@
 //! then carries it out item by item, one turn each, and stops at the first item that fails.
 //!
 //! Both run on the agent's own session, so the history keeps them (each prompt marked with
-//! [`PlanMark`]) and a reopened session tells them again ([`replay`]). Item states are not
+//! [`PlanMark`]) and a reopened session tells them again (the replay adds their plan events). Item states are not
 //! stored apart: they follow from each item's turn as saved, by the same rule live and replayed
 //! ([`item_result`]).
 
 pub mod mark;
 mod parse;
+mod presets;
 mod prompts;
-pub mod replay;
-mod run;
 
 pub use mark::PlanMark;
 pub use parse::{FAILED_MARKER, failure_reason, format_items, parse_items};
+pub use presets::PlanPresets;
 pub use prompts::{PLANNER_ADDITION, item_prompt};
-pub use run::PlanPresets;
 
 use crate::events::{ItemState, TurnOutcome};
 

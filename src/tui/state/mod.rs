@@ -1,7 +1,7 @@
 //! Everything the screen shows, as plain data: the transcript the agent's events fold into, the
 //! conversation cells built from it (`conversation`), the turn's status (`status`), scroll
 //! positions (`scroll`), input, focus, and the open overlay with its own data. The side panes'
-//! caches are the panes' own (`crate::tui::panes::Caches`), kept beside the state.
+//! caches are the panes' own, kept beside the state.
 
 use std::time::Instant;
 

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+mod plan;
+
 use super::session::{Incomplete, Session};
 use crate::events::{AgentEvent, CallOutcome, FailCause, RefusedBy, StepEnd, TurnOutcome};
 use crate::llm::Role;
@@ -118,7 +120,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     if open {
         finish(&mut events, unfinished(step));
     }
-    super::plan::replay::add_plan_events(session, events)
+    plan::add_plan_events(session, events)
 }
 
 /// How a turn left without an answer ended: its step limit if it made steps, else it failed

@@ -5,43 +5,13 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{PLANNER_ADDITION, PlanMark, item_prompt, item_result, parse_items};
+use super::plan::{PLANNER_ADDITION, PlanMark, PlanPresets, item_prompt, item_result, parse_items};
 use crate::agent::session::new_id;
 use crate::agent::turn::Agent;
 use crate::agent::turn_input::TurnInput;
 use crate::events::{AgentEvent, EventSink, ItemState, PlanEvent, PlanSummary, TurnOutcome};
-use crate::llm::{Preset, Role};
+use crate::llm::Role;
 use crate::tools::ToolRegistry;
-
-/// The presets of `/plan` runs: the planner thinks hard, the executor works fast.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanPresets {
-    /// The planner's (default `deepseek-v4-pro`).
-    pub planner: Preset,
-    /// The executor's (default `deepseek-v4-flash`).
-    pub executor: Preset,
-}
-
-impl Default for PlanPresets {
-    fn default() -> Self {
-        Self {
-            planner: Preset::Pro,
-            executor: Preset::Flash,
-        }
-    }
-}
-
-impl PlanPresets {
-    /// The presets these model names give (any name, as `--model` takes); the defaults for
-    /// those not given.
-    pub fn from_names(planner: Option<&str>, executor: Option<&str>) -> Self {
-        let default = Self::default();
-        Self {
-            planner: planner.map_or(default.planner, Preset::from_name),
-            executor: executor.map_or(default.executor, Preset::from_name),
-        }
-    }
-}
 
 impl Agent {
     /// Uses `presets` for the planner and the executor of `/plan` runs.

@@ -2,7 +2,7 @@
 //! a planner's or an item's `TurnStarted`, after its `TurnFinished`. Item states follow from
 //! each item's turn by [`item_result`], the rule the live run uses.
 
-use super::{PlanMark, item_result, parse_items};
+use crate::agent::plan::{PlanMark, item_result, parse_items};
 use crate::agent::session::{Message, Session};
 use crate::events::{AgentEvent, ItemState, PlanEvent, PlanSummary, TurnOutcome};
 use crate::llm::Role;
