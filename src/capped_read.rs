@@ -55,17 +55,6 @@ impl CappedReadError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, CappedReadError::NotFound(_))
     }
-
-    /// Whether the file is there but must not be loaded (a link, a special file, too large):
-    /// such a file is kept aside or reported, never overwritten.
-    pub fn is_unusable(&self) -> bool {
-        matches!(
-            self,
-            CappedReadError::Link(_)
-                | CappedReadError::NotRegular(_)
-                | CappedReadError::TooLarge { .. }
-        )
-    }
 }
 
 /// Opens `path` for reading without blocking on a FIFO and without making a terminal ours, and
@@ -134,17 +123,6 @@ fn classify(path: &Path, e: io::Error) -> CappedReadError {
     }
 }
 
-/// Renames what sits at `path` (a link itself, not its target) to `<name>.<why>-<time>` beside
-/// it, and returns that name: a file MiniClaw will not load is kept, never overwritten.
-pub fn move_aside(path: &Path, why: &str) -> io::Result<PathBuf> {
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{why}-{stamp}"));
-    let aside = path.with_file_name(name);
-    std::fs::rename(path, &aside)?;
-    Ok(aside)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +138,6 @@ mod tests {
             matches!(err, CappedReadError::TooLarge { size, .. } if size == 2 << 30),
             "{err}"
         );
-        assert!(err.is_unusable());
         assert!(err.to_string().contains("over the 1048576 bytes"), "{err}");
     }
 
@@ -201,8 +178,5 @@ mod tests {
         std::fs::write(&path, "abcd").unwrap();
         assert_eq!(read_capped_string(&path, 4, Links::Refuse).unwrap(), "abcd");
         assert!(read_capped(&path, 3, Links::Refuse).is_err());
-        let aside = move_aside(&path, "too-large").unwrap();
-        assert!(!path.exists() && aside.exists());
-        assert!(aside.to_string_lossy().contains("f.too-large-"));
     }
 }

@@ -37,17 +37,6 @@ pub fn unified(path: &str, before: Option<&str>, after: Option<&str>) -> String 
         .to_string()
 }
 
-/// How many lines a diff adds and removes.
-pub fn counts(diff: &str) -> (usize, usize) {
-    diff.lines()
-        .filter(|l| !l.starts_with("+++") && !l.starts_with("---"))
-        .fold((0, 0), |(add, del), l| match l.as_bytes().first() {
-            Some(b'+') => (add + 1, del),
-            Some(b'-') => (add, del + 1),
-            _ => (add, del),
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,10 +49,8 @@ mod tests {
             "{d}"
         );
         assert!(d.contains("\n-two\n+2\n"), "{d}");
-        assert_eq!(counts(&d), (1, 1));
         let new = unified("n.txt", None, Some("hi\nthere\n"));
         assert!(new.starts_with("--- /dev/null\n+++ b/n.txt\n"), "{new}");
-        assert_eq!(counts(&new), (2, 0));
         assert_eq!(unified("same", Some("x\n"), Some("x\n")), "");
         let gone = unified("g.txt", Some("bye\n"), None);
         assert!(

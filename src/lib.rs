@@ -5,11 +5,11 @@
 
 pub mod agent;
 pub mod approval;
-pub mod capped_read;
+pub(crate) mod capped_read;
 pub mod config;
-pub mod diff;
-pub mod durable;
-pub mod env_files;
+pub(crate) mod diff;
+pub(crate) mod durable;
+pub(crate) mod env_files;
 pub mod events;
 pub mod headless;
 pub mod llm;
@@ -21,6 +21,6 @@ pub mod settings;
 pub mod startup;
 pub mod terminal_text;
 pub mod tools;
-pub mod transcript;
+pub(crate) mod transcript;
 pub mod trust;
 pub mod tui;

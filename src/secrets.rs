@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use crate::env_files::Origin;
 
 /// The key file, `<config dir>/miniclaw/.env`: read, watched and written atomically.
-pub mod key_file;
+pub(crate) mod key_file;
 
 /// The variables that hold keys.
 pub const SECRET_VARS: [&str; 2] = ["DEEPSEEK_API_KEY", "SERPAPI_KEY"];

@@ -1,25 +1,25 @@
 //! The agent: sessions and history, the ReAct loop, and the event stream the UI and headless mode read.
 
-pub mod advice;
+pub(crate) mod advice;
 pub mod approvals;
 mod blocking;
 pub mod budget;
-pub mod context;
-pub mod delegation;
+pub(crate) mod context;
+pub(crate) mod delegation;
 pub mod dispatch;
 pub mod history;
-pub mod instructions;
-pub mod mentions;
+pub(crate) mod instructions;
+pub(crate) mod mentions;
 pub mod plan;
 mod plan_run;
 mod prompt;
 pub mod replay;
-pub mod runner;
+pub(crate) mod runner;
 pub mod session;
 mod setup;
 mod switch;
-pub mod turn;
-pub mod turn_input;
+pub(crate) mod turn;
+pub(crate) mod turn_input;
 pub mod undo;
 
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};

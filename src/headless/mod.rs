@@ -12,12 +12,12 @@
 //! inside JSON is not cleaned: JSON escapes control characters itself, and the exact text is
 //! what a script wants.
 
-pub mod input;
-pub mod plan_report;
-pub mod report;
-pub mod steps;
-pub mod trace;
-pub mod wire;
+pub(crate) mod input;
+pub(crate) mod plan_report;
+pub(crate) mod report;
+pub(crate) mod steps;
+pub(crate) mod trace;
+pub(crate) mod wire;
 
 use std::io::Write;
 

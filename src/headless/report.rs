@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::exit_code;
 use super::plan_report::{PlanReport, plan_report};
-pub use super::steps::{CallReport, StepReport};
+pub use super::steps::StepReport;
 use crate::agent::{AgentEvent, TurnOutcome};
 use crate::llm::Usage;
 use crate::transcript::Transcript;

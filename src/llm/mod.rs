@@ -1,19 +1,19 @@
 //! The model client: OpenAI-compatible chat completions, streamed as server-sent events.
 
 pub mod accumulate;
-pub mod catalog;
-pub mod check;
+pub(crate) mod catalog;
+pub(crate) mod check;
 pub mod chunk;
-pub mod client;
-pub mod endpoint;
-pub mod error;
-pub mod key;
-pub mod presets;
-pub mod provider;
-pub mod retry;
+pub(crate) mod client;
+pub(crate) mod endpoint;
+pub(crate) mod error;
+pub(crate) mod key;
+pub(crate) mod presets;
+pub(crate) mod provider;
+pub(crate) mod retry;
 pub mod sse;
 pub mod text_protocol;
-pub mod types;
+pub(crate) mod types;
 
 pub use catalog::Providers;
 pub use check::KeyCheck;

@@ -1,29 +1,29 @@
 //! The tools the model can call, each sandboxed to the workspace, and the registry that runs them.
 
-pub mod args;
-pub mod change;
+pub(crate) mod args;
+pub(crate) mod change;
 pub mod confine;
-pub mod error;
+pub(crate) mod error;
 pub mod file_edit;
 pub mod files;
-pub mod hidden;
+pub(crate) mod hidden;
 pub mod mcp;
-pub mod observation;
+pub(crate) mod observation;
 pub mod panic_guard;
 pub mod plugins;
 pub mod process;
-pub mod reach;
+pub(crate) mod reach;
 pub mod registry;
-pub mod sandbox;
-pub mod search;
+pub(crate) mod sandbox;
+pub(crate) mod search;
 pub mod shell;
-pub mod snapshot;
+pub(crate) mod snapshot;
 pub mod subagent;
-pub mod support;
-pub mod time_calc;
+pub(crate) mod support;
+pub(crate) mod time_calc;
 pub mod toolbox;
 pub mod web;
-pub mod workspace_io;
+pub(crate) mod workspace_io;
 
 pub use registry::{
     Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolProvider,

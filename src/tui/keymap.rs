@@ -1,7 +1,7 @@
 //! Keys and mouse to actions: a pure function of a small context and the event. What each key
 //! does is the table in `bindings.rs`, which the help and the README list too.
 
-pub mod bindings;
+pub(crate) mod bindings;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 

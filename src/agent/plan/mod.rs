@@ -6,7 +6,7 @@
 //! stored apart: they follow from each item's turn as saved, by the same rule live and replayed
 //! ([`item_result`]).
 
-pub mod mark;
+pub(crate) mod mark;
 mod parse;
 mod presets;
 mod prompts;

@@ -11,8 +11,8 @@
 mod connect;
 mod error;
 mod http;
-pub mod names;
-pub mod result;
+pub(crate) mod names;
+pub(crate) mod result;
 mod server;
 mod stdio;
 mod tool;

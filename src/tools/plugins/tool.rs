@@ -2,7 +2,6 @@
 //! read as the result.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::process::Command;
@@ -37,12 +36,6 @@ impl PluginTool {
     /// The command line, after path resolution.
     pub fn command(&self) -> &[String] {
         &self.command
-    }
-
-    /// The same tool with another timeout (tests).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.timeout = timeout;
-        self
     }
 }
 

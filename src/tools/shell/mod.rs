@@ -2,11 +2,11 @@
 //! [`policy`] against the flag tables of [`flags`], bounded in time and output, streamed line by
 //! line. A refusal is a [`Refusal`].
 
-pub mod flags;
-pub mod listing;
-pub mod paths;
-pub mod policy;
-pub mod refusal;
+pub(crate) mod flags;
+pub(crate) mod listing;
+pub(crate) mod paths;
+pub(crate) mod policy;
+pub(crate) mod refusal;
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -124,19 +124,6 @@ pub fn fold_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Parses an HTML document into its title, readable text and first `max_links` links, within the
-/// default parse limits.
-pub fn extract(html: &str, base: &Url, max_links: usize) -> PageText {
-    extract_bounded(
-        html,
-        base,
-        max_links,
-        &ParseLimits::default(),
-        &AtomicBool::new(false),
-    )
-    .0
-}
-
 /// Parses an HTML document within `limits` (setting `stop` ends the parse soon) into its title,
 /// readable text and first `max_links` links. If the parse was cut, the page is what was parsed
 /// before the cut, and the cut says why.

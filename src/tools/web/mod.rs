@@ -1,13 +1,13 @@
 //! The web tools: `search_web` (SerpAPI) and `fetch_web_page` (a page as text, public
 //! addresses only), with the settings they share and the HTML reading behind the fetch.
 
-pub mod fetch;
-pub mod html_parse;
-pub mod html_text;
-pub mod net_guard;
-pub mod resolver;
-pub mod search;
-pub mod settings;
+pub(crate) mod fetch;
+pub(crate) mod html_parse;
+pub(crate) mod html_text;
+pub(crate) mod net_guard;
+pub(crate) mod resolver;
+pub(crate) mod search;
+pub(crate) mod settings;
 
 pub use fetch::FetchTool;
 pub use html_parse::ParseLimits;

@@ -1,20 +1,20 @@
 //! One drawing function per pane; each reads the state and never changes it.
 
-pub mod approval;
-pub mod chips;
-pub mod conversation;
-pub mod dialog;
-pub mod help;
-pub mod input;
-pub mod key_dialog;
-pub mod picker;
-pub mod plan;
-pub mod popup;
-pub mod reasoning;
-pub mod status;
-pub mod timeline;
-pub mod tool_output;
-pub mod wrap_cache;
+pub(crate) mod approval;
+pub(crate) mod chips;
+pub(crate) mod conversation;
+pub(crate) mod dialog;
+pub(crate) mod help;
+pub(crate) mod input;
+pub(crate) mod key_dialog;
+pub(crate) mod picker;
+pub(crate) mod plan;
+pub(crate) mod popup;
+pub(crate) mod reasoning;
+pub(crate) mod status;
+pub(crate) mod timeline;
+pub(crate) mod tool_output;
+pub(crate) mod wrap_cache;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

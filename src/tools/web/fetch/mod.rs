@@ -74,12 +74,6 @@ impl FetchTool {
         }
     }
 
-    /// The same tool with another size cap (bytes of body read).
-    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = max_bytes;
-        self
-    }
-
     /// The same tool with other HTML parse limits (nodes, depth, attribute bytes, time).
     pub fn with_parse_limits(mut self, limits: ParseLimits) -> Self {
         self.parse_limits = limits;

@@ -13,10 +13,7 @@ use html5ever::driver::{self, ParseOpts};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use scraper::Html;
 
-pub use limits::{
-    Cut, DEFAULT_MAX_ATTRIBUTE_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, DEFAULT_PARSE_BUDGET,
-    ParseLimits,
-};
+pub use limits::{Cut, ParseLimits};
 use sink::BoundedSink;
 
 /// The input is fed to the parser in pieces of this many bytes, and the budget and the stop flag
@@ -71,6 +68,7 @@ mod tests {
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
 
+    use super::limits::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
     use super::*;
 
     fn never() -> AtomicBool {
