@@ -2,7 +2,7 @@
 //! the prompt (and with every later request), what cannot be attached is noted, and the
 //! history keeps the prompt as typed beside what was sent.
 
-mod support;
+use crate::support;
 
 use miniclaw::agent::replay::replay;
 use miniclaw::agent::{AgentEvent, TurnOutcome, history};

@@ -1,7 +1,7 @@
 //! The ReAct loop end to end against the local model server: what it sends, what it records,
 //! how it stops, and how interrupts leave the history.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,9 +4,8 @@
 //! a 50 MB file never bring a secret into a request and never hang the start; and a file that
 //! changed since the session last read it is named at start, with its diff one command away.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Output, Stdio};

@@ -2,7 +2,7 @@
 //! for a person (here a scripted one) and shows the diff a write would make; a no keeps the file
 //! and tells the model why; `read-only` refuses the shell; with no one to ask, calls are denied.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,7 +2,7 @@
 //! hang), the history stays valid and loadable, and the error says what happened and what to do.
 //! A second turn afterwards proves the agent keeps running.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,9 +2,8 @@
 //! model server receives it in the system message of every request — cut with a note when it
 //! is too long, rebuilt for a session continued from history.json, refused through a link out.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

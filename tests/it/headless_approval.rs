@@ -1,9 +1,8 @@
 //! `--approval` in headless mode, with the real binary: `ask` cannot ask there, so a write is
 //! denied with an observation saying why, the file is untouched and the exit status is 4.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use headless_bin::{headless, text};
 use serde_json::{Value, json};

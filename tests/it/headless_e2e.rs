@@ -1,9 +1,8 @@
 //! The real binary in headless mode against the local model server: a file is written and read
 //! back through the tools, the answer alone reaches stdout, and the history holds the turn.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use headless_bin::bin;
 use serde_json::{Value, json};

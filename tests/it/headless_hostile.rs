@@ -3,7 +3,7 @@
 //! OSC 0 (window title) and CSI 2J (clear screen). None of them reaches the terminal; the text
 //! around them does. With stdout piped, the answer stays byte-exact.
 
-mod support;
+use crate::support;
 
 use std::io::Read;
 use std::process::Command;

@@ -3,9 +3,8 @@
 //! items' states in the trace, the JSON report and the stream, and the exit status when an
 //! item fails.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use headless_bin::{headless, text};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! holds the key: it starts, the scripted model tries every tool on the key file, and the key
 //! reaches no request body, no history and no log; the lock file is gone after a clean exit.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -2,9 +2,8 @@
 //! stdin (piped in, or `-p -`), `--output-format json` parsed as a script would, and what is
 //! refused (an empty or oversized stdin, `--output-format` without headless mode).
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::process::{Command, Output, Stdio};

@@ -1,9 +1,8 @@
 //! Sessions from scripts: `--new` archives the active session, `--resume NAME` and `--resume`
 //! (the newest) reopen one, with the real binary against the local model server.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use headless_bin::{headless, history_id, text};
 use serde_json::Value;

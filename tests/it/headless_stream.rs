@@ -2,9 +2,8 @@
 //! parses, the events come in order and as they happen (a sub-agent's with its call's id), and
 //! the last line is the result — also when Ctrl+C interrupts the turn.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;

@@ -77,6 +77,13 @@ fn journal_writer_child() {
     }
 }
 
+/// `name`, a test of this module, as the test harness names it (the module path without the
+/// crate's name).
+fn test_name(name: &str) -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::{name}")
+}
+
 fn progress_path(history: &Path) -> std::path::PathBuf {
     history.with_file_name("progress")
 }
@@ -96,7 +103,12 @@ fn kill_repeatedly(
     let mut loads = 0;
     for _ in 0..rounds {
         let mut child = Command::new(&exe)
-            .args(["--exact", child, "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                &test_name(child),
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, &path)
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -1,7 +1,7 @@
 //! The streaming client against the scripted local model server: request shape, streams,
 //! retries, errors, timeouts, and the key kept out of every text.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

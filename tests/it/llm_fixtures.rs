@@ -1,7 +1,7 @@
 //! The recorded streams in tests/fixtures/sse/ must put together into exactly what the service meant,
 //! both decoded directly and served over HTTP by the mock model server.
 
-mod support;
+use crate::support;
 
 use miniclaw::llm::accumulate::Accumulator;
 use miniclaw::llm::chunk::decode_chunk;
@@ -12,8 +12,9 @@ use miniclaw::llm::{
 };
 use support::{MockServer, Reply};
 
-const DEEPSEEK: &str = include_str!("fixtures/sse/deepseek-reasoner-thinking-then-tool-call.sse");
-const OPENAI: &str = include_str!("fixtures/sse/openai-two-parallel-tool-calls.sse");
+const DEEPSEEK: &str =
+    include_str!("../fixtures/sse/deepseek-reasoner-thinking-then-tool-call.sse");
+const OPENAI: &str = include_str!("../fixtures/sse/openai-two-parallel-tool-calls.sse");
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall {

@@ -2,7 +2,7 @@
 //! server, and the key holder following the key file (`<config dir>/miniclaw/.env`) without a
 //! restart, against the scripted local model server.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -6,8 +6,9 @@ use miniclaw::llm::chunk::decode_chunk;
 use miniclaw::llm::sse::{Frame, SseParser};
 use proptest::prelude::*;
 
-const DEEPSEEK: &str = include_str!("fixtures/sse/deepseek-reasoner-thinking-then-tool-call.sse");
-const OPENAI: &str = include_str!("fixtures/sse/openai-two-parallel-tool-calls.sse");
+const DEEPSEEK: &str =
+    include_str!("../fixtures/sse/deepseek-reasoner-thinking-then-tool-call.sse");
+const OPENAI: &str = include_str!("../fixtures/sse/openai-two-parallel-tool-calls.sse");
 
 /// The logical lines of a stream with multi-byte text, comments and a multi-line event.
 fn synthetic_lines() -> Vec<String> {
@@ -84,7 +85,7 @@ fn the_synthetic_stream_means_what_it_says() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::proptest_config(256))]
 
     #[test]
     fn any_cut_of_the_synthetic_stream_gives_the_same_frames(

@@ -2,8 +2,7 @@
 //! `readOnlyHint`, `enabled_tools` / `disabled_tools` applied, disabled servers listed but not
 //! started.
 
-#[path = "support/mcp.rs"]
-mod mcp;
+use crate::mcp;
 
 use std::path::PathBuf;
 

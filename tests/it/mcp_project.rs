@@ -1,11 +1,9 @@
 //! A project's MCP servers (`.mcp.json`, `miniclaw.toml`) start only once the folder is trusted,
 //! the model cannot write those files, and a signal to MiniClaw ends the servers' processes.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-#[path = "support/mcp.rs"]
-mod mcp;
-mod support;
+use crate::headless_bin;
+use crate::mcp;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,11 +2,9 @@
 //! and real MCP servers (the reference servers from npm and PyPI, installed by
 //! `.ci/mcp/install`, and small Python servers for what they cannot do).
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-#[path = "support/mcp.rs"]
-mod mcp;
-mod support;
+use crate::headless_bin;
+use crate::mcp;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,8 +2,7 @@
 //! not all are up, `/mcp` lists them, `/mcp restart NAME` ends the old process group and starts
 //! a new one, and SIGTERM to MiniClaw ends the servers.
 
-#[path = "support/mcp.rs"]
-mod mcp;
+use crate::mcp;
 
 use std::io::{Read, Write};
 use std::path::Path;

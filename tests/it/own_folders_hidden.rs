@@ -2,7 +2,7 @@
 //! binary, a scripted model trying every tool on `config.toml` (which holds a server token), and
 //! the token reaches no request body. A workspace inside the config folder is refused at start.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! as the request log shows them; a failed item stopping the run; an interrupt stopping either
 //! half; the plan and its progress saved and told again from the history.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

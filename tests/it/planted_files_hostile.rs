@@ -4,10 +4,9 @@
 //! kind before it is read, reported, kept (never overwritten), and the start neither hangs nor
 //! loads gigabytes.
 
-mod support;
+use crate::support;
 
-#[path = "support/headless.rs"]
-mod headless;
+use crate::headless_bin as headless;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -5,7 +5,7 @@
 //! requests, the key check, search). A provider that is not configured is an error, never
 //! DeepSeek with DeepSeek's key.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

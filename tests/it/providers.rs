@@ -1,9 +1,8 @@
 //! Providers: each preset goes to its own provider's server with that provider's key (never
 //! another's), settings shape the request, and the binary takes `--provider` from config.toml.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The text-tag protocol end to end: the agent with a provider's model that calls tools as
 //! `<tool_call>` tags, against the scripted model server speaking real SSE.
 
-mod support;
+use crate::support;
 
 use miniclaw::agent::{AgentEvent, TurnOutcome};
 use miniclaw::approval::ApprovalMode;

@@ -114,7 +114,7 @@ fn plain() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::proptest_config(512))]
 
     #[test]
     fn any_cutting_gives_what_the_whole_stream_gives(

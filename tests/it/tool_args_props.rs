@@ -83,6 +83,8 @@ fn check_outcome(raw: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
+    #![proptest_config(crate::proptest_config(256))]
+
     #[test]
     fn any_text_is_parsed_or_refused_with_the_reason(raw in argument_text()) {
         check_outcome(&raw)?;

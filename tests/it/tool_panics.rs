@@ -1,7 +1,7 @@
 //! A panic inside a tool (its future, or its blocking work) is that call's error observation; the
 //! registry, the agent turn and the next calls go on.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! delegate_file_analysis end to end: the main agent delegates, the sub-agent reads the file
 //! through its own loop against the local model server, and only its answer comes back.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -317,7 +317,7 @@ fn segment() -> impl Strategy<Value = &'static str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(crate::proptest_config(400))]
     #[test]
     fn random_paths_never_resolve_outside(segments in prop::collection::vec(segment(), 0..10)) {
         let dir = tempfile::tempdir().unwrap();

@@ -2,9 +2,8 @@
 //! asked about again at the next start: headless refuses, naming the changed file, until
 //! `--trust`; a note the tools wrote does not make it ask.
 
-#[path = "support/headless.rs"]
-mod headless_bin;
-mod support;
+use crate::headless_bin;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! in the observation), then approved (the file written), then `/undo` (the file as before); and
 //! `read-only` refusing the shell.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

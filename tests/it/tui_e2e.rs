@@ -1,7 +1,7 @@
 //! End to end: the real `miniclaw-tui` binary in a pseudo-terminal, talking to the local scripted
 //! model server, its screen read through a vt100 emulator.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

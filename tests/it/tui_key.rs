@@ -3,7 +3,7 @@
 //! it, saves it to `<config dir>/miniclaw/.env` (0600), and the next message carries it; a key
 //! written to that file while the program runs is used by the next send.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! waits in the input, is edited, and Enter runs it with the flash preset item by item; a
 //! restart shows the plan and its progress from the history. Esc stops a running plan.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

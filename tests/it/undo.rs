@@ -2,7 +2,7 @@
 //! they are made, undone turn by turn (a created file removed), never over a change made since
 //! without a yes, and the model is told in the next request.
 
-mod support;
+use crate::support;
 
 use miniclaw::agent::undo::UndoOutcome;
 use miniclaw::llm::Preset;
