@@ -268,8 +268,12 @@ fn overlay_key(ctx: &KeyContext, key: KeyEvent, modified: bool) -> Option<Action
             KeyCode::Char(c) if !modified => Action::ReasonType(c),
             _ => Action::None,
         },
-        // A key pressed just as the dialog appeared was meant for something else.
-        Overlay::Approval if ctx.answer_fresh => Action::None,
+        // A key pressed just as the dialog appeared was meant for something else. (Logged, so
+        // a key held back can be told from one lost: the pseudo-terminal tests wait on it.)
+        Overlay::Approval if ctx.answer_fresh => {
+            tracing::debug!("a key came as the approval dialog appeared: not taken as its answer");
+            Action::None
+        }
         Overlay::Approval => match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
             KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,
