@@ -482,8 +482,10 @@ async fn without_a_key_the_turn_says_what_to_set_and_sends_nothing() {
 #[tokio::test]
 async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_interrupt_lands() {
     use miniclaw::agent::{AgentCommand, spawn};
+    // The call waits until the test has switched the preset.
+    let switched = Arc::new(Barrier::new(2));
     let mut slow = Probe::new("slow", false);
-    slow.sleep = Duration::from_millis(300);
+    slow.barrier = Some(switched.clone());
     let script = vec![
         SseBuilder::calls("c1", "slow", json!({"x": "1"})),
         SseBuilder::answer("done"),
@@ -501,6 +503,7 @@ async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_int
     while let Some(e) = events.recv().await {
         if matches!(e, AgentEvent::ToolCallStarted { .. }) {
             handle.set_preset(Preset::Pro);
+            switched.wait().await;
         }
         if matches!(e, AgentEvent::TurnFinished { .. }) {
             break;

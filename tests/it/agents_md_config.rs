@@ -5,6 +5,7 @@
 //! changed since the session last read it is named at start, with its diff one command away.
 
 use crate::headless_bin;
+use crate::pty::{CTRL_D, ENTER, Launch, Pty};
 use crate::support;
 
 use std::path::Path;
@@ -13,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use headless_bin::{headless, text};
 use serde_json::{Value, json};
-use support::pty::{self, CTRL_D, ENTER, Pty};
 use support::{MockServer, Reply, SseBuilder};
 
 /// A secret only the hostile files hold.
@@ -55,29 +55,17 @@ fn run_headless(ws: &Path, url: &str, args: &[&str]) -> Output {
 
 /// The TUI in a pseudo-terminal on `dir/ws`.
 fn start_tui(dir: &Path, base_url: &str, args: &[&str]) -> Pty {
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, dir);
-    cmd.args(["--no-mouse", "--workspace"]);
-    cmd.arg(dir.join("ws"));
-    cmd.args(args);
-    cmd.env("DEEPSEEK_API_KEY", "sk-agents-md");
-    cmd.env("DEEPSEEK_BASE_URL", base_url);
-    Pty::start(cmd)
+    Launch::ui(dir, base_url)
+        .key("sk-agents-md")
+        .args(args)
+        .start()
 }
 
 /// Waits until the server received `n` requests.
 fn wait_requests(server: &MockServer, n: usize, p: &Pty) {
-    let start = Instant::now();
-    while server.requests().len() < n {
-        assert!(
-            start.elapsed() < pty::WAIT,
-            "{} requests; screen:\n{}",
-            server.requests().len(),
-            p.screen()
-        );
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    p.wait_on(&format!("the server to see {n} requests"), || {
+        (server.requests().len() >= n).then_some(())
+    });
 }
 
 /// The observations of the tool calls a request carries.
@@ -283,10 +271,8 @@ fn auto_mode_asks_before_the_model_writes_agents_md_and_a_no_leaves_it() {
     p.wait_for("This writes AGENTS.md");
     p.wait_for("-mine");
     p.wait_for("+obey the model");
-    // Keys pressed within half a second of the dialog appearing are not taken as its answer.
-    std::thread::sleep(Duration::from_millis(700));
-    p.send("n");
-    p.wait_for("Why not?");
+    // Keys pressed just as the dialog appears are not taken as its answer.
+    p.answer("n", "the line for a reason", |s| s.contains("Why not?"));
     p.send(ENTER);
     p.wait_for("first-left-alone.");
     assert_eq!(
@@ -300,9 +286,7 @@ fn auto_mode_asks_before_the_model_writes_agents_md_and_a_no_leaves_it() {
 
     p.submit("now the other one");
     p.wait_for("+planted");
-    std::thread::sleep(Duration::from_millis(700));
-    p.send("n");
-    p.wait_for("Why not?");
+    p.answer("n", "the line for a reason", |s| s.contains("Why not?"));
     p.send("not that file");
     p.wait_for("not that file");
     p.send(ENTER);
@@ -369,8 +353,9 @@ fn init_writes_agents_md_through_the_same_question() {
         !ws.join("AGENTS.md").exists(),
         "nothing is written before the yes"
     );
-    std::thread::sleep(Duration::from_millis(700));
-    p.send("y");
+    p.answer("y", "the dialog closed", |s| {
+        !s.contains("Allow write_text_file?")
+    });
     p.wait_for("wrote-a-starter.");
     p.wait_for("Read project instructions from AGENTS.md");
     assert_eq!(

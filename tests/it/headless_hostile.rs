@@ -3,17 +3,13 @@
 //! OSC 0 (window title) and CSI 2J (clear screen). None of them reaches the terminal; the text
 //! around them does. With stdout piped, the answer stays byte-exact.
 
+use crate::pty::Launch;
 use crate::support;
 
-use std::io::Read;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::json;
 use support::{MockServer, Reply, SseBuilder};
-
-const WAIT: Duration = Duration::from_secs(30);
 
 const OSC52: &str = "\x1b]52;c;cm0gLXJmIH4=\x07";
 const TITLE: &str = "\x1b]0;pwned\x1b\\";
@@ -66,58 +62,14 @@ fn script() -> Vec<Reply> {
 
 /// Runs the binary in a pseudo-terminal until it exits; returns every byte it wrote there.
 fn run_in_pty(base_url: &str, dir: &std::path::Path) -> Vec<u8> {
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 40,
-            cols: 200,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let home = dir.join("home");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-    cmd.args(["--workspace", dir.join("ws").to_str().unwrap(), "-p", "go"]);
-    cmd.cwd(dir);
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.env("HOME", &home);
-    cmd.env("XDG_CONFIG_HOME", home.join(".config"));
-    cmd.env("XDG_DATA_HOME", home.join(".local/share"));
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("DEEPSEEK_API_KEY", "sk-e2e");
-    cmd.env("DEEPSEEK_BASE_URL", base_url);
-    let mut child = pty.slave.spawn_command(cmd).unwrap();
-    // Only the child holds the slave now, so the reader sees the end when it exits.
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let read = std::thread::spawn(move || {
-        let mut raw = Vec::new();
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            raw.extend_from_slice(&buf[..n]);
-        }
-        raw
-    });
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > WAIT {
-            let _ = child.kill();
-            panic!("the program did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(30));
-    }
-    while !read.is_finished() {
-        assert!(start.elapsed() < WAIT, "the pty output never ended");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    read.join().unwrap()
+    let mut p = Launch::new(&dir.join("home"), dir)
+        .size(40, 200)
+        .args(["--workspace", dir.join("ws").to_str().unwrap(), "-p", "go"])
+        .key("sk-e2e")
+        .env("DEEPSEEK_BASE_URL", base_url)
+        .start();
+    p.wait_exit();
+    p.raw()
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {

@@ -3,11 +3,11 @@
 //! refused (an empty or oversized stdin, `--output-format` without headless mode).
 
 use crate::headless_bin;
+use crate::pty::Launch;
 use crate::support;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use headless_bin::{bin, headless, history_id, text};
 use serde_json::{Value, json};
@@ -223,46 +223,17 @@ fn output_format_without_headless_mode_is_refused() {
 
 #[test]
 fn output_format_in_a_terminal_without_p_is_refused_rather_than_opening_the_screen() {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
     let dir = tempfile::tempdir().unwrap();
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 24,
-            cols: 200,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-    cmd.args(["--workspace", dir.path().join("ws").to_str().unwrap()]);
-    cmd.args(["--output-format", "json"]);
-    cmd.cwd(dir.path());
-    cmd.env("HOME", dir.path());
-    cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
-    cmd.env("XDG_DATA_HOME", dir.path().join("data"));
-    cmd.env("TERM", "xterm-256color");
-    let mut child = pty.slave.spawn_command(cmd).unwrap();
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let read = std::thread::spawn(move || {
-        let mut raw = Vec::new();
-        let _ = reader.read_to_end(&mut raw);
-        raw
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("it did not exit: the screen opened");
-        }
-        std::thread::sleep(Duration::from_millis(30));
-    };
-    assert_eq!(status.exit_code(), 2);
-    drop(pty.master);
-    let shown = text(&read.join().unwrap());
+    let mut p = Launch::new(dir.path(), dir.path())
+        .size(24, 200)
+        .args(["--workspace", dir.path().join("ws").to_str().unwrap()])
+        .args(["--output-format", "json"])
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .start();
+    // Had the screen opened, it would not exit.
+    assert_eq!(p.wait_exit(), 2);
+    let shown = text(&p.raw());
     assert!(
         shown.contains("--output-format is for headless mode only"),
         "{shown}"

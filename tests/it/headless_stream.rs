@@ -7,11 +7,11 @@ use crate::support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use headless_bin::{headless, history_id, text};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, SseBuilder};
+use support::{Gate, MockServer, Reply, SseBuilder, wait};
 
 /// The main agent delegates a file to a sub-agent, which reads it; then the main agent answers.
 fn delegating_turn() -> Vec<Reply> {
@@ -144,10 +144,12 @@ fn stream_json_is_one_event_per_line_then_the_result() {
 
 #[test]
 fn stream_json_lines_arrive_while_the_turn_runs() {
+    // The rest of the answer waits until the test has read the first delta.
+    let gate = Gate::new();
     let slow = SseBuilder::new()
         .role()
         .content(&["early "])
-        .pause(1500)
+        .until(gate.until("the test to read the first delta"))
         .content(&["late"])
         .finish("stop")
         .done()
@@ -160,6 +162,7 @@ fn stream_json_lines_arrive_while_the_turn_runs() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let started = Instant::now();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     loop {
@@ -172,16 +175,17 @@ fn stream_json_lines_arrive_while_the_turn_runs() {
             break;
         }
     }
-    let seen = Instant::now();
+    // Written at the end, the line would have come only once the server gave up holding the
+    // stream (after `WAIT`): the turn cannot end before the gate opens.
+    assert!(
+        started.elapsed() < wait::WAIT,
+        "the first delta came only when the turn was over"
+    );
     assert!(line.contains("early"), "{line}");
+    gate.open();
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
     assert!(child.wait().unwrap().success());
-    // Written at the end, the line would have come with the rest; it came before the pause.
-    assert!(
-        seen.elapsed() > Duration::from_millis(500),
-        "the first delta came only when the turn was over"
-    );
     assert!(
         rest.trim_end()
             .lines()

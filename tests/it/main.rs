@@ -7,6 +7,8 @@
 mod headless_bin;
 #[path = "../support/mcp.rs"]
 mod mcp;
+#[path = "../support/pty.rs"]
+mod pty;
 #[path = "../support/mod.rs"]
 mod support;
 

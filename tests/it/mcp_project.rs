@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use headless_bin::{bin, text};
+use headless_bin::{LiveStderr, bin, text};
 use mcp::{config_home, observations, stdio_entry};
 use serde_json::{Value, json};
 use support::{MockServer, Reply, SseBuilder};
@@ -141,7 +141,7 @@ fn sigterm_ends_the_turn_and_the_servers_process_group() {
         json!({"duration": 60, "steps": 60}),
     )];
     let (server, _rt) = MockServer::start_blocking(script);
-    let child = bin()
+    let mut child = bin()
         .env("XDG_CONFIG_HOME", &config)
         .env("XDG_DATA_HOME", dir.path().join("data"))
         .env("DEEPSEEK_API_KEY", "sk-x")
@@ -155,21 +155,18 @@ fn sigterm_ends_the_turn_and_the_servers_process_group() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let trace = LiveStderr::of(&mut child);
     let server_pid = mcp::read_pid(&pid_file, 20);
     let left_behind = mcp::read_pid(&child_pid_file, 20);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while server.requests().is_empty() {
-        assert!(Instant::now() < deadline, "the model was never asked");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(800));
+    // The turn is in the call (its action is in the step trace).
+    trace.wait_for("[Step 1 Action] mcp__everything__trigger-long-running-operation");
     assert!(mcp::alive(server_pid) && mcp::alive(left_behind));
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{}", trace.finish());
     let deadline = Instant::now() + Duration::from_secs(5);
     while mcp::alive(server_pid) || mcp::alive(left_behind) {
         assert!(

@@ -7,13 +7,13 @@ use crate::mcp;
 use crate::support;
 
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use headless_bin::{bin, text};
+use headless_bin::{LiveStderr, bin, text};
 use mcp::{config_home, everything_entry, observations, offered, stdio_entry};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, SseBuilder};
+use support::{MockServer, Reply, SseBuilder, Until, wait};
 
 /// A response calling each `(name, arguments)` at once.
 fn calls(list: &[(&str, Value)]) -> Reply {
@@ -26,6 +26,11 @@ fn calls(list: &[(&str, Value)]) -> Reply {
 
 /// `miniclaw-tui --print PROMPT` with the config folder `config` and the model at `url`.
 fn run(dir: &Path, config: &Path, url: &str, env: &[(&str, &str)]) -> Output {
+    command(dir, config, url, env).output().unwrap()
+}
+
+/// The command `run` runs.
+fn command(dir: &Path, config: &Path, url: &str, env: &[(&str, &str)]) -> Command {
     let mut c = bin();
     c.env("XDG_CONFIG_HOME", config)
         .env("XDG_DATA_HOME", dir.join("data"))
@@ -36,7 +41,7 @@ fn run(dir: &Path, config: &Path, url: &str, env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         c.env(k, v);
     }
-    c.output().unwrap()
+    c
 }
 
 #[test]
@@ -276,30 +281,27 @@ fn a_server_killed_mid_call_fails_that_call_at_once() {
         SseBuilder::answer("done"),
     ];
     let (server, _rt) = MockServer::start_blocking(script);
-    let dir_path = dir.path().to_path_buf();
-    let url = server.url();
-    let config_path = config.clone();
-    let runner = std::thread::spawn(move || run(&dir_path, &config_path, &url, &[]));
+    let mut child = command(dir.path(), &config, &server.url(), &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let trace = LiveStderr::of(&mut child);
     let pid = mcp::read_pid(&pid_file, 20);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while server.requests().is_empty() {
-        assert!(Instant::now() < deadline, "the model was never asked");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The call is under way: kill the server under it.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The call is under way (its action is in the step trace): kill the server under it.
+    trace.wait_for("[Step 1 Action] mcp__everything__trigger-long-running-operation");
     let killed_at = Instant::now();
     std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()
         .unwrap();
-    let out = runner.join().unwrap();
+    let status = wait::until_some("MiniClaw to end the run", || child.try_wait().unwrap());
     assert!(
         killed_at.elapsed() < Duration::from_secs(8),
         "the call ended at once"
     );
-    let stderr = text(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = trace.finish();
+    assert!(status.success(), "{stderr}");
     let seen = observations(&server.requests()[1].json());
     assert_eq!(seen[0]["ok"], false, "{}", seen[0]);
     let error = seen[0]["error"].as_str().unwrap();
@@ -317,11 +319,15 @@ fn list_changed_brings_new_tools_into_the_next_step() {
         dir.path(),
         &stdio_entry("dyn", "python3", &[&py, "dynamic"], ""),
     );
+    let log = dir.path().join("data/miniclaw/miniclaw.log");
+    let refreshed = Until::new("the tool list refreshed (in the log)", move || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("MCP tools refreshed"))
+    });
     let script = vec![
         SseBuilder::calls("c1", "mcp__dyn__add_tool", json!({})),
-        // The new tool is called once the refresh had time to land.
+        // The new tool is called once the refresh has landed.
         SseBuilder::new()
-            .pause(800)
+            .until(refreshed)
             .role()
             .tool_call(0, "c2", "mcp__dyn__added", &json!({}), 9)
             .finish("tool_calls")

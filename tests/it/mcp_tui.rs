@@ -4,111 +4,25 @@
 
 use crate::mcp;
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
+use crate::pty::{Launch, Pty};
+use crate::support::wait;
 use mcp::{config_home, stdio_entry};
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
-const WAIT: Duration = Duration::from_secs(30);
-
-/// The UI on a pseudo-terminal; its screen as text.
-struct Screen {
-    parser: Arc<Mutex<vt100::Parser>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
-
-impl Screen {
-    fn start(dir: &Path, config: &Path) -> Self {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 140,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
-        cmd.args(["--workspace", dir.join("ws").to_str().unwrap()]);
-        cmd.cwd(dir);
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy().to_string();
-            if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") {
-                cmd.env_remove(k);
-            }
-        }
-        cmd.env("HOME", dir);
-        cmd.env("XDG_CONFIG_HOME", config);
-        cmd.env("XDG_DATA_HOME", dir.join("data"));
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("DEEPSEEK_API_KEY", "sk-x");
-        cmd.env("DEEPSEEK_BASE_URL", "http://127.0.0.1:9");
-        let child = pty.slave.spawn_command(cmd).unwrap();
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(40, 140, 0)));
-        let p = parser.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n @ 1..) = reader.read(&mut buf) {
-                p.lock().unwrap().process(&buf[..n]);
-            }
-        });
-        Self {
-            parser,
-            writer: pty.master.take_writer().unwrap(),
-            child,
-            _master: pty.master,
-        }
-    }
-
-    fn text(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    fn wait_for(&self, what: &str) {
-        let start = Instant::now();
-        while !self.text().contains(what) {
-            assert!(
-                start.elapsed() < WAIT,
-                "no {what:?} on the screen:\n{}",
-                self.text()
-            );
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    fn submit(&mut self, line: &str) {
-        self.writer.write_all(line.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-        self.wait_for(line);
-        self.writer.write_all(b"\r").unwrap();
-        self.writer.flush().unwrap();
-    }
-}
-
-impl Drop for Screen {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+/// The UI on a pseudo-terminal, its config folder `config`, no model server to reach.
+fn start(dir: &Path, config: &Path) -> Pty {
+    Launch::new(dir, dir)
+        .args(["--workspace", dir.join("ws").to_str().unwrap()])
+        .env("XDG_CONFIG_HOME", config)
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .key("sk-x")
+        .env("DEEPSEEK_BASE_URL", "http://127.0.0.1:9")
+        .start()
 }
 
 fn wait_gone(pid: u32) {
-    let start = Instant::now();
-    while mcp::alive(pid) {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "process {pid} is still running"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait::until(&format!("process {pid} to end"), || !mcp::alive(pid));
 }
 
 #[test]
@@ -129,7 +43,7 @@ fn status_line_mcp_listing_restart_and_exit() {
             stdio_entry("ghost", "no-such-mcp-program", &[], ""),
         ),
     );
-    let mut screen = Screen::start(dir.path(), &config);
+    let mut screen = start(dir.path(), &config);
     // One of two is up: the status line says so, and the failure is in the conversation.
     screen.wait_for("MCP 1/2");
     screen.wait_for("MCP server `ghost` could not start: the program `no-such-mcp-program`");
@@ -156,13 +70,9 @@ fn status_line_mcp_listing_restart_and_exit() {
 
     // A signal ends MiniClaw, and its servers with it.
     std::process::Command::new("kill")
-        .args(["-TERM", &screen.child.process_id().unwrap().to_string()])
+        .args(["-TERM", &screen.pid().unwrap().to_string()])
         .status()
         .unwrap();
-    let start = Instant::now();
-    while screen.child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < WAIT, "MiniClaw did not exit");
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    screen.wait_exit();
     wait_gone(second);
 }

@@ -30,11 +30,11 @@ async fn plan_rig(script: Vec<Reply>, max_steps: usize) -> Rig {
 fn collector(
     cancel: &CancellationToken,
     cancel_on: Option<&'static str>,
-) -> (EventSink, Arc<Mutex<Vec<AgentEvent>>>) {
+) -> (EventSink, Collected) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (s, c) = (seen.clone(), cancel.clone());
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         while let Some(e) = rx.recv().await {
             if let (Some(text), AgentEvent::ContentDelta(piece)) = (cancel_on, &e)
                 && piece.contains(text)
@@ -44,7 +44,20 @@ fn collector(
             s.lock().unwrap().push(e);
         }
     });
-    (EventSink::new(tx), seen)
+    (EventSink::new(tx), Collected { seen, task })
+}
+
+/// The events a `collector` has read so far (on its own task).
+struct Collected {
+    seen: Arc<Mutex<Vec<AgentEvent>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl std::ops::Deref for Collected {
+    type Target = Mutex<Vec<AgentEvent>>;
+    fn deref(&self) -> &Self::Target {
+        &self.seen
+    }
 }
 
 fn plan_events(events: &[AgentEvent]) -> Vec<PlanEvent> {
@@ -83,9 +96,14 @@ fn last_user_text(request: &RecordedRequest) -> String {
     user["content"].as_str().unwrap_or("").to_string()
 }
 
-async fn settle() {
-    // The collector drains the channel on its own task.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+/// Waits until the collector has read every event sent: with the run over and its sink
+/// dropped, the channel ends once it is read to the end.
+async fn settle(events: EventSink, collected: &mut Collected) {
+    drop(events);
+    tokio::time::timeout(Duration::from_secs(10), &mut collected.task)
+        .await
+        .expect("the collector to read every event (did a copy of the sink outlive the run?)")
+        .unwrap();
 }
 
 #[tokio::test]
@@ -99,13 +117,13 @@ async fn the_planner_uses_pro_and_read_only_tools_and_the_executor_flash_item_by
     ];
     let mut r = plan_rig(script, 6).await;
     let cancel = CancellationToken::new();
-    let (events, seen) = collector(&cancel, None);
+    let (events, mut seen) = collector(&cancel, None);
     let (outcome, items) = r.agent.plan("Tidy the notes", &events, &cancel).await;
     assert_eq!(outcome, TurnOutcome::Answered);
     assert_eq!(items, ["Look at the notes", "Change the notes"]);
     let summary = r.agent.execute_plan(items, &events, &cancel).await;
     assert!(summary.completed(), "{summary:?}");
-    settle().await;
+    settle(events, &mut seen).await;
 
     let requests = r.server.requests();
     assert_eq!(requests.len(), 5);
@@ -163,10 +181,10 @@ async fn the_plan_and_its_progress_are_saved_and_told_again_from_the_history() {
     ];
     let mut r = plan_rig(script, 6).await;
     let cancel = CancellationToken::new();
-    let (events, live) = collector(&cancel, None);
+    let (events, mut live) = collector(&cancel, None);
     let (_, items) = r.agent.plan("Tidy", &events, &cancel).await;
     r.agent.execute_plan(items, &events, &cancel).await;
-    settle().await;
+    settle(events, &mut live).await;
 
     let path = r.dir.path().join("history.json");
     let session = assert_history_valid(&path);
@@ -214,10 +232,10 @@ async fn a_failed_item_stops_the_run_and_says_which() {
     ];
     let mut r = plan_rig(script, 6).await;
     let cancel = CancellationToken::new();
-    let (events, seen) = collector(&cancel, None);
+    let (events, mut seen) = collector(&cancel, None);
     let items = vec!["One".to_string(), "Two".to_string(), "Three".to_string()];
     let summary = r.agent.execute_plan(items, &events, &cancel).await;
-    settle().await;
+    settle(events, &mut seen).await;
     assert_eq!(
         summary,
         PlanSummary {
@@ -285,9 +303,9 @@ async fn an_interrupt_stops_the_executor_and_no_later_item_runs() {
 async fn an_interrupt_stops_the_planner_without_a_plan() {
     let mut r = plan_rig(vec![stalled("1. Half")], 6).await;
     let cancel = CancellationToken::new();
-    let (events, seen) = collector(&cancel, Some("Half"));
+    let (events, mut seen) = collector(&cancel, Some("Half"));
     let (outcome, items) = r.agent.plan("Tidy", &events, &cancel).await;
-    settle().await;
+    settle(events, &mut seen).await;
     assert_eq!(outcome, TurnOutcome::Interrupted);
     assert!(items.is_empty());
     let said = plan_events(&seen.lock().unwrap());
@@ -298,9 +316,9 @@ async fn an_interrupt_stops_the_planner_without_a_plan() {
 async fn a_planner_answer_without_a_numbered_list_is_no_plan() {
     let mut r = plan_rig(vec![SseBuilder::answer("I would rather not.")], 6).await;
     let cancel = CancellationToken::new();
-    let (events, seen) = collector(&cancel, None);
+    let (events, mut seen) = collector(&cancel, None);
     let (outcome, items) = r.agent.plan("Tidy", &events, &cancel).await;
-    settle().await;
+    settle(events, &mut seen).await;
     assert_eq!(outcome, TurnOutcome::Answered);
     assert!(items.is_empty());
     let seen = seen.lock().unwrap();

@@ -5,13 +5,13 @@
 //! requests, the key check, search). A provider that is not configured is an error, never
 //! DeepSeek with DeepSeek's key.
 
+use crate::pty::{ENTER, Launch, Pty};
 use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::json;
-use support::pty::{self, ENTER, Pty};
 use support::{MockServer, RecordedRequest, Reply, SseBuilder};
 
 /// A project folder and a home of its own inside a temporary folder.
@@ -314,9 +314,9 @@ fn a_provider_that_is_not_configured_is_an_error_never_deepseek_with_your_key() 
 
 /// The full-screen UI in `s.project` with a pseudo-terminal.
 fn start_tui(s: &Setup, args: &[&str]) -> Pty {
-    let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &s.home, &s.project);
-    cmd.args(["--no-mouse", "--workspace", "."]);
-    cmd.args(args);
+    let mut launch = Launch::new(&s.home, &s.project)
+        .args(["--no-mouse", "--workspace", "."])
+        .args(args);
     for name in [
         "HTTP_PROXY",
         "http_proxy",
@@ -324,9 +324,9 @@ fn start_tui(s: &Setup, args: &[&str]) -> Pty {
         "https_proxy",
         "ALL_PROXY",
     ] {
-        cmd.env_remove(name);
+        launch = launch.env_remove(name);
     }
-    Pty::start(cmd)
+    launch.start()
 }
 
 #[test]

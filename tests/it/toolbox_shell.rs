@@ -1,9 +1,11 @@
 //! run_shell_command: hostile inputs refused with their reason, normal runs, bounds.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::wait;
 use miniclaw::agent::{AgentEvent, EventSink};
 use miniclaw::tools::process::Limits;
 use miniclaw::tools::shell::{ShellSettings, ShellTool};
@@ -348,9 +350,22 @@ async fn cancelling_stops_a_running_command() {
     make_fifo(&f.sandbox.root().join("pipe"));
     let ctx = ToolContext::standalone(f.sandbox.clone());
     let cancel = ctx.cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+    let pipe = f.sandbox.root().join("pipe");
+    // Once `cat` has the pipe open for reading (a writer that does not wait can open it only
+    // then), it is running: cancel it. The writer stays open, so `cat` does not end by itself.
+    let canceller = tokio::spawn(async move {
+        let mut writer = None;
+        wait::until_async("`cat` to open the pipe", || {
+            writer = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&pipe)
+                .ok();
+            writer.is_some()
+        })
+        .await;
         cancel.cancel();
+        writer
     });
     let started = std::time::Instant::now();
     let obs = registry(ShellSettings::default())
@@ -362,6 +377,7 @@ async fn cancelling_stops_a_running_command() {
         .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(obs["error"], "interrupted");
+    drop(canceller.await.unwrap());
 }
 
 #[tokio::test]

@@ -1,9 +1,11 @@
 //! fetch_web_page and search_web against local HTTP servers started here (no internet).
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::wait;
 use miniclaw::tools::web::{FetchTool, ParseLimits, SearchWebTool, WebSettings};
 use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -16,6 +18,8 @@ type Handler = Arc<dyn Fn(&str) -> Vec<u8> + Send + Sync>;
 struct Server {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<String>>>,
+    /// How many responses were written in full.
+    served: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -30,12 +34,13 @@ impl Server {
         let listener = TcpListener::bind(bind).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let served = Arc::new(AtomicUsize::new(0));
         let handler: Handler = Arc::new(handler);
-        let rec = requests.clone();
+        let (rec, done) = (requests.clone(), served.clone());
         let task = tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 let handler = handler.clone();
-                let rec = rec.clone();
+                let (rec, done) = (rec.clone(), done.clone());
                 tokio::spawn(async move {
                     let mut buf = Vec::new();
                     let mut chunk = [0u8; 4096];
@@ -50,12 +55,14 @@ impl Server {
                     rec.lock().unwrap().push(target.clone());
                     let _ = socket.write_all(&handler(&target)).await;
                     let _ = socket.shutdown().await;
+                    done.fetch_add(1, Ordering::SeqCst);
                 });
             }
         });
         Self {
             addr,
             requests,
+            served,
             task,
         }
     }
@@ -277,6 +284,7 @@ async fn keep_alive_server(page: &'static str) -> (SocketAddr, Arc<Mutex<usize>>
     let server = Server {
         addr,
         requests: Arc::default(),
+        served: Arc::default(),
         task,
     };
     (addr, connections, server)
@@ -376,10 +384,15 @@ async fn an_interrupt_during_a_slow_parse_returns_at_once() {
     let ctx = ToolContext::standalone(Arc::new(Sandbox::new(dir.path()).unwrap()));
     let mut r = ToolRegistry::new();
     r.register(tool);
-    // Fired from another thread: a parse on this (single-threaded) runtime would block timers.
+    // Fired from another thread once the page is sent in full (the tool is then reading its
+    // last bytes or, for minutes, parsing it): a parse on this (single-threaded) runtime would
+    // hold up a task of its own.
     let cancel = ctx.cancel.clone();
+    let served = server.served.clone();
     std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(500));
+        wait::until("the page sent in full", || {
+            served.load(Ordering::SeqCst) > 0
+        });
         cancel.cancel();
     });
     let started = Instant::now();

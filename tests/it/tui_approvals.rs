@@ -3,25 +3,20 @@
 //! in the observation), then approved (the file written), then `/undo` (the file as before); and
 //! `read-only` refusing the shell.
 
+use crate::pty::{CTRL_D, ENTER, Launch, Pty};
 use crate::support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::pty::{self, CTRL_D, ENTER, Pty};
 use support::{MockServer, RecordedRequest, Reply, SseBuilder};
 
 /// The program in `dir` (home, config and workspace inside it) with `args`.
 fn start(dir: &Path, base_url: &str, args: &[&str]) -> Pty {
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, dir);
-    cmd.args(["--no-mouse", "--workspace"]);
-    cmd.arg(dir.join("ws"));
-    cmd.args(args);
-    cmd.env("DEEPSEEK_API_KEY", "sk-approvals");
-    cmd.env("DEEPSEEK_BASE_URL", base_url);
-    Pty::start(cmd)
+    Launch::ui(dir, base_url)
+        .key("sk-approvals")
+        .args(args)
+        .start()
 }
 
 fn call(tool: &str, args: Value) -> Reply {
@@ -46,20 +41,9 @@ fn observations(request: &RecordedRequest) -> Vec<Value> {
 }
 
 fn wait_requests(server: &MockServer, n: usize, pty: &Pty) -> Vec<RecordedRequest> {
-    let start = std::time::Instant::now();
-    loop {
-        let requests = server.requests();
-        if requests.len() >= n {
-            return requests;
-        }
-        assert!(
-            start.elapsed() < pty::WAIT,
-            "{} requests; screen:\n{}",
-            requests.len(),
-            pty.screen()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
+    pty.wait_on(&format!("the server to see {n} requests"), || {
+        Some(server.requests()).filter(|r| r.len() >= n)
+    })
 }
 
 #[test]
@@ -86,10 +70,8 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
     p.wait_for("Allow write_text_file?");
     p.wait_for("-mine");
     p.wait_for("+from the model");
-    // Keys pressed within half a second of the dialog appearing are not taken as its answer.
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    p.send("n");
-    p.wait_for("Why not?");
+    // Keys pressed just as the dialog appears are not taken as its answer.
+    p.answer("n", "the line for a reason", |s| s.contains("Why not?"));
     p.send("keep my words");
     p.wait_for("keep my words");
     p.send(ENTER);
@@ -105,8 +87,9 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
 
     p.submit("now write it");
     p.wait_for("Allow write_text_file?");
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    p.send("y");
+    p.answer("y", "the dialog closed", |s| {
+        !s.contains("Allow write_text_file?")
+    });
     p.wait_for("written-answer.");
     p.wait_for("✓ approved");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");

@@ -1,21 +1,21 @@
 //! End to end: the real `miniclaw-tui` binary in a pseudo-terminal, talking to the local scripted
 //! model server, its screen read through a vt100 emulator.
 
+use crate::pty::{Launch, Pty, WAIT};
 use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::pty::{self, Pty, WAIT};
-use support::{MockServer, RecordedRequest, SseBuilder};
+use support::{Gate, MockServer, RecordedRequest, SseBuilder};
 
 const ENTER: &str = "\r";
 const F2: &str = "\x1bOQ";
 const CTRL_L: &str = "\x0c";
 const CTRL_D: &str = "\x04";
 
-/// The binary running in a pseudo-terminal (`support::pty`), with the temp folder holding its
+/// The binary running in a pseudo-terminal (`crate::pty`), with the temp folder holding its
 /// home, config, data and workspace.
 struct Session {
     pty: Pty,
@@ -64,14 +64,14 @@ impl Session {
     ) -> Self {
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, cwd);
-        cmd.args(args);
-        cmd.env("DEEPSEEK_BASE_URL", base_url);
+        let mut launch = Launch::new(&home, cwd)
+            .args(args)
+            .env("DEEPSEEK_BASE_URL", base_url);
         for (k, v) in env {
-            cmd.env(k, v);
+            launch = launch.env(k, v);
         }
         Self {
-            pty: Pty::start(cmd),
+            pty: launch.start(),
             dir,
         }
     }
@@ -462,6 +462,8 @@ fn a_panic_in_a_tool_call_is_its_error_and_the_session_goes_on() {
 
 #[test]
 fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
+    // Turn two holds after its reasoning until the test has looked at the panes.
+    let gate = Gate::new();
     let (server, _rt) = MockServer::start_blocking(vec![
         SseBuilder::new()
             .role()
@@ -474,7 +476,7 @@ fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
         SseBuilder::new()
             .role()
             .reasoning(&["turn-two-reasoning"])
-            .pause(1_500)
+            .until(gate.until("the test to see turn two's reasoning"))
             .tool_call(
                 0,
                 "c2",
@@ -497,8 +499,11 @@ fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
     s.wait_for("Reasoning · turn 1, step 1");
     s.wait_for("turn-one-reasoning");
     // Back to the input (Esc) and send turn 2: the panes follow it while it runs.
+    // (Typed only once Esc is taken: right behind it, `t` would read as Alt+t.)
     s.send("\x1b");
-    std::thread::sleep(Duration::from_millis(200));
+    s.wait_until("the input focused again (its thick border)", |screen| {
+        screen.contains("┏ Message")
+    });
     s.submit("turn two");
     s.wait_for("turn-two-reasoning");
     s.wait_for("Reasoning · turn 2, step 1");
@@ -507,6 +512,7 @@ fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
         "the reasoning pane still shows turn 1:\n{}",
         s.screen()
     );
+    gate.open();
     s.wait_for("second-answer-done");
     s.wait_until("turn 2's call in the timeline", |screen| {
         screen
@@ -548,11 +554,13 @@ fn the_chosen_model_and_theme_are_remembered_across_restarts() {
 
 #[test]
 fn a_message_queued_during_a_slow_turn_is_sent_after_it() {
+    // The first answer holds until the second question is queued.
+    let gate = Gate::new();
     let (server, _rt) = MockServer::start_blocking(vec![
         SseBuilder::new()
             .role()
             .content(&["Working on it… "])
-            .pause(1_500)
+            .until(gate.until("the second question to be queued"))
             .content(&["slow-answer-done."])
             .finish("stop")
             .done()
@@ -565,6 +573,7 @@ fn a_message_queued_during_a_slow_turn_is_sent_after_it() {
     s.wait_for("Working on it");
     s.submit("second question");
     s.wait_for("1 queued: second question");
+    gate.open();
     s.wait_for("slow-answer-done");
     s.wait_for("queued-answer-done");
     let requests = wait_requests(&server, 2, || s.screen());

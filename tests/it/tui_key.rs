@@ -3,24 +3,18 @@
 //! it, saves it to `<config dir>/miniclaw/.env` (0600), and the next message carries it; a key
 //! written to that file while the program runs is used by the next send.
 
+use crate::pty::{CTRL_D, ENTER, ESC, Launch, Pty, WAIT};
 use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use support::pty::{self, CTRL_D, ENTER, ESC, Pty, WAIT};
 use support::{MockServer, RecordedRequest, SseBuilder};
 
 /// The program without a key, its home, config and workspace inside `dir`.
 fn start(dir: &Path, base_url: &str) -> Pty {
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, dir);
-    cmd.args(["--no-mouse", "--workspace"]);
-    cmd.arg(dir.join("ws"));
-    cmd.env("DEEPSEEK_BASE_URL", base_url);
-    Pty::start(cmd)
+    Launch::ui(dir, base_url).start()
 }
 
 /// Where the program keeps keys for this home.

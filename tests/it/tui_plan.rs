@@ -3,24 +3,17 @@
 //! waits in the input, is edited, and Enter runs it with the flash preset item by item; a
 //! restart shows the plan and its progress from the history. Esc stops a running plan.
 
+use crate::pty::{CTRL_D, ENTER, ESC, Launch, Pty};
 use crate::support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::pty::{self, CTRL_D, ENTER, ESC, Pty};
 use support::{MockServer, RecordedRequest, SseBuilder};
 
 /// The program in `dir` (home, config and workspace inside it).
 fn start(dir: &Path, base_url: &str) -> Pty {
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = pty::command(env!("CARGO_BIN_EXE_miniclaw-tui"), &home, dir);
-    cmd.args(["--no-mouse", "--workspace"]);
-    cmd.arg(dir.join("ws"));
-    cmd.env("DEEPSEEK_API_KEY", "sk-plan");
-    cmd.env("DEEPSEEK_BASE_URL", base_url);
-    Pty::start(cmd)
+    Launch::ui(dir, base_url).key("sk-plan").start()
 }
 
 fn tools(request: &RecordedRequest) -> Vec<String> {
