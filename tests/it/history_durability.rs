@@ -2,6 +2,10 @@
 //! ever-changing sessions in a loop and is killed (SIGKILL) at random points, many times. One
 //! child saves whole files; the other saves as the agent does, appending to the journal and
 //! folding it into new snapshots, starting new sessions and clearing now and then.
+//!
+//! The random points come from a seed printed by each test (shown with its failure, or with
+//! `--nocapture`); `MINICLAW_TEST_SEED=N` runs them again from seed N: the same moments to kill
+//! at and the same writers' choices (where a kill lands still depends on the machine's speed).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -10,9 +14,27 @@ use std::time::Duration;
 use miniclaw::agent::history::{self, CompactionPolicy};
 use miniclaw::agent::{Message, Session};
 use miniclaw::llm::Role;
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 const CHILD_ENV: &str = "MINICLAW_TEST_HISTORY_WRITER";
+/// The seed of a child's own random choices.
+const CHILD_SEED_ENV: &str = "MINICLAW_TEST_HISTORY_SEED";
+/// Replays a run: the seed its output printed.
+const SEED_ENV: &str = "MINICLAW_TEST_SEED";
+
+/// The seed of this run: `MINICLAW_TEST_SEED` if set, else a fresh one. Printed either way.
+fn seed(test: &str) -> u64 {
+    let seed = match std::env::var(SEED_ENV) {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{SEED_ENV}={text:?} is not a number")),
+        Err(_) => rand::random(),
+    };
+    eprintln!("{test}: seed {seed} (replay with {SEED_ENV}={seed})");
+    seed
+}
 
 /// The child's job: save forever. Outside the kill test this does nothing.
 #[test]
@@ -54,7 +76,10 @@ fn journal_writer_child() {
         max_journal_percent: 50,
     });
     let pid = std::process::id();
-    let mut rng = rand::rng();
+    let child_seed = std::env::var(CHILD_SEED_ENV)
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let mut rng = StdRng::seed_from_u64(child_seed.unwrap_or(0));
     let mut n = 0usize;
     loop {
         n += 1;
@@ -88,10 +113,12 @@ fn progress_path(history: &Path) -> std::path::PathBuf {
     history.with_file_name("progress")
 }
 
-/// Runs `child` against a fresh history `rounds` times, killing it at a random moment, and
-/// checks the history after each kill; returns how many kills left a history to load.
+/// Runs `child` against a fresh history `rounds` times, killing it at a random moment (drawn
+/// from `seed`, as are the seeds of the children's own choices), and checks the history after
+/// each kill; returns how many kills left a history to load.
 fn kill_repeatedly(
     child: &str,
+    seed: u64,
     rounds: usize,
     max_ms: u64,
     check: impl Fn(&Session, &Path, u32),
@@ -99,7 +126,7 @@ fn kill_repeatedly(
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
     let exe = std::env::current_exe().unwrap();
-    let mut rng = rand::rng();
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut loads = 0;
     for _ in 0..rounds {
         let mut child = Command::new(&exe)
@@ -110,6 +137,7 @@ fn kill_repeatedly(
                 "--test-threads=1",
             ])
             .env(CHILD_ENV, &path)
+            .env(CHILD_SEED_ENV, rng.random::<u64>().to_string())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -139,7 +167,8 @@ fn kill_repeatedly(
 
 #[test]
 fn killing_the_writer_at_random_points_never_leaves_a_broken_history() {
-    let loads = kill_repeatedly("writer_child", 40, 80, |_, _, _| {});
+    let seed = seed("the writer");
+    let loads = kill_repeatedly("writer_child", seed, 40, 80, |_, _, _| {});
     assert!(loads > 10, "the writer barely ran ({loads} loads)");
 }
 
@@ -188,6 +217,7 @@ fn numbered_in_order(session: &Session, history: &Path, _killed: u32) {
 
 #[test]
 fn killing_the_journal_writer_at_random_points_never_loses_or_repeats_an_entry() {
-    let loads = kill_repeatedly("journal_writer_child", 50, 150, numbered_in_order);
+    let seed = seed("the journal writer");
+    let loads = kill_repeatedly("journal_writer_child", seed, 50, 150, numbered_in_order);
     assert!(loads > 10, "the writer barely ran ({loads} loads)");
 }
