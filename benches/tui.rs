@@ -102,6 +102,7 @@ fn timeline_state(steps: usize) -> Screen {
                 step: i + 1,
                 max: 10,
             },
+            AgentEvent::StepFinished(miniclaw::events::StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: id.clone(),
                 name: "read_text_file".into(),
@@ -111,6 +112,8 @@ fn timeline_state(steps: usize) -> Screen {
                 id,
                 name: "read_text_file".into(),
                 result: json!({"ok": true, "content": "fn main() {}\n".repeat(4)}),
+                outcome: miniclaw::events::CallOutcome::Ok,
+                approved: false,
                 duration: Some(Duration::from_millis(3)),
             },
         ] {

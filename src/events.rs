@@ -8,11 +8,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::llm::Usage;
 
-/// What the agent is doing.
+/// What the agent is doing while a turn runs (between turns it does nothing: `TurnFinished`
+/// says so).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentState {
-    /// Waiting for a prompt.
-    Idle,
     /// Waiting for or reading the model.
     Thinking,
     /// Running tools.
@@ -20,16 +19,170 @@ pub enum AgentState {
 }
 
 /// How a turn ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TurnOutcome {
     /// The model answered without calling tools.
     Answered,
-    /// `max_steps` model calls were used up.
+    /// `max_steps` model calls were used up. Not a failure: the work so far stands and the
+    /// person can let it go on (so it is no [`FailCause`]).
     StepLimit,
     /// The person interrupted it.
     Interrupted,
-    /// An error ended it (the error event says which).
-    Failed,
+    /// Something ended it; the `Error` event before says what in words.
+    Failed(FailCause),
+}
+
+/// Why a turn failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailCause {
+    /// No API key for the model (nothing was sent).
+    MissingKey,
+    /// The server refused the key (401 or 403).
+    RefusedKey,
+    /// The connection failed, broke, or went silent.
+    Network,
+    /// The server answered with an error, or sent something unusable.
+    Server,
+    /// The answer was cut short by the provider (output limit, content filter, capacity).
+    Cut,
+    /// The model named a model or provider that cannot be used, or another problem of the
+    /// request itself.
+    Request,
+    /// A `/plan` run made no plan, or one of its items did not get done.
+    Plan,
+    /// A turn told again from a saved session, which keeps what went wrong in words but not
+    /// its kind.
+    Unrecorded,
+}
+
+impl FailCause {
+    /// Whether a key would help: the UI asks for one again.
+    pub fn is_key(self) -> bool {
+        matches!(self, Self::MissingKey | Self::RefusedKey)
+    }
+
+    /// The name the JSON formats use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MissingKey => "missing_key",
+            Self::RefusedKey => "refused_key",
+            Self::Network => "network",
+            Self::Server => "server",
+            Self::Cut => "cut",
+            Self::Request => "request",
+            Self::Plan => "plan",
+            Self::Unrecorded => "unrecorded",
+        }
+    }
+}
+
+impl TurnOutcome {
+    /// The name the JSON formats use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::StepLimit => "step_limit",
+            Self::Interrupted => "interrupted",
+            Self::Failed(_) => "failed",
+        }
+    }
+
+    /// Why it failed, when it did.
+    pub fn cause(self) -> Option<FailCause> {
+        match self {
+            Self::Failed(cause) => Some(cause),
+            _ => None,
+        }
+    }
+}
+
+/// How a tool call ended. The JSON observation is what the model reads; this is what the
+/// program reads.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// It ran and succeeded.
+    Ok,
+    /// It ran, or tried to, and failed.
+    Failed {
+        /// The tool's error.
+        error: String,
+    },
+    /// The person said no.
+    Denied {
+        /// What they said (empty when nothing).
+        reason: String,
+    },
+    /// A rule kept it from running.
+    Refused {
+        /// Why, as the model is told.
+        why: String,
+        /// Which rule.
+        by: RefusedBy,
+    },
+    /// The turn was interrupted before it could finish.
+    Interrupted,
+}
+
+/// The rule that refused a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusedBy {
+    /// The approval mode (`read-only`, or nobody to ask in headless mode).
+    Approval,
+    /// The loop's guards: a repeated call, too many calls, an unknown tool, a broken call tag.
+    Guard,
+}
+
+impl CallOutcome {
+    /// Whether it ran and succeeded.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Self::Ok)
+    }
+
+    /// Whether it counts as denied by approval (`--approval`, the person's no).
+    pub fn is_denied(&self) -> bool {
+        matches!(
+            self,
+            Self::Denied { .. }
+                | Self::Refused {
+                    by: RefusedBy::Approval,
+                    ..
+                }
+        )
+    }
+
+    /// Why it did not succeed, in the words the model was told (`None` when it did).
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            Self::Ok => None,
+            Self::Failed { error } => Some(error.clone()),
+            Self::Denied { reason } if reason.is_empty() => Some("denied by the user".into()),
+            Self::Denied { reason } => Some(format!("denied by the user: {reason}")),
+            Self::Refused { why, .. } => Some(why.clone()),
+            Self::Interrupted => Some("interrupted".into()),
+        }
+    }
+
+    /// The name the JSON formats use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Failed { .. } => "failed",
+            Self::Denied { .. } => "denied",
+            Self::Refused { .. } => "refused",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// How a model call's text turned out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepEnd {
+    /// Tool calls follow: the text was a thought.
+    Thought,
+    /// No tool calls follow: the text is the answer.
+    Answer,
 }
 
 /// What an MCP server is doing.
@@ -112,14 +265,21 @@ pub enum AgentEvent {
         /// The new text.
         text: String,
     },
+    /// The model call's stream ended: its text was a thought (calls follow) or the answer.
+    /// Not sent for a step cut short by an interrupt or an error (`TurnFinished` follows).
+    StepFinished(StepEnd),
     /// A tool call ended; `result` is the observation sent to the model.
     ToolFinished {
         /// The call id.
         id: String,
         /// The tool name.
         name: String,
-        /// The JSON observation (`{"ok": ..., "tool": ..., ...}`).
+        /// The JSON observation (`{"ok": ..., "tool": ..., ...}`), for the model and reports.
         result: Value,
+        /// How it ended.
+        outcome: CallOutcome,
+        /// Whether a person said yes to it first.
+        approved: bool,
         /// How long it ran, when known (a call replayed from a saved session has no timing).
         duration: Option<Duration>,
     },

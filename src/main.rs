@@ -311,10 +311,10 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     drop(started.lock);
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
-        TurnOutcome::Failed if config.cli.plan => {
+        TurnOutcome::Failed(_) if config.cli.plan => {
             say!("miniclaw-tui: the plan did not finish (see the plan lines above)")
         }
-        TurnOutcome::Failed => say!("miniclaw-tui: the turn failed (see the error above)"),
+        TurnOutcome::Failed(_) => say!("miniclaw-tui: the turn failed (see the error above)"),
         // A step limit was said once already (a notice in the trace).
         TurnOutcome::Answered | TurnOutcome::StepLimit => {}
     }

@@ -1,7 +1,9 @@
 //! What the person chose last time, kept across restarts: the model and the theme, in
 //! `<data dir>/miniclaw/choices.json`. A missing or unreadable file means "nothing remembered".
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -52,18 +54,24 @@ pub fn load(path: &Path) -> Choices {
         .unwrap_or_default()
 }
 
-/// Keeps `update` applied to the choices at `path`: written to a temporary file beside it and
-/// renamed over it, so a crash never leaves half a file.
+/// One save of the choices at a time in this process. Saves come from separate threads (F2 and
+/// Shift+Tab each start one off the event loop), and each reads the file, changes one field and
+/// writes it back: without this, two saves in the same instant both read the old file and the
+/// later write drops the earlier one's change. A lock file would also cover two MiniClaw
+/// processes, at the price of a file that can be left behind; one person's two windows
+/// choosing in the same millisecond is not worth it.
+static SAVING: Mutex<()> = Mutex::new(());
+
+/// Keeps `update` applied to the choices at `path`, durably (`durable::replace`: a crash never
+/// leaves half a file). Saves of this process are applied one after the other, so each one's
+/// change survives.
 pub fn remember(path: &Path, update: impl FnOnce(&mut Choices)) -> std::io::Result<()> {
+    // A save that panicked left the file whole (the write is atomic): the lock is still good.
+    let _saving = SAVING.lock().unwrap_or_else(|e| e.into_inner());
     let mut choices = load(path);
     update(&mut choices);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
     let bytes = serde_json::to_vec_pretty(&choices).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    crate::durable::replace(path, |file| file.write_all(&bytes)).map(|_| ())
 }
 
 #[cfg(test)]
@@ -82,5 +90,62 @@ mod tests {
         assert_eq!(kept.theme.as_deref(), Some("light"));
         std::fs::write(&path, "{not json").unwrap();
         assert_eq!(load(&path), Choices::default());
+    }
+
+    #[test]
+    fn choices_saved_in_the_same_instant_all_survive() {
+        use crate::approval::ApprovalMode;
+        type Save = Box<dyn FnOnce(&mut Choices) + Send>;
+        // Several rounds: one round of eight racing saves could happen to come out right.
+        for round in 0..10 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("miniclaw/choices.json");
+            let mut saves: Vec<Save> = vec![
+                Box::new(|c| c.model = Some("deepseek-v4-pro".into())),
+                Box::new(|c| c.provider = Some("openrouter".into())),
+                Box::new(|c| c.theme = Some("light".into())),
+                Box::new(|c| c.approval = Some(ApprovalMode::ReadOnly)),
+            ];
+            for i in 0..4 {
+                saves.push(Box::new(move |c| {
+                    c.recent_models.push(format!("model-{i}"))
+                }));
+            }
+            let barrier = std::sync::Barrier::new(saves.len());
+            std::thread::scope(|s| {
+                for save in saves {
+                    let (path, barrier) = (&path, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        remember(path, save).unwrap();
+                    });
+                }
+            });
+            let kept = load(&path);
+            assert_eq!(
+                kept.model.as_deref(),
+                Some("deepseek-v4-pro"),
+                "round {round}"
+            );
+            assert_eq!(
+                kept.provider.as_deref(),
+                Some("openrouter"),
+                "round {round}"
+            );
+            assert_eq!(kept.theme.as_deref(), Some("light"), "round {round}");
+            assert_eq!(kept.approval, Some(ApprovalMode::ReadOnly), "round {round}");
+            let mut recent = kept.recent_models.clone();
+            recent.sort();
+            assert_eq!(
+                recent,
+                ["model-0", "model-1", "model-2", "model-3"],
+                "round {round}"
+            );
+            let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(left, ["choices.json"], "no temporary file left");
+        }
     }
 }

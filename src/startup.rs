@@ -76,6 +76,7 @@ pub async fn open_session(
         SessionChoice::Resume(name) => agent.resume(name, &events).await?,
         SessionChoice::Newest => match agent
             .list_sessions()
+            .await
             .into_iter()
             .find(|s| s.problem.is_none())
         {

@@ -7,7 +7,9 @@
 pub mod changes;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -309,21 +311,25 @@ pub fn is_trusted(project: &ProjectCommands, store: &Path) -> bool {
         .is_some_and(|h| *h == project.hash)
 }
 
-/// Remembers that the person trusts this folder with this content (a new file renamed over
-/// the old, so a crash never leaves half a file).
+/// One change of the trust record at a time in this process: each reads the record, adds a
+/// folder and writes it back, so two in the same instant would both read the old record and
+/// the later write would drop the earlier folder. (Two MiniClaw processes trusting folders in
+/// the same millisecond is not worth a lock file that can be left behind.)
+static SAVING: Mutex<()> = Mutex::new(());
+
+/// Remembers that the person trusts this folder with this content, durably
+/// (`durable::replace`: a crash never leaves half a file). Saves of this process are applied
+/// one after the other, so each one's folder survives.
 pub fn remember(project: &ProjectCommands, store: &Path) -> std::io::Result<()> {
+    // A save that panicked left the record whole (the write is atomic): the lock is still good.
+    let _saving = SAVING.lock().unwrap_or_else(|e| e.into_inner());
     let mut file = read(store);
     file.folders.insert(
         project.folder.to_string_lossy().into_owned(),
         project.hash.clone(),
     );
-    if let Some(dir) = store.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = store.with_extension(format!("json.tmp-{}", std::process::id()));
     let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, store)
+    crate::durable::replace(store, |out| out.write_all(&bytes)).map(|_| ())
 }
 
 /// Where a project folder stands at start.
@@ -429,6 +435,43 @@ mod tests {
         assert!(found.question_with_changes(&changed).contains("helper.py"));
         accept(&found, &store, Some(&record)).unwrap();
         assert_eq!(standing(&found, &store, Some(&record)), Standing::Trusted);
+    }
+
+    #[test]
+    fn folders_trusted_in_the_same_instant_are_all_remembered() {
+        // Several rounds: one round of eight racing saves could happen to come out right.
+        for round in 0..10 {
+            let dir = tempfile::tempdir().unwrap();
+            let store = dir.path().join("data/trusted.json");
+            let projects: Vec<ProjectCommands> = (0..8)
+                .map(|i| ProjectCommands {
+                    folder: dir.path().join(format!("p{i}")),
+                    dirs: Vec::new(),
+                    files: Vec::new(),
+                    commands: Vec::new(),
+                    hash: format!("hash-{i}"),
+                    loads: Vec::new(),
+                })
+                .collect();
+            let barrier = std::sync::Barrier::new(projects.len());
+            std::thread::scope(|s| {
+                for project in &projects {
+                    let (store, barrier) = (&store, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        remember(project, store).unwrap();
+                    });
+                }
+            });
+            for project in &projects {
+                assert!(is_trusted(project, &store), "round {round}: {project:?}");
+            }
+            let left: Vec<_> = std::fs::read_dir(dir.path().join("data"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(left, ["trusted.json"], "no temporary file left");
+        }
     }
 
     #[test]

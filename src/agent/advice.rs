@@ -1,7 +1,28 @@
 //! What the person is told when a turn cannot go on: each model error as a sentence that says
 //! what to do next, and the step-limit notice.
 
+use crate::events::FailCause;
 use crate::llm::LlmError;
+
+/// Why a turn that met `e` failed.
+pub fn fail_cause(e: &LlmError) -> FailCause {
+    match e {
+        LlmError::MissingKey | LlmError::MissingProviderKey { .. } => FailCause::MissingKey,
+        LlmError::Http {
+            status: 401 | 403, ..
+        } => FailCause::RefusedKey,
+        LlmError::Transport { .. } | LlmError::IdleTimeout(_) | LlmError::StreamCut => {
+            FailCause::Network
+        }
+        LlmError::Http { .. }
+        | LlmError::EventTooLarge { .. }
+        | LlmError::InStream(_)
+        | LlmError::Malformed(_) => FailCause::Server,
+        LlmError::UnknownProvider { .. } | LlmError::Setup { .. } | LlmError::Cancelled => {
+            FailCause::Request
+        }
+    }
+}
 
 /// What is said when a turn reaches its step limit.
 pub fn step_limit_notice(max: usize) -> String {

@@ -11,8 +11,11 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::off_runtime;
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
-use crate::events::{AgentEvent, EventSink};
+use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
+use crate::llm::ToolCall;
+use crate::tools::{Sandbox, ToolRegistry};
 
 /// The next approval ticket.
 static TICKETS: AtomicU64 = AtomicU64::new(1);
@@ -89,8 +92,8 @@ pub enum Gate {
         /// Whether a person approved it.
         asked: bool,
     },
-    /// Do not run it; this is its observation.
-    Refused(Value),
+    /// Do not run it; this is its observation, and how it ended.
+    Refused(Value, CallOutcome),
 }
 
 impl Approvals {
@@ -138,12 +141,12 @@ impl Approvals {
         match self.mode() {
             ApprovalMode::Auto if !configuration => return Gate::Run { asked: false },
             ApprovalMode::ReadOnly => {
-                return Gate::Refused(refusal(
+                return refusal(
                     &tool,
                     "refused: MiniClaw is in read-only mode, so calls that change files, run \
                      commands or reach the network do not run (the person can change the mode \
                      with /approval or Shift+Tab)",
-                ));
+                );
             }
             ApprovalMode::Ask if !configuration && !self.asks(&tool) => {
                 return Gate::Run { asked: false };
@@ -151,7 +154,7 @@ impl Approvals {
             ApprovalMode::Auto | ApprovalMode::Ask => {}
         }
         let Some(asker) = &self.asker else {
-            return Gate::Refused(refusal(
+            return refusal(
                 &tool,
                 if configuration {
                     CONFIGURATION_HEADLESS
@@ -159,15 +162,19 @@ impl Approvals {
                     "denied: the approval mode is `ask` and there is no one to ask in headless \
                      mode (run with --approval auto to let such calls run)"
                 },
-            ));
+            );
+        };
+        let interrupted = |error: &str| {
+            let observation = json!({"ok": false, "tool": tool, "error": error, "denied": true});
+            Gate::Refused(observation, CallOutcome::Interrupted)
         };
         if cancel.is_cancelled() {
-            return Gate::Refused(refusal(&tool, "not run: the turn was interrupted"));
+            return interrupted("not run: the turn was interrupted");
         }
         let decision = tokio::select! {
             // An interrupt wins over an answer that arrives at the same moment.
             biased;
-            () = cancel.cancelled() => Decision::Deny("interrupted".into()),
+            () = cancel.cancelled() => return interrupted("denied by the user: interrupted"),
             d = asker.ask(request, events) => d,
         };
         match decision {
@@ -185,7 +192,10 @@ impl Approvals {
                 } else {
                     format!("denied by the user: {reason}")
                 };
-                Gate::Refused(refusal(&tool, &error))
+                let observation =
+                    json!({"ok": false, "tool": tool, "error": error, "denied": true});
+                let reason = reason.to_string();
+                Gate::Refused(observation, CallOutcome::Denied { reason })
             }
         }
     }
@@ -196,9 +206,37 @@ const CONFIGURATION_HEADLESS: &str = "denied: AGENTS.md is configuration (it joi
      prompt of later sessions), so writing it needs a person's yes in every approval mode, and \
      there is no one to ask in headless mode";
 
-/// The observation of a call that did not run for want of approval.
-fn refusal(tool: &str, error: &str) -> Value {
-    json!({"ok": false, "tool": tool, "error": error, "denied": true})
+/// A call that did not run for want of approval: its observation says so.
+fn refusal(tool: &str, error: &str) -> Gate {
+    Gate::Refused(
+        json!({"ok": false, "tool": tool, "error": error, "denied": true}),
+        CallOutcome::Refused {
+            why: error.to_string(),
+            by: RefusedBy::Approval,
+        },
+    )
+}
+
+/// The diff the approval dialog shows for `call`: what it would change in a file (`None`: the
+/// tool does not say, or the call would fail). The file is read and diffed off the runtime.
+pub(super) async fn preview_diff(
+    registry: &Arc<ToolRegistry>,
+    sandbox: &Arc<Sandbox>,
+    call: &ToolCall,
+) -> Option<String> {
+    let (registry, sandbox) = (registry.clone(), sandbox.clone());
+    let (name, arguments) = (call.function.name.clone(), call.function.arguments.clone());
+    let work = move || {
+        registry
+            .preview(&name, &arguments, &sandbox)
+            .and_then(Result::ok)
+            .map(|change| change.diff())
+    };
+    off_runtime(work).await.unwrap_or_else(|e| {
+        // Asked without a diff, as for a tool that shows none.
+        tracing::warn!(error = %e, "the approval diff could not be made");
+        None
+    })
 }
 
 #[cfg(test)]
@@ -250,7 +288,7 @@ mod tests {
 
     fn refused_with(gate: Gate) -> String {
         match gate {
-            Gate::Refused(v) => {
+            Gate::Refused(v, _) => {
                 assert_eq!(v["denied"], true);
                 v["error"].as_str().unwrap().to_string()
             }

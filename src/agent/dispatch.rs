@@ -7,11 +7,11 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::approvals::Gate;
+use super::approvals::{Gate, preview_diff};
 use super::budget::RequestBudget;
 use super::turn::Agent;
 use crate::approval::{ApprovalMode, ApprovalRequest};
-use crate::events::{AgentEvent, EventSink};
+use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
 use crate::llm::{ToolCall, text_protocol};
 use crate::tools::ToolContext;
 use crate::tools::sandbox::WriteKind;
@@ -41,10 +41,20 @@ impl Batch {
     }
 }
 
+/// A call's observation (what the model reads) and how it ended (what the program reads).
+pub(super) struct Observed {
+    /// The JSON observation.
+    pub value: Value,
+    /// How the call ended.
+    pub outcome: CallOutcome,
+    /// Whether a person said yes to it first.
+    pub approved: bool,
+}
+
 /// What the guard and the caps made of a response's calls.
 struct Screened {
     /// The refused calls' observations (the rest are filled as they run).
-    observations: Vec<Option<Value>>,
+    observations: Vec<Option<Observed>>,
     /// The calls that may run, in order.
     runnable: Vec<usize>,
     /// The calls refused as repeats (they count as made).
@@ -52,21 +62,23 @@ struct Screened {
 }
 
 /// Every call's observation: a call that never got one (the turn was interrupted first) says so.
-fn filled(observations: Vec<Option<Value>>, calls: &[ToolCall]) -> Vec<Value> {
+fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observed> {
     observations
         .into_iter()
         .zip(calls)
         .map(|(o, c)| {
-            o.unwrap_or_else(
-                || json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
-            )
+            o.unwrap_or_else(|| Observed {
+                value: json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
+                outcome: CallOutcome::Interrupted,
+                approved: false,
+            })
         })
         .collect()
 }
 
-/// Reports a call that did not run as one that started and finished at once with `result`;
-/// returns `result`.
-fn report_refused(events: &EventSink, call: &ToolCall, result: Value) -> Value {
+/// Reports a call that did not run as one that started and finished at once with `refused`;
+/// returns it.
+fn report_refused(events: &EventSink, call: &ToolCall, refused: Observed) -> Observed {
     events.send(AgentEvent::ToolCallStarted {
         id: call.id.clone(),
         name: call.function.name.clone(),
@@ -75,10 +87,12 @@ fn report_refused(events: &EventSink, call: &ToolCall, result: Value) -> Value {
     events.send(AgentEvent::ToolFinished {
         id: call.id.clone(),
         name: call.function.name.clone(),
-        result: result.clone(),
+        result: refused.value.clone(),
+        outcome: refused.outcome.clone(),
+        approved: false,
         duration: Some(std::time::Duration::ZERO),
     });
-    result
+    refused
 }
 
 /// More calls than this in one response are answered with an error instead of being run.
@@ -100,7 +114,7 @@ impl Agent {
         budget: &RequestBudget,
         events: &EventSink,
         cancel: &CancellationToken,
-    ) -> (Vec<Value>, Vec<bool>) {
+    ) -> (Vec<Observed>, Vec<bool>) {
         let Screened {
             mut observations,
             runnable,
@@ -154,7 +168,7 @@ impl Agent {
             self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
                 .await;
             if !self.registry.is_read_only(name) {
-                self.keep_before(&calls[i]);
+                self.keep_before(&calls[i]).await;
             }
             self.run_batch(
                 &step,
@@ -190,7 +204,7 @@ impl Agent {
         events: &EventSink,
     ) -> Screened {
         let mut screened = Screened {
-            observations: vec![None; calls.len()],
+            observations: calls.iter().map(|_| None).collect(),
             runnable: Vec::new(),
             repeated: Vec::new(),
         };
@@ -229,8 +243,15 @@ impl Agent {
             };
             match refusal {
                 Some(error) => {
-                    let result = json!({"ok": false, "tool": name, "error": error});
-                    screened.observations[i] = Some(report_refused(events, call, result));
+                    let refused = Observed {
+                        value: json!({"ok": false, "tool": name, "error": error}),
+                        outcome: CallOutcome::Refused {
+                            why: error,
+                            by: RefusedBy::Guard,
+                        },
+                        approved: false,
+                    };
+                    screened.observations[i] = Some(report_refused(events, call, refused));
                 }
                 None => screened.runnable.push(i),
             }
@@ -247,14 +268,11 @@ impl Agent {
         asking: &[usize],
         events: &EventSink,
         cancel: &CancellationToken,
-    ) -> Result<bool, Value> {
+    ) -> Result<bool, Observed> {
         let call = &calls[i];
         let configuration = self.writes_configuration(call);
         let diff = if configuration || self.approvals.asks(&call.function.name) {
-            self.registry
-                .preview(&call.function.name, &call.function.arguments, &self.sandbox)
-                .and_then(Result::ok)
-                .map(|change| change.diff())
+            preview_diff(&self.registry, &self.sandbox, call).await
         } else {
             None
         };
@@ -269,7 +287,11 @@ impl Agent {
         };
         let refused = match self.approvals.gate(request, events, cancel).await {
             Gate::Run { asked } => return Ok(asked),
-            Gate::Refused(observation) => observation,
+            Gate::Refused(value, outcome) => Observed {
+                value,
+                outcome,
+                approved: false,
+            },
         };
         Err(report_refused(events, call, refused))
     }
@@ -287,7 +309,7 @@ impl Agent {
         &self,
         step: &StepCalls<'_>,
         batch: Batch,
-        observations: &mut [Option<Value>],
+        observations: &mut [Option<Observed>],
     ) {
         let StepCalls {
             calls,
@@ -317,17 +339,18 @@ impl Agent {
             });
             async move {
                 let started = Instant::now();
-                let mut result = self
+                let (mut result, outcome) = self
                     .registry
-                    .execute(&call.function.name, &call.function.arguments, &ctx)
+                    .run(&call.function.name, &call.function.arguments, &ctx)
                     .await;
-                // A person's yes is kept with the observation: the timeline and the history.
+                // A person's yes is kept with the observation: the model is told, and a saved
+                // session from before outcomes were kept still shows it.
                 if let (true, Value::Object(o)) = (asked, &mut result) {
                     o.insert("approved_by_user".into(), Value::Bool(true));
                 }
                 tracing::info!(
                     tool = %call.function.name,
-                    ok = result["ok"].as_bool().unwrap_or(false),
+                    outcome = outcome.name(),
                     ms = started.elapsed().as_millis() as u64,
                     "tool call finished"
                 );
@@ -335,9 +358,16 @@ impl Agent {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
                     result: result.clone(),
+                    outcome: outcome.clone(),
+                    approved: asked,
                     duration: Some(started.elapsed()),
                 });
-                (i, result)
+                let observed = Observed {
+                    value: result,
+                    outcome,
+                    approved: asked,
+                };
+                (i, observed)
             }
         });
         for (i, result) in join_all(runs).await {

@@ -5,7 +5,8 @@
 //! session continued from `history.json`: the stored one may be older than the file (or than
 //! this program's default prompt), and the model should follow the project as it is now.
 
-use super::history::RememberedInstructions;
+use super::blocking::off_runtime;
+use super::history::{Checkpoints, RememberedInstructions};
 use super::session::SYSTEM_PROMPT;
 use super::turn::Agent;
 use crate::tools::{Sandbox, ToolError};
@@ -149,60 +150,130 @@ pub fn instructions_change(before: Option<&str>, now: Option<&str>) -> Option<St
 pub const CHANGED_NOTICE: &str = "AGENTS.md changed since this session last read it; the \
      system prompt now carries the new text. /instructions diff shows the change.";
 
+/// What was found of the instructions file for the system prompt, and the notice saying so.
+struct Found {
+    /// The instructions (`None`: no file, an empty one, or one that could not be read).
+    instructions: Option<ProjectInstructions>,
+    notice: Option<String>,
+}
+
+/// Reads the instructions file for the system prompt (blocking file work).
+fn find_instructions(sandbox: &Sandbox) -> Found {
+    let (instructions, notice) = match read_project_instructions(sandbox) {
+        Ok(Some(found)) if found.text.trim().is_empty() => (
+            None,
+            Some(format!(
+                "{INSTRUCTIONS_FILE} is empty: no project instructions were added."
+            )),
+        ),
+        Ok(Some(found)) => {
+            let notice = found.notice();
+            (Some(found), Some(notice))
+        }
+        Ok(None) => (None, None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "{INSTRUCTIONS_FILE} was not read ({e}): the session starts without project instructions."
+            )),
+        ),
+    };
+    Found {
+        instructions,
+        notice,
+    }
+}
+
+/// Compares the instructions of `now` with what the session's prompt last carried (its record
+/// in `checkpoints`) and remembers those of now; the diff when they changed (blocking file
+/// work).
+fn compare_with_record(checkpoints: &Checkpoints, now: Option<&str>) -> Option<String> {
+    let before = checkpoints.remembered_instructions();
+    let change = before
+        .as_ref()
+        .and_then(|b| instructions_change(b.text.as_deref(), now));
+    // "None" is remembered too: a file that appears later is a change as well.
+    if before.as_ref().is_none_or(|b| b.text.as_deref() != now) {
+        let record = RememberedInstructions {
+            text: now.map(str::to_string),
+        };
+        if let Err(e) = checkpoints.remember_instructions(&record) {
+            tracing::warn!(error = %e, "could not remember the project instructions");
+        }
+    }
+    change
+}
+
+/// Reads the instructions and compares them with the session's record (blocking file work).
+fn find_and_compare(
+    sandbox: &Sandbox,
+    checkpoints: Option<&Checkpoints>,
+) -> (Found, Option<String>) {
+    let found = find_instructions(sandbox);
+    let now = found.instructions.as_ref().map(|i| i.text.as_str());
+    let change = checkpoints.and_then(|c| compare_with_record(c, now));
+    (found, change)
+}
+
 impl Agent {
     /// Reads the workspace's `AGENTS.md` and opens the conversation with the system prompt it
     /// makes (the default one alone when there is none). Returns notices for the person: which
     /// file was read, or why it could not be, and whether it changed since this session's
-    /// prompt last carried it. Call it at start, and again once the file changed.
+    /// prompt last carried it. Blocking file work: called at start, before the agent's task
+    /// runs; the task reads the file again with [`Self::reload_project_instructions`].
     pub fn load_project_instructions(&mut self) -> Vec<String> {
-        let (instructions, notice) = match read_project_instructions(&self.sandbox) {
-            Ok(Some(found)) if found.text.trim().is_empty() => (
-                None,
-                Some(format!(
-                    "{INSTRUCTIONS_FILE} is empty: no project instructions were added."
-                )),
-            ),
-            Ok(Some(found)) => {
-                let notice = found.notice();
-                (Some(found), Some(notice))
-            }
-            Ok(None) => (None, None),
-            Err(e) => (
-                None,
-                Some(format!(
-                    "{INSTRUCTIONS_FILE} was not read ({e}): the session starts without project instructions."
-                )),
-            ),
-        };
+        let (found, change) = find_and_compare(&self.sandbox, self.checkpoints().as_ref());
+        self.use_instructions(found, change)
+    }
+
+    /// Reads `AGENTS.md` again once it changed (after `/init`), as
+    /// [`Self::load_project_instructions`] does, with the file work off the runtime.
+    pub async fn reload_project_instructions(&mut self) -> Vec<String> {
+        let (sandbox, checkpoints) = (self.sandbox.clone(), self.checkpoints());
+        let work = move || find_and_compare(&sandbox, checkpoints.as_ref());
+        match off_runtime(work).await {
+            Ok((found, change)) => self.use_instructions(found, change),
+            Err(e) => vec![format!(
+                "{INSTRUCTIONS_FILE} was not read again ({e}): the system prompt stays as it was."
+            )],
+        }
+    }
+
+    /// Opens the conversation with the instructions found; the notices to show.
+    fn use_instructions(&mut self, found: Found, change: Option<String>) -> Vec<String> {
         self.session
-            .set_system_prompt(&system_prompt(instructions.as_ref()));
-        self.instructions = instructions.map(|i| i.text);
-        notice
+            .set_system_prompt(&system_prompt(found.instructions.as_ref()));
+        self.instructions = found.instructions.map(|i| i.text);
+        found
+            .notice
             .into_iter()
-            .chain(self.compare_instructions())
+            .chain(self.note_instructions_change(change))
             .collect()
     }
 
     /// Compares the instructions the prompt carries now with what the active session's prompt
-    /// last carried (its record beside its checkpoints), remembers the ones of now, and says
-    /// so when they changed (the diff is kept for `/instructions diff`).
-    pub(super) fn compare_instructions(&mut self) -> Option<String> {
-        self.instructions_diff = None;
-        let checkpoints = self.checkpoints()?;
-        let before = checkpoints.remembered_instructions();
+    /// last carried (its record beside its checkpoints, off the runtime), remembers the ones of
+    /// now, and says so when they changed (the diff is kept for `/instructions diff`).
+    pub(super) async fn compare_instructions(&mut self) -> Option<String> {
+        let Some(checkpoints) = self.checkpoints() else {
+            return self.note_instructions_change(None);
+        };
         let now = self.instructions.clone();
-        let change = before
-            .as_ref()
-            .and_then(|b| instructions_change(b.text.as_deref(), now.as_deref()));
-        // "None" is remembered too: a file that appears later is a change as well.
-        if before.as_ref().is_none_or(|b| b.text != now) {
-            let record = RememberedInstructions { text: now };
-            if let Err(e) = checkpoints.remember_instructions(&record) {
-                tracing::warn!(error = %e, "could not remember the project instructions");
-            }
-        }
-        self.instructions_diff = Some(change?);
-        Some(CHANGED_NOTICE.to_string())
+        let work = move || compare_with_record(&checkpoints, now.as_deref());
+        let change = off_runtime(work).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not compare the project instructions");
+            None
+        });
+        self.note_instructions_change(change)
+    }
+
+    /// Keeps the diff of a change of the instructions for `/instructions diff`; the notice
+    /// saying they changed, when they did.
+    fn note_instructions_change(&mut self, change: Option<String>) -> Option<String> {
+        self.instructions_diff = change;
+        self.instructions_diff
+            .is_some()
+            .then(|| CHANGED_NOTICE.to_string())
     }
 
     /// How the instructions changed since this session's prompt last carried them, when they

@@ -2,6 +2,7 @@
 
 pub mod advice;
 pub mod approvals;
+mod blocking;
 pub mod budget;
 pub mod context;
 pub mod delegation;
@@ -21,6 +22,7 @@ pub mod turn_input;
 pub mod undo;
 
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
+pub use blocking::Unfinished;
 pub use budget::{BudgetExhausted, RequestBudget};
 pub use instructions::{INIT_PROMPT, INSTRUCTIONS_FILE};
 pub use runner::{AgentCommand, AgentHandle, spawn};

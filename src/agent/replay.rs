@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::session::Session;
-use crate::events::{AgentEvent, TurnOutcome};
+use super::session::{Incomplete, Session};
+use crate::events::{AgentEvent, CallOutcome, FailCause, RefusedBy, StepEnd, TurnOutcome};
 use crate::llm::Role;
 
 /// The events that tell `session` again, turn by turn (`max_steps` as each step's limit).
@@ -52,6 +52,17 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                 if !m.content.is_empty() {
                     events.push(AgentEvent::ContentDelta(m.content.clone()));
                 }
+                if m.tool_calls.is_empty() {
+                    // As live: a step that was not stopped ends as the answer.
+                    if !matches!(
+                        m.incomplete,
+                        Some(Incomplete::Interrupted | Incomplete::Failed(_))
+                    ) {
+                        events.push(AgentEvent::StepFinished(StepEnd::Answer));
+                    }
+                } else {
+                    events.push(AgentEvent::StepFinished(StepEnd::Thought));
+                }
                 for call in &m.tool_calls {
                     names.insert(&call.id, &call.function.name);
                     events.push(AgentEvent::ToolCallStarted {
@@ -60,16 +71,21 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                         arguments: call.function.arguments.clone(),
                     });
                 }
-                match m.incomplete.as_deref() {
-                    Some("interrupted") => {
+                match &m.incomplete {
+                    Some(Incomplete::Interrupted) => {
                         finish(&mut events, TurnOutcome::Interrupted);
                         open = false;
                     }
                     Some(why) => {
+                        let cause = match why {
+                            Incomplete::Cut(_) => FailCause::Cut,
+                            _ => FailCause::Unrecorded,
+                        };
+                        let why = String::from(why.clone());
                         events.push(AgentEvent::Error {
                             message: format!("This answer stopped early: {why}"),
                         });
-                        finish(&mut events, TurnOutcome::Failed);
+                        finish(&mut events, TurnOutcome::Failed(cause));
                         open = false;
                     }
                     None if m.tool_calls.is_empty() => {
@@ -84,10 +100,16 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                 let name = names.get(id.as_str()).map_or("", |n| n).to_string();
                 let result = serde_json::from_str(&m.content)
                     .unwrap_or_else(|_| Value::String(m.content.clone()));
+                let (outcome, approved) = match &m.outcome {
+                    Some(outcome) => (outcome.clone(), m.approved),
+                    None => saved_before_outcomes(&result),
+                };
                 events.push(AgentEvent::ToolFinished {
                     id,
                     name,
                     result,
+                    outcome,
+                    approved,
                     duration: None,
                 });
             }
@@ -103,16 +125,55 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
 /// before the first (an error the history does not hold).
 fn unfinished(steps: usize) -> TurnOutcome {
     if steps == 0 {
-        TurnOutcome::Failed
+        TurnOutcome::Failed(FailCause::Unrecorded)
     } else {
         TurnOutcome::StepLimit
     }
+}
+
+/// How a call of a session saved before outcomes were kept ended, and whether a person said yes
+/// to it: read from its observation, the one place anything reads one back (such a session has
+/// nothing else to tell it).
+fn saved_before_outcomes(observation: &Value) -> (CallOutcome, bool) {
+    let approved = observation["approved_by_user"] == true;
+    if observation["ok"] != false {
+        return (CallOutcome::Ok, approved);
+    }
+    let error = observation["error"]
+        .as_str()
+        .unwrap_or("failed")
+        .to_string();
+    let outcome = if error == "interrupted" {
+        CallOutcome::Interrupted
+    } else if observation["denied"] == true {
+        match error.strip_prefix("denied by the user") {
+            Some(reason) => CallOutcome::Denied {
+                reason: reason.trim_start_matches(':').trim().to_string(),
+            },
+            None => CallOutcome::Refused {
+                why: error,
+                by: RefusedBy::Approval,
+            },
+        }
+    } else {
+        CallOutcome::Failed { error }
+    };
+    (outcome, approved)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agent::session::Message;
+
+    /// How the tool result `message` is told again.
+    fn tool_outcome(message: &Message) -> CallOutcome {
+        let result = serde_json::from_str(&message.content).unwrap_or(Value::Null);
+        message
+            .outcome
+            .clone()
+            .unwrap_or_else(|| saved_before_outcomes(&result).0)
+    }
     use crate::llm::{FunctionCall, ToolCall};
 
     #[test]
@@ -136,7 +197,7 @@ mod tests {
         s.push(Message::assistant("Done.", None, vec![]));
         s.push(Message::user("more"));
         let mut cut = Message::assistant("Half", None, vec![]);
-        cut.incomplete = Some("interrupted".into());
+        cut.incomplete = Some(Incomplete::Interrupted);
         s.push(cut);
         s.push(Message::user("and again"));
         let events = replay(&s, 6);
@@ -154,6 +215,7 @@ mod tests {
                 AgentEvent::StepStarted { step: 1, max: 6 },
                 AgentEvent::ReasoningDelta("hmm".into()),
                 AgentEvent::ContentDelta("Writing.".into()),
+                AgentEvent::StepFinished(StepEnd::Thought),
                 AgentEvent::ToolCallStarted {
                     id: "c1".into(),
                     name: "write_text_file".into(),
@@ -163,10 +225,13 @@ mod tests {
                     id: "c1".into(),
                     name: "write_text_file".into(),
                     result: serde_json::json!({"ok": true}),
+                    outcome: CallOutcome::Ok,
+                    approved: false,
                     duration: None,
                 },
                 AgentEvent::StepStarted { step: 2, max: 6 },
                 AgentEvent::ContentDelta("Done.".into()),
+                AgentEvent::StepFinished(StepEnd::Answer),
                 finished(TurnOutcome::Answered),
                 AgentEvent::TurnStarted {
                     prompt: "more".into()
@@ -177,8 +242,50 @@ mod tests {
                 AgentEvent::TurnStarted {
                     prompt: "and again".into()
                 },
-                finished(TurnOutcome::Failed),
+                finished(TurnOutcome::Failed(FailCause::Unrecorded)),
             ]
         );
+    }
+
+    #[test]
+    fn a_call_saved_with_its_outcome_is_told_with_it_and_an_older_one_from_its_observation() {
+        let kept = Message::tool_result(
+            "c1",
+            r#"{"ok":false,"error":"denied by the user: no","denied":true}"#,
+            (CallOutcome::Failed { error: "x".into() }, false),
+        );
+        assert_eq!(
+            tool_outcome(&kept),
+            CallOutcome::Failed { error: "x".into() }
+        );
+        let cases = [
+            (r#"{"ok":true,"approved_by_user":true}"#, CallOutcome::Ok),
+            (
+                r#"{"ok":false,"error":"denied by the user: not that","denied":true}"#,
+                CallOutcome::Denied {
+                    reason: "not that".into(),
+                },
+            ),
+            (
+                r#"{"ok":false,"error":"refused: read-only","denied":true}"#,
+                CallOutcome::Refused {
+                    why: "refused: read-only".into(),
+                    by: RefusedBy::Approval,
+                },
+            ),
+            (
+                r#"{"ok":false,"error":"interrupted"}"#,
+                CallOutcome::Interrupted,
+            ),
+            (
+                r#"{"ok":false,"error":"no such file"}"#,
+                CallOutcome::Failed {
+                    error: "no such file".into(),
+                },
+            ),
+        ];
+        for (saved, outcome) in cases {
+            assert_eq!(tool_outcome(&Message::tool("c", saved)), outcome, "{saved}");
+        }
     }
 }

@@ -187,7 +187,7 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                     .run_turn(super::instructions::INIT_PROMPT, &events, &token)
                     .await;
                 // The file it wrote is the session's instructions from the next request on.
-                for notice in agent.load_project_instructions() {
+                for notice in agent.reload_project_instructions().await {
                     events.send(AgentEvent::Notice(notice));
                 }
             }
@@ -200,7 +200,7 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
             }
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
             Job::Sessions(command) => sessions(&mut agent, command, &events).await,
-            Job::ClearHistory => match agent.clear_history() {
+            Job::ClearHistory => match agent.clear_history().await {
                 Ok(()) => events.send(AgentEvent::HistoryCleared),
                 Err(e) => events.send(AgentEvent::Error {
                     message: format!("Could not clear the history: {e}"),
@@ -221,20 +221,20 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
             return;
         }
         AgentCommand::DeleteSession(id) => {
-            if let Err(e) = agent.delete_session(&id) {
+            if let Err(e) = agent.delete_session(&id).await {
                 events.send(AgentEvent::Error {
                     message: format!("Could not delete that session: {e}"),
                 });
             }
-            events.send(AgentEvent::Sessions(agent.list_sessions()));
+            events.send(AgentEvent::Sessions(agent.list_sessions().await));
             return;
         }
         AgentCommand::ListSessions => {
-            events.send(AgentEvent::Sessions(agent.list_sessions()));
+            events.send(AgentEvent::Sessions(agent.list_sessions().await));
             return;
         }
         AgentCommand::Undo(force) => {
-            events.send(match agent.undo(force) {
+            events.send(match agent.undo(force).await {
                 Ok(UndoOutcome::Nothing) => AgentEvent::Notice(
                     "Nothing to undo: no turn of this session changed a file (or all were undone)."
                         .into(),
@@ -257,7 +257,7 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
             return;
         }
         AgentCommand::ShowDiff => {
-            let diff = agent.session_diff();
+            let diff = agent.session_diff().await;
             events.send(if diff.is_empty() {
                 AgentEvent::Notice(
                     "No file was changed in this session (or every change was undone).".into(),

@@ -5,7 +5,43 @@ use serde::{Deserialize, Serialize};
 
 use super::mentions::{Attached, Expanded};
 use super::plan::PlanMark;
+use crate::events::CallOutcome;
 use crate::llm::{ChatMessage, Role, ToolCall};
+
+/// Why an answer did not finish. Kept in the history as the text it always was:
+/// `interrupted`, `failed: <error>`, or the sentence that says how it was cut.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Incomplete {
+    /// The person interrupted it.
+    Interrupted,
+    /// An error stopped the stream: the error.
+    Failed(String),
+    /// The provider cut it short (output limit, content filter): the sentence saying so.
+    Cut(String),
+}
+
+impl From<String> for Incomplete {
+    fn from(text: String) -> Self {
+        if text == "interrupted" {
+            Self::Interrupted
+        } else if let Some(error) = text.strip_prefix("failed: ") {
+            Self::Failed(error.to_string())
+        } else {
+            Self::Cut(text)
+        }
+    }
+}
+
+impl From<Incomplete> for String {
+    fn from(why: Incomplete) -> Self {
+        match why {
+            Incomplete::Interrupted => "interrupted".into(),
+            Incomplete::Failed(error) => format!("failed: {error}"),
+            Incomplete::Cut(text) => text,
+        }
+    }
+}
 
 /// The instructions that open every conversation.
 pub const SYSTEM_PROMPT: &str = "You are MiniClaw, a careful assistant in a terminal. \
@@ -37,7 +73,13 @@ pub struct Message {
     pub timestamp: DateTime<Utc>,
     /// Set on an answer that was cut short (interrupted, stream cut, length limit): why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub incomplete: Option<String>,
+    pub incomplete: Option<Incomplete>,
+    /// For a tool result: how the call ended (sessions saved before it was kept have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<CallOutcome>,
+    /// For a tool result: whether a person said yes to the call first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub approved: bool,
     /// What MiniClaw told the model before a prompt (e.g. that the person undid a turn's
     /// changes): sent ahead of the content, never shown as the person's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +104,8 @@ impl Message {
             tool_call_id: None,
             timestamp: Utc::now(),
             incomplete: None,
+            outcome: None,
+            approved: false,
             note: None,
             attached: None,
             plan: None,
@@ -120,6 +164,19 @@ impl Message {
         }
     }
 
+    /// A tool's result with how the call ended and whether a person said yes to it.
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        content: impl Into<String>,
+        (outcome, approved): (CallOutcome, bool),
+    ) -> Self {
+        Self {
+            outcome: Some(outcome),
+            approved,
+            ..Self::tool(call_id, content)
+        }
+    }
+
     /// The message as the API wants it. With tools in play every assistant message carries
     /// `reasoning_content`, an empty string when it had none: DeepSeek answers 400 otherwise.
     pub fn to_chat(&self, with_tools: bool) -> ChatMessage {
@@ -149,13 +206,11 @@ pub const NO_ANSWER_NOTE: &str =
     "[no answer: that request was interrupted or failed before the model replied]";
 
 /// The note sent after an answer that did not finish, from the reason kept with it.
-fn incomplete_mark(why: &str) -> String {
-    if why == "interrupted" {
-        "[interrupted by the user]".to_string()
-    } else if let Some(error) = why.strip_prefix("failed: ") {
-        format!("[stopped by an error: {error}]")
-    } else {
-        format!("[cut off: {why}]")
+fn incomplete_mark(why: &Incomplete) -> String {
+    match why {
+        Incomplete::Interrupted => "[interrupted by the user]".to_string(),
+        Incomplete::Failed(error) => format!("[stopped by an error: {error}]"),
+        Incomplete::Cut(text) => format!("[cut off: {text}]"),
     }
 }
 

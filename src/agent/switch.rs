@@ -2,7 +2,8 @@
 //! reopens an archived one, `/rename` names it. The active session stays `history.json`; the
 //! others live in the archive (`history::Archive`).
 
-use super::history::{self, Archive, ArchiveError};
+use super::blocking::off_runtime;
+use super::history::{self, Archive, ArchiveError, HistoryError};
 use super::session::Session;
 use super::turn::Agent;
 use crate::events::{EventSink, SessionSummary};
@@ -17,9 +18,17 @@ impl Agent {
             .ok_or_else(|| ArchiveError::NotFound("(this agent keeps no history)".into()))
     }
 
-    /// The archived sessions, newest first.
-    pub fn list_sessions(&self) -> Vec<SessionSummary> {
-        self.archive().map(|a| a.list()).unwrap_or_default()
+    /// The archived sessions, newest first (read off the runtime).
+    pub async fn list_sessions(&self) -> Vec<SessionSummary> {
+        let Ok(archive) = self.archive() else {
+            return Vec::new();
+        };
+        off_runtime(move || archive.list())
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the sessions could not be listed");
+                Vec::new()
+            })
     }
 
     /// Archives the active session and starts an empty one; says what happened.
@@ -27,7 +36,7 @@ impl Agent {
         let next = self.session.cleared();
         let archived = self.switch_to(next, events).await?;
         // The new session's prompt carries today's instructions: remembered for it.
-        let _ = self.compare_instructions();
+        let _ = self.compare_instructions().await;
         Ok(match archived {
             Some(title) => {
                 format!(
@@ -46,16 +55,20 @@ impl Agent {
         events: &EventSink,
     ) -> Result<String, ArchiveError> {
         let archive = self.archive()?;
-        let id = archive.find(query)?;
+        let query = query.to_string();
+        let id = on_archive(&archive, move |a| a.find(&query)).await?;
         if id == self.session.id {
             // An archived copy of the active session (left by a crash or a failed removal):
             // reopening it would replace the active one by an older copy of itself.
-            let _ = archive.remove(&id);
+            let _ = on_archive(&archive, move |a| a.remove(&id)).await;
             return Ok(
                 "That is the session already open; its older archived copy was removed.".into(),
             );
         }
-        let next = archive.load(&id)?;
+        let next = {
+            let id = id.clone();
+            on_archive(&archive, move |a| a.load(&id)).await?
+        };
         let title = next.title().unwrap_or_else(|| "(empty)".into());
         let turns = next.prompts().count();
         let archived = self.switch_to(next, events).await?;
@@ -63,10 +76,11 @@ impl Agent {
         // last did.
         let changed = self
             .compare_instructions()
+            .await
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
         // Only once `history.json` holds it: a crash in between leaves two copies, not none.
-        let kept = match archive.remove(&id) {
+        let kept = match on_archive(&archive, move |a| a.remove(&id)).await {
             Ok(()) => String::new(),
             Err(e) => format!(" (its archived copy stays: {e})"),
         };
@@ -91,9 +105,10 @@ impl Agent {
         title
     }
 
-    /// Deletes archived session `id` (the person confirmed it).
-    pub fn delete_session(&self, id: &str) -> Result<(), ArchiveError> {
-        self.archive()?.remove(id)
+    /// Deletes archived session `id` (the person confirmed it), off the runtime.
+    pub async fn delete_session(&self, id: &str) -> Result<(), ArchiveError> {
+        let id = id.to_string();
+        on_archive(&self.archive()?, move |a| a.remove(&id)).await
     }
 
     /// Archives the active session when it holds a prompt, then makes `next` the active one
@@ -109,7 +124,8 @@ impl Agent {
             writer.settle(&self.session, events).await;
         }
         let archived = if self.session.has_prompts() {
-            archive.store(&self.session)?;
+            let session = self.session.clone();
+            on_archive(&archive, move |a| a.store(&session)).await?;
             self.session.title()
         } else {
             None
@@ -128,16 +144,31 @@ impl Agent {
             }
         } else {
             match (&mut self.history, &self.settings.history_path) {
-                (Some(writer), _) => writer.clear()?,
+                (Some(writer), _) => writer.clear().await?,
                 (None, Some(path)) => {
                     self.history_store = None;
-                    history::clear(path)?;
+                    let path = path.clone();
+                    off_runtime(move || history::clear(&path))
+                        .await
+                        .map_err(HistoryError::from)??;
                 }
                 (None, None) => {}
             }
         }
         Ok(archived)
     }
+}
+
+/// Runs `work` on `archive` off the runtime: it reads, writes or removes session files.
+async fn on_archive<T, F>(archive: &Archive, work: F) -> Result<T, ArchiveError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Archive) -> Result<T, ArchiveError> + Send + 'static,
+{
+    let archive = archive.clone();
+    off_runtime(move || work(&archive))
+        .await
+        .map_err(HistoryError::from)?
 }
 
 #[cfg(test)]
@@ -179,7 +210,7 @@ mod tests {
         assert!(said.contains("first question"), "{said}");
         assert!(!agent.session().has_prompts());
         assert!(!history.exists(), "an empty session leaves no history file");
-        let listed = agent.list_sessions();
+        let listed = agent.list_sessions().await;
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].id, first.id);
 
@@ -200,10 +231,10 @@ mod tests {
         let on_disk = history::load(&history).unwrap().session;
         assert_eq!(on_disk.id, first.id);
         assert_eq!(on_disk.last_answer(), Some("first answer"));
-        let listed = agent.list_sessions();
+        let listed = agent.list_sessions().await;
         assert_eq!(listed.len(), 1, "the reopened one left the archive");
         assert_eq!(listed[0].title, "Second");
-        agent.delete_session(&listed[0].id).unwrap();
-        assert!(agent.list_sessions().is_empty());
+        agent.delete_session(&listed[0].id).await.unwrap();
+        assert!(agent.list_sessions().await.is_empty());
     }
 }

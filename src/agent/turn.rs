@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::advice::{error_advice, step_limit_notice};
+use super::advice::{error_advice, fail_cause, step_limit_notice};
 use super::approvals::Approvals;
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
 use super::history::{self, HistoryStore, HistoryWriter, TurnChanges};
-use super::session::{Message, Session};
+use super::session::{Incomplete, Message, Session};
 use super::turn_input::{TurnInput, TurnSpec};
 use crate::approval::ApprovalMode;
-use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
+use crate::events::{AgentEvent, AgentState, EventSink, FailCause, StepEnd, TurnOutcome};
 use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
     Usage,
@@ -78,7 +78,7 @@ pub struct Agent {
 pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;
 
 /// What one model call ended in.
-enum StepEnd {
+enum StepResult {
     /// The turn is over.
     Finished(TurnOutcome),
     /// Tools ran; call the model again.
@@ -117,17 +117,21 @@ impl Agent {
         }
     }
 
-    /// Empties the conversation and deletes the history file and its journal. The system prompt
-    /// (with the project's instructions) stays what the session was opened with.
-    pub fn clear_history(&mut self) -> Result<(), history::HistoryError> {
+    /// Empties the conversation and deletes the history file and its journal (off the runtime).
+    /// The system prompt (with the project's instructions) stays what the session was opened
+    /// with.
+    pub async fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = self.session.cleared();
         // A new session: a yes to a tool and a note about an undo were the old one's.
         self.approvals.forget_allowed();
         self.undo_note = None;
         match (&mut self.history, &self.settings.history_path) {
             // After the saves queued before it (none between turns: each turn waits for its own).
-            (Some(writer), _) => writer.clear(),
-            (None, Some(path)) => history::clear(path),
+            (Some(writer), _) => writer.clear().await,
+            (None, Some(path)) => {
+                let path = path.clone();
+                super::blocking::off_runtime(move || history::clear(&path)).await?
+            }
             (None, None) => Ok(()),
         }
     }
@@ -193,8 +197,9 @@ impl Agent {
             events.send(AgentEvent::Error {
                 message: error_advice(&problem),
             });
-            self.finish(events, &turn, TurnOutcome::Failed).await;
-            return TurnOutcome::Failed;
+            let outcome = TurnOutcome::Failed(fail_cause(&problem));
+            self.finish(events, &turn, outcome).await;
+            return outcome;
         }
         let mut message = match input.content {
             Some(content) => Message::user(content),
@@ -224,9 +229,9 @@ impl Agent {
                 .step(events, cancel, &mut turn, &mut previous_calls)
                 .await;
             self.save(events);
-            if let StepEnd::Finished(outcome) = end {
+            if let StepResult::Finished(outcome) = end {
                 tracing::info!(?outcome, step, "turn finished");
-                self.finish(events, &turn, outcome.clone()).await;
+                self.finish(events, &turn, outcome).await;
                 return outcome;
             }
         }
@@ -257,7 +262,7 @@ impl Agent {
         cancel: &CancellationToken,
         turn: &mut TurnTally,
         previous_calls: &mut Vec<(String, String)>,
-    ) -> StepEnd {
+    ) -> StepResult {
         let schemas = self.registry.schemas();
         let preset = self.current_preset();
         self.budget.for_model(preset.context_tokens());
@@ -279,16 +284,16 @@ impl Agent {
                 error: LlmError::Cancelled,
                 partial,
             }) => {
-                self.keep_partial(&partial, "interrupted");
-                return StepEnd::Finished(TurnOutcome::Interrupted);
+                self.keep_partial(&partial, Incomplete::Interrupted);
+                return StepResult::Finished(TurnOutcome::Interrupted);
             }
             Err(ChatError { error, partial }) => {
                 tracing::warn!(error = %error, "model call failed");
-                self.keep_partial(&partial, &format!("failed: {error}"));
+                self.keep_partial(&partial, Incomplete::Failed(error.to_string()));
                 events.send(AgentEvent::Error {
                     message: error_advice(&error),
                 });
-                return StepEnd::Finished(TurnOutcome::Failed);
+                return StepResult::Finished(TurnOutcome::Failed(fail_cause(&error)));
             }
         };
         if let Some(u) = &completion.usage {
@@ -316,13 +321,17 @@ impl Agent {
             Some(completion.reasoning.clone()),
             calls.clone(),
         ));
+        events.send(AgentEvent::StepFinished(StepEnd::Thought));
         events.send(AgentEvent::State(AgentState::Acting));
         let (observations, made) = self
             .run_calls(&calls, previous_calls, &turn.budget, events, cancel)
             .await;
         for (call, observation) in calls.iter().zip(observations) {
-            self.session
-                .push(Message::tool(call.id.clone(), observation.to_string()));
+            self.session.push(Message::tool_result(
+                call.id.clone(),
+                observation.value.to_string(),
+                (observation.outcome, observation.approved),
+            ));
         }
         // Calls that ran, or were refused as repeats, count as made; a call refused for another
         // reason (too many in one step) may be asked for again.
@@ -333,13 +342,14 @@ impl Agent {
             .map(|(c, _)| (c.function.name.clone(), c.function.arguments.clone()))
             .collect();
         if cancel.is_cancelled() {
-            return StepEnd::Finished(TurnOutcome::Interrupted);
+            return StepResult::Finished(TurnOutcome::Interrupted);
         }
-        StepEnd::Continue
+        StepResult::Continue
     }
 
     /// The model answered without tools: keep the answer, marking it when it was cut.
-    fn answered(&mut self, events: &EventSink, c: Completion) -> StepEnd {
+    fn answered(&mut self, events: &EventSink, c: Completion) -> StepResult {
+        events.send(AgentEvent::StepFinished(StepEnd::Answer));
         let cut = match &c.finish_reason {
             Some(FinishReason::Length) => Some(
                 "The answer was cut off: the model reached its output limit. Ask it to continue.",
@@ -353,21 +363,21 @@ impl Agent {
             _ => None,
         };
         let mut message = Message::assistant(c.content.clone(), Some(c.reasoning), vec![]);
-        message.incomplete = cut.map(str::to_string);
+        message.incomplete = cut.map(|text| Incomplete::Cut(text.to_string()));
         self.session.push(message);
         match cut {
             Some(text) => {
                 events.send(AgentEvent::Error {
                     message: text.to_string(),
                 });
-                StepEnd::Finished(TurnOutcome::Failed)
+                StepResult::Finished(TurnOutcome::Failed(FailCause::Cut))
             }
-            None => StepEnd::Finished(TurnOutcome::Answered),
+            None => StepResult::Finished(TurnOutcome::Answered),
         }
     }
 
     /// Keeps what arrived of an answer that did not finish, marked with why.
-    fn keep_partial(&mut self, partial: &Completion, why: &str) {
+    fn keep_partial(&mut self, partial: &Completion, why: Incomplete) {
         if partial.content.is_empty() && partial.reasoning.is_empty() {
             return;
         }
@@ -376,7 +386,7 @@ impl Agent {
             Some(partial.reasoning.clone()),
             vec![],
         );
-        m.incomplete = Some(why.to_string());
+        m.incomplete = Some(why);
         self.session.push(m);
     }
 
@@ -413,7 +423,7 @@ impl Agent {
             .last()
             .unwrap_or_default()
             .to_string();
-        if let Some(problem) = self.record_changes(&prompt) {
+        if let Some(problem) = self.record_changes(&prompt).await {
             events.send(AgentEvent::Error { message: problem });
         }
         // The turn's saves are on disk before it is reported finished: a UI that quits then,

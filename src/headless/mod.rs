@@ -28,8 +28,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
 use crate::config::OutputFormat;
-use crate::events::ItemState;
+use crate::events::{FailCause, ItemState};
 use crate::terminal_text::clean;
+use crate::transcript::Transcript;
 
 pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
 pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder};
@@ -40,19 +41,9 @@ pub use trace::{AnswerOutput, TracePrinter};
 pub fn exit_code(outcome: &TurnOutcome) -> u8 {
     match outcome {
         TurnOutcome::Answered => 0,
-        TurnOutcome::Failed => 1,
+        TurnOutcome::Failed(_) => 1,
         TurnOutcome::StepLimit => 3,
         TurnOutcome::Interrupted => 130,
-    }
-}
-
-/// How a turn ended, as the JSON formats name it.
-pub fn outcome_name(outcome: &TurnOutcome) -> &'static str {
-    match outcome {
-        TurnOutcome::Answered => "answered",
-        TurnOutcome::StepLimit => "step_limit",
-        TurnOutcome::Interrupted => "interrupted",
-        TurnOutcome::Failed => "failed",
     }
 }
 
@@ -111,9 +102,11 @@ pub fn write_report(format: OutputFormat, report: &Report) {
     }
 }
 
-/// Writes one run's events as `format` says, collecting the report on the way.
+/// Writes one run's events as `format` says: each event folded once into the transcript, which
+/// the trace and, at the end, the report read.
 struct Output {
     format: OutputFormat,
+    transcript: Transcript,
     trace: TracePrinter,
     report: ReportBuilder,
 }
@@ -131,6 +124,7 @@ impl Output {
         }
         Self {
             format,
+            transcript: Transcript::new(),
             trace: TracePrinter::new(AnswerOutput::for_stdout()),
             report: ReportBuilder::new(notices),
         }
@@ -138,18 +132,23 @@ impl Output {
 
     fn event(&mut self, event: &AgentEvent) {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+        let change = self.transcript.apply(event);
+        self.report.apply(event);
+        let seen = (event, &change, &self.transcript);
         if self.format == OutputFormat::Text {
-            let _ = self.trace.print(event, &mut out, &mut err);
-            // Counted for the exit status (4 when calls were denied), as in the JSON formats.
-            self.report.apply(event);
+            let _ = self.trace.print(seen, &mut out, &mut err);
             return;
         }
         // The trace still goes to stderr; its copy of the answer goes nowhere.
-        let _ = self.trace.print(event, &mut std::io::sink(), &mut err);
-        self.report.apply(event);
+        let _ = self.trace.print(seen, &mut std::io::sink(), &mut err);
         if self.format == OutputFormat::StreamJson {
             write_line(&mut out, &wire::line(event));
         }
+    }
+
+    /// The report of the run, which ended in `outcome`.
+    fn finish(self, outcome: &TurnOutcome, session_id: String) -> Report {
+        self.report.finish(&self.transcript, outcome, session_id)
     }
 }
 
@@ -174,9 +173,11 @@ pub async fn run(
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let session_id = agent.session().id.clone();
-    let mut output = Output::new(format, notices);
-    let printer = tokio::spawn(async move {
-        while let Some(event) = rx.recv().await {
+    // Writing to stdout and stderr blocks (a slow pipe, a paused terminal): on a thread of its
+    // own, never on the runtime.
+    let printer = tokio::task::spawn_blocking(move || {
+        let mut output = Output::new(format, notices);
+        while let Some(event) = rx.blocking_recv() {
             output.event(&event);
         }
         output
@@ -205,12 +206,13 @@ pub async fn run(
     drop(agent);
     ctrl_c.abort();
     let report = match printer.await {
-        Ok(output) => output.report.finish(&outcome, session_id),
+        Ok(output) => output.finish(&outcome, session_id),
         // The printer panicked (a bug): the outcome still stands, without the steps.
-        Err(_) => ReportBuilder::default().finish(&outcome, session_id),
+        Err(_) => ReportBuilder::default().finish(&Transcript::new(), &outcome, session_id),
     };
-    write_report(format, &report);
-    (outcome, report.exit_code)
+    let code = report.exit_code;
+    let _ = tokio::task::spawn_blocking(move || write_report(format, &report)).await;
+    (outcome, code)
 }
 
 /// Plans `task`, then carries the plan out without editing. Ends as `Answered` when every item
@@ -224,14 +226,14 @@ async fn plan_and_execute(
     let (outcome, items) = agent.plan(task, events, cancel).await;
     match outcome {
         TurnOutcome::Answered if !items.is_empty() => {}
-        TurnOutcome::Interrupted => return outcome,
-        _ => return TurnOutcome::Failed,
+        TurnOutcome::Interrupted | TurnOutcome::Failed(_) => return outcome,
+        _ => return TurnOutcome::Failed(FailCause::Plan),
     }
     let summary = agent.execute_plan(items, events, cancel).await;
     match summary.stopped {
         None => TurnOutcome::Answered,
         Some((_, ItemState::Interrupted, _)) => TurnOutcome::Interrupted,
-        Some(_) => TurnOutcome::Failed,
+        Some(_) => TurnOutcome::Failed(FailCause::Plan),
     }
 }
 
@@ -277,11 +279,11 @@ mod tests {
     fn outcomes_have_their_exit_codes() {
         for (outcome, name, code) in [
             (TurnOutcome::Answered, "answered", 0),
-            (TurnOutcome::Failed, "failed", 1),
+            (TurnOutcome::Failed(FailCause::Network), "failed", 1),
             (TurnOutcome::StepLimit, "step_limit", 3),
             (TurnOutcome::Interrupted, "interrupted", 130),
         ] {
-            assert_eq!((outcome_name(&outcome), exit_code(&outcome)), (name, code));
+            assert_eq!((outcome.name(), exit_code(&outcome)), (name, code));
         }
     }
 }

@@ -1,5 +1,5 @@
-//! The `plan` object of the JSON report of a `--plan` run: the task, the models, and each item
-//! with its state and the executor's steps for it.
+//! The `plan` object of the JSON report of a `--plan` run, read from the transcript: the task,
+//! the models, and each item with its state and the executor's steps for it.
 //!
 //! ```json
 //! "plan": {"task": "...", "planner_model": "deepseek-v4-pro", "executor_model":
@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
-use super::steps::Steps;
-use crate::events::{ItemState, PlanEvent};
+use super::steps::{StepReport, report};
+use crate::transcript::{Group, Transcript};
 
 /// One item of the plan.
 #[derive(Debug, Serialize)]
@@ -24,7 +24,7 @@ pub struct ItemReport {
     /// What the executor answered for it.
     pub answer: Option<String>,
     /// The executor's steps for it.
-    pub steps: Steps,
+    pub steps: Vec<StepReport>,
 }
 
 /// The plan of a `--plan` run and how far it got.
@@ -44,59 +44,38 @@ pub struct PlanReport {
     pub items: Vec<ItemReport>,
 }
 
-impl PlanReport {
-    /// A report for the planner's run on `task`.
-    pub fn new(task: &str, planner_model: &str) -> Self {
-        Self {
-            task: task.to_string(),
-            planner_model: planner_model.to_string(),
-            executor_model: None,
-            done: 0,
-            total: 0,
-            items: Vec::new(),
-        }
-    }
-
-    /// Adds what `event` tells (a planning event starts a new report: see the builder).
-    pub fn apply(&mut self, event: &PlanEvent) {
-        match event {
-            PlanEvent::Planning { .. } => {}
-            PlanEvent::Proposed { items, .. } => self.set_items(items),
-            PlanEvent::Executing { items, model } => {
-                self.executor_model = Some(model.clone());
-                self.set_items(items);
+/// The report of the transcript's last plan, when it has one.
+pub fn plan_report(t: &Transcript) -> Option<PlanReport> {
+    let index = t.plans.len().checked_sub(1)?;
+    let run = &t.plans[index];
+    let items = run
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            // The item's turn (the last, should it have had more than one).
+            let turn = t.turns.iter().rposition(|turn| {
+                turn.group
+                    == Group::Item {
+                        plan: index,
+                        item: i,
+                    }
+            });
+            ItemReport {
+                text: item.text.clone(),
+                state: item.state.name(),
+                reason: item.reason.clone(),
+                answer: turn.and_then(|n| t.answer(n)).map(str::to_string),
+                steps: turn.map(|n| report(t.steps_of(n))).unwrap_or_default(),
             }
-            PlanEvent::ItemStarted { index } => self.set_state(*index, ItemState::Running, None),
-            PlanEvent::ItemFinished {
-                index,
-                state,
-                reason,
-            } => self.set_state(*index, *state, reason.clone()),
-            PlanEvent::Finished(summary) => {
-                self.done = summary.done;
-                self.total = summary.total;
-            }
-        }
-    }
-
-    fn set_items(&mut self, items: &[String]) {
-        self.total = items.len();
-        self.items = items
-            .iter()
-            .map(|text| ItemReport {
-                text: text.clone(),
-                state: ItemState::Pending.name(),
-                reason: None,
-                answer: None,
-                steps: Steps::default(),
-            })
-            .collect();
-    }
-
-    fn set_state(&mut self, index: usize, state: ItemState, reason: Option<String>) {
-        if let Some(item) = self.items.get_mut(index) {
-            item.state = state.name();
-            item.reason = reason;
-        }
-    }
+        })
+        .collect();
+    Some(PlanReport {
+        task: run.task.clone(),
+        planner_model: run.planner_model.clone(),
+        executor_model: run.executor_model.clone(),
+        done: run.summary.as_ref().map_or(0, |s| s.done),
+        total: run.items.len(),
+        items,
+    })
 }

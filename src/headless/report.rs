@@ -10,12 +10,12 @@
 
 use serde::Serialize;
 
-use super::plan_report::PlanReport;
-pub use super::steps::{CallReport, StepReport, Steps};
-use super::{exit_code, outcome_name};
+use super::exit_code;
+use super::plan_report::{PlanReport, plan_report};
+pub use super::steps::{CallReport, StepReport};
 use crate::agent::{AgentEvent, TurnOutcome};
-use crate::events::PlanEvent;
 use crate::llm::Usage;
+use crate::transcript::Transcript;
 
 /// The whole turn.
 #[derive(Debug, Serialize)]
@@ -25,8 +25,11 @@ pub struct Report {
     pub answer: Option<String>,
     /// `answered`, `step_limit`, `interrupted` or `failed`.
     pub outcome: &'static str,
+    /// Why it failed, when it did: `missing_key`, `refused_key`, `network`, `server`, `cut`
+    /// (the provider cut the answer short), `request`, `plan` or `unrecorded`.
+    pub cause: Option<&'static str>,
     /// Every model call of the turn.
-    pub steps: Steps,
+    pub steps: Vec<StepReport>,
     /// The turn's tokens added up (`null` when the server reported none).
     pub usage: Option<Usage>,
     /// The history's session id (`null` when the agent never started).
@@ -50,8 +53,9 @@ impl Report {
     pub fn not_started(error: &str) -> Self {
         Self {
             answer: None,
-            outcome: outcome_name(&TurnOutcome::Failed),
-            steps: Steps::default(),
+            outcome: "failed",
+            cause: None,
+            steps: Vec::new(),
             usage: None,
             session_id: None,
             exit_code: 2,
@@ -66,18 +70,12 @@ impl Report {
 /// The exit status of a turn that answered after calls were denied by the approval mode.
 pub const DENIED_EXIT_CODE: u8 = 4;
 
-/// Builds the [`Report`] from the turn's events.
+/// Builds the [`Report`]: the run's words (errors, notices) as they come, the rest from the
+/// transcript at the end.
 #[derive(Debug, Default)]
 pub struct ReportBuilder {
-    steps: Steps,
-    answer: Option<String>,
-    usage: Option<Usage>,
     errors: Vec<String>,
     notices: Vec<String>,
-    denied: usize,
-    plan: Option<PlanReport>,
-    /// The plan item whose turn runs: its steps go under it.
-    item: Option<usize>,
 }
 
 impl ReportBuilder {
@@ -89,71 +87,55 @@ impl ReportBuilder {
         }
     }
 
-    /// Adds what `event` tells.
+    /// Keeps what `event` says to the person.
     pub fn apply(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::Error { message } => self.errors.push(message.clone()),
             AgentEvent::Notice(text) => self.notices.push(text.clone()),
-            AgentEvent::ToolFinished { result, .. } if result["denied"] == true => {
-                self.denied += 1;
-                self.steps_mut().apply(event);
-            }
-            AgentEvent::TurnFinished { usage, .. } => {
-                // A plan run has several turns: their tokens add up.
-                match (&mut self.usage, usage) {
-                    (Some(total), Some(u)) => total.add(u),
-                    (total, u) => *total = total.or(*u),
-                }
-                self.answer = self.steps_mut().take_answer();
-                if let (Some(i), Some(plan)) = (self.item, &mut self.plan)
-                    && let Some(item) = plan.items.get_mut(i)
-                {
-                    item.answer = self.answer.clone();
-                }
-            }
-            AgentEvent::Plan(plan) => self.plan_event(plan),
-            other => self.steps_mut().apply(other),
-        }
-    }
-
-    /// Where a step goes: under the running plan item, else the report's own steps.
-    fn steps_mut(&mut self) -> &mut Steps {
-        match (self.item, &mut self.plan) {
-            (Some(i), Some(plan)) if i < plan.items.len() => &mut plan.items[i].steps,
-            _ => &mut self.steps,
-        }
-    }
-
-    fn plan_event(&mut self, event: &PlanEvent) {
-        match event {
-            PlanEvent::Planning { task, model } => {
-                self.plan = Some(PlanReport::new(task, model));
-            }
-            PlanEvent::ItemStarted { index } => self.item = Some(*index),
-            PlanEvent::ItemFinished { .. } => self.item = None,
             _ => {}
         }
-        if let Some(plan) = &mut self.plan {
-            plan.apply(event);
-        }
     }
 
-    /// The report, for a turn of session `session_id` that ended in `outcome`.
-    pub fn finish(self, outcome: &TurnOutcome, session_id: String) -> Report {
+    /// The report of the run told by `transcript`, of session `session_id`, that ended in
+    /// `outcome`.
+    pub fn finish(self, t: &Transcript, outcome: &TurnOutcome, session_id: String) -> Report {
+        // A plan run's items keep their own steps; the rest are the report's.
+        let steps = t
+            .steps
+            .iter()
+            .filter(|s| {
+                t.turns
+                    .get(s.turn)
+                    .is_none_or(|turn| turn.group.item_of().is_none())
+            })
+            .cloned()
+            .collect::<Vec<_>>();
+        // A plan run has several turns: their tokens add up.
+        let usage = t
+            .turns
+            .iter()
+            .filter_map(|turn| turn.usage)
+            .reduce(|mut a, b| {
+                a.add(&b);
+                a
+            });
+        let denied = t.denied();
+        let last = t.turns.len().checked_sub(1);
         Report {
-            answer: self.answer,
-            outcome: outcome_name(outcome),
-            steps: self.steps,
-            usage: self.usage,
+            answer: last.and_then(|n| t.answer(n)).map(str::to_string),
+            outcome: outcome.name(),
+            cause: outcome.cause().map(|c| c.name()),
+            steps: super::steps::report(&steps),
+            usage,
             session_id: Some(session_id),
-            exit_code: match (outcome, self.denied) {
+            exit_code: match (outcome, denied) {
                 (TurnOutcome::Answered, 1..) => DENIED_EXIT_CODE,
                 _ => exit_code(outcome),
             },
-            denied: self.denied,
+            denied,
             errors: self.errors,
             notices: self.notices,
-            plan: self.plan,
+            plan: plan_report(t),
         }
     }
 }
@@ -161,6 +143,7 @@ impl ReportBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::{CallOutcome, StepEnd};
     use serde_json::{Value, json};
     use std::time::Duration;
 
@@ -181,6 +164,7 @@ mod tests {
             AgentEvent::ReasoningDelta("m".into()),
             AgentEvent::ContentDelta("Let me ".into()),
             AgentEvent::ContentDelta("look.".into()),
+            AgentEvent::StepFinished(StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: "c1".into(),
                 name: "delegate_file_analysis".into(),
@@ -201,18 +185,26 @@ mod tests {
                 id: "s1".into(),
                 name: "read_text_file".into(),
                 result: json!({"ok": true}),
+                outcome: CallOutcome::Ok,
+                approved: false,
                 duration: None,
             }),
             AgentEvent::ToolFinished {
                 id: "c2".into(),
                 name: "list_files".into(),
                 result: json!({"ok": false}),
+                outcome: CallOutcome::Denied {
+                    reason: String::new(),
+                },
+                approved: false,
                 duration: Some(Duration::from_millis(3)),
             },
             AgentEvent::ToolFinished {
                 id: "c1".into(),
                 name: "delegate_file_analysis".into(),
                 result: json!({"ok": true, "answer": "sub"}),
+                outcome: CallOutcome::Ok,
+                approved: true,
                 duration: Some(Duration::from_millis(9)),
             },
             AgentEvent::Error {
@@ -220,6 +212,7 @@ mod tests {
             },
             AgentEvent::StepStarted { step: 2, max: 6 },
             AgentEvent::ContentDelta("Done.".into()),
+            AgentEvent::StepFinished(StepEnd::Answer),
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::Answered,
                 usage: Some(Usage {
@@ -231,17 +224,29 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn a_turn_becomes_steps_calls_results_and_the_answer() {
-        let mut builder = ReportBuilder::new(vec!["start".into()]);
-        for e in &turn() {
+    fn report_of(
+        mut builder: ReportBuilder,
+        events: &[AgentEvent],
+        outcome: TurnOutcome,
+    ) -> Report {
+        let mut t = Transcript::new();
+        for e in events {
+            t.apply(e);
             builder.apply(e);
         }
-        let report =
-            serde_json::to_value(builder.finish(&TurnOutcome::Answered, "s-1".into())).unwrap();
+        builder.finish(&t, &outcome, "s-1".into())
+    }
+
+    #[test]
+    fn a_turn_becomes_steps_calls_results_and_the_answer() {
+        let builder = ReportBuilder::new(vec!["start".into()]);
+        let report = report_of(builder, &turn(), TurnOutcome::Answered);
+        assert_eq!(report.denied, 1);
+        assert_eq!(report.exit_code, DENIED_EXIT_CODE);
+        let report = serde_json::to_value(report).unwrap();
         assert_eq!(report["answer"], "Done.");
         assert_eq!(report["outcome"], "answered");
-        assert_eq!(report["exit_code"], 0);
+        assert_eq!(report["cause"], Value::Null);
         assert_eq!(report["session_id"], "s-1");
         assert_eq!(report["usage"]["total_tokens"], 12);
         assert_eq!(report["errors"], json!(["oops"]));
@@ -254,6 +259,9 @@ mod tests {
         assert_eq!(calls[0]["arguments"], json!({"relative_path": "a.md"}));
         assert_eq!(calls[0]["result"]["answer"], "sub");
         assert_eq!(calls[0]["duration_ms"], 9);
+        assert_eq!(calls[0]["outcome"], "ok");
+        assert_eq!(calls[0]["approved"], true);
+        assert_eq!(calls[1]["outcome"], "denied");
         assert_eq!(calls[0]["steps"][0]["tool_calls"][0]["id"], "s1");
         assert_eq!(
             calls[0]["steps"][0]["tool_calls"][0]["result"],
@@ -270,16 +278,13 @@ mod tests {
 
     #[test]
     fn a_turn_that_stopped_at_the_limit_has_no_answer() {
-        let mut builder = ReportBuilder::default();
-        for e in turn().iter().take(14) {
-            builder.apply(e);
-        }
-        builder.apply(&AgentEvent::TurnFinished {
+        let mut events: Vec<AgentEvent> = turn().into_iter().take(15).collect();
+        events.push(AgentEvent::TurnFinished {
             outcome: TurnOutcome::StepLimit,
             usage: None,
             last_usage: None,
         });
-        let report = builder.finish(&TurnOutcome::StepLimit, "s".into());
+        let report = report_of(ReportBuilder::default(), &events, TurnOutcome::StepLimit);
         assert_eq!(report.answer, None);
         assert_eq!(report.outcome, "step_limit");
         assert_eq!(report.exit_code, 3);

@@ -1,11 +1,12 @@
-//! The steps of a turn as the JSON report lists them: each model call with its thought,
-//! reasoning and tool calls (a sub-agent's steps under the call that started it).
+//! The steps of a turn as the JSON report lists them, read from the transcript: each model call
+//! with its thought, reasoning and tool calls (a sub-agent's steps under the call that started
+//! it).
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::wire::{arguments_value, millis};
-use crate::agent::AgentEvent;
+use crate::transcript::{Call, Step};
 
 /// One tool call of a step.
 #[derive(Debug, Serialize)]
@@ -18,11 +19,16 @@ pub struct CallReport {
     pub arguments: Value,
     /// The observation sent to the model (`null` if the call never finished).
     pub result: Option<Value>,
+    /// `ok`, `failed`, `denied` (by the person), `refused` (by a rule) or `interrupted`
+    /// (`null` if the call never finished).
+    pub outcome: Option<&'static str>,
+    /// Whether a person said yes to it first.
+    pub approved: bool,
     /// How long it ran.
     pub duration_ms: Option<u64>,
     /// A sub-agent's steps, for a call that delegated to one.
-    #[serde(skip_serializing_if = "Steps::is_empty")]
-    pub steps: Steps,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepReport>,
 }
 
 /// One model call of the turn.
@@ -39,95 +45,34 @@ pub struct StepReport {
     pub tool_calls: Vec<CallReport>,
 }
 
-/// The steps of one agent, as they arrive. Written as the list of steps.
-#[derive(Debug, Default)]
-pub struct Steps {
-    steps: Vec<StepReport>,
-    /// The text of the current step, until it turns out to be a thought or the answer.
-    text: String,
+/// The report's list of `steps`.
+pub fn report(steps: &[Step]) -> Vec<StepReport> {
+    steps.iter().map(step_report).collect()
 }
 
-impl Serialize for Steps {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(&self.steps)
+fn step_report(step: &Step) -> StepReport {
+    StepReport {
+        step: step.number,
+        reasoning: Some(step.reasoning.clone()).filter(|r| !r.is_empty()),
+        thought: step.thought().map(str::to_string),
+        tool_calls: step.calls.iter().map(call_report).collect(),
     }
 }
 
-impl Steps {
-    /// Whether no step started.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
-    /// Adds what `event` tells about the steps.
-    pub fn apply(&mut self, event: &AgentEvent) {
-        match event {
-            AgentEvent::StepStarted { step, .. } => {
-                self.text.clear();
-                self.steps.push(StepReport {
-                    step: *step,
-                    reasoning: None,
-                    thought: None,
-                    tool_calls: Vec::new(),
-                });
-            }
-            AgentEvent::ReasoningDelta(text) => {
-                if let Some(step) = self.steps.last_mut() {
-                    step.reasoning.get_or_insert_default().push_str(text);
-                }
-            }
-            AgentEvent::ContentDelta(text) => self.text.push_str(text),
-            AgentEvent::ToolCallStarted {
-                id,
-                name,
-                arguments,
-            } => {
-                let text = std::mem::take(&mut self.text);
-                if let Some(step) = self.steps.last_mut() {
-                    if !text.is_empty() {
-                        step.thought = Some(text);
-                    }
-                    step.tool_calls.push(CallReport {
-                        id: id.clone(),
-                        name: name.clone(),
-                        arguments: arguments_value(arguments),
-                        result: None,
-                        duration_ms: None,
-                        steps: Steps::default(),
-                    });
-                }
-            }
-            AgentEvent::ToolFinished {
-                id,
-                result,
-                duration,
-                ..
-            } => {
-                if let Some(call) = self.call_mut(id) {
-                    call.result = Some(result.clone());
-                    call.duration_ms = duration.map(millis);
-                }
-            }
-            AgentEvent::Nested { parent_id, event } => {
-                if let Some(call) = self.call_mut(parent_id) {
-                    call.steps.apply(event);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The call with this id, the latest first (ids are unique within a turn).
-    fn call_mut(&mut self, id: &str) -> Option<&mut CallReport> {
-        self.steps
-            .iter_mut()
-            .rev()
-            .flat_map(|s| s.tool_calls.iter_mut().rev())
-            .find(|c| c.id == id)
-    }
-
-    /// What the last step said without calling tools after it: the answer (maybe partial).
-    pub fn take_answer(&mut self) -> Option<String> {
-        Some(std::mem::take(&mut self.text)).filter(|t| !t.is_empty())
+fn call_report(call: &Call) -> CallReport {
+    let finished = call.finished.as_ref();
+    CallReport {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: arguments_value(&call.arguments),
+        result: finished.map(|f| f.result.clone()),
+        outcome: finished.map(|f| f.outcome.name()),
+        approved: finished.is_some_and(|f| f.approved),
+        duration_ms: call.duration().map(millis),
+        steps: call
+            .sub
+            .as_deref()
+            .map(|s| report(&s.steps))
+            .unwrap_or_default(),
     }
 }

@@ -10,6 +10,7 @@ use std::io::{IsTerminal, Write};
 use crate::agent::AgentEvent;
 use crate::events::PlanEvent;
 use crate::terminal_text::{TerminalCleaner, clean};
+use crate::transcript::{Change, Transcript};
 
 /// How the answer is written to stdout.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,20 +33,15 @@ impl AnswerOutput {
     }
 }
 
-/// Prints agent events as a step trace, buffering each step's text until it is known to be the
-/// answer (no tool calls followed) or a thought (tool calls followed).
+/// Prints agent events as a step trace, reading the transcript for what they made: a step's
+/// text is printed once it is known to be a thought (`[Step N Thought]`, on stderr) or the answer
+/// (on stdout, when the turn ends).
 #[derive(Default)]
 pub struct TracePrinter {
-    step: usize,
-    /// The step of the sub-agent working for the current call.
-    nested_step: usize,
-    text: String,
     in_reasoning: bool,
     /// The reasoning streams in deltas: a sequence may be split across two of them.
     reasoning: TerminalCleaner,
     answer_output: AnswerOutput,
-    /// The items of the plan being carried out (`--plan`).
-    plan_items: Vec<String>,
 }
 
 impl TracePrinter {
@@ -57,66 +53,77 @@ impl TracePrinter {
         }
     }
 
-    /// Writes what `event` adds to the trace (`err`) or the answer (`out`).
+    /// Writes what `event`, which made `change` to `transcript`, adds to the trace (`err`) or
+    /// the answer (`out`).
     pub fn print(
         &mut self,
-        event: &AgentEvent,
+        (event, change, transcript): (&AgentEvent, &Change, &Transcript),
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> std::io::Result<()> {
-        self.print_nested(event, 0, out, err)
-    }
-
-    fn print_nested(
-        &mut self,
-        event: &AgentEvent,
-        depth: usize,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        let pad = "    ".repeat(depth);
-        let step = if depth == 0 {
-            self.step
-        } else {
-            self.nested_step
-        };
-        match event {
-            AgentEvent::StepStarted { step, .. } if depth > 0 => self.nested_step = *step,
-            AgentEvent::StepStarted { step, .. } if depth == 0 => {
-                self.step = *step;
-                self.text.clear();
+        let step = transcript.steps.last().map_or(0, |s| s.number);
+        match (event, change) {
+            (AgentEvent::StepStarted { .. }, _) => {
                 self.in_reasoning = false;
                 self.reasoning.reset();
             }
-            AgentEvent::ReasoningDelta(t) if depth == 0 => {
+            (AgentEvent::ReasoningDelta(t), _) => {
                 if !self.in_reasoning {
-                    write!(err, "[Step {} Reasoning] ", self.step)?;
+                    write!(err, "[Step {step} Reasoning] ")?;
                     self.in_reasoning = true;
                 }
                 write!(err, "{}", self.reasoning.push(t))?;
             }
-            AgentEvent::ContentDelta(t) if depth == 0 => {
+            (_, Change::StepEnded(_)) => {
                 self.end_reasoning(err)?;
-                self.text.push_str(t);
-            }
-            AgentEvent::ToolCallStarted {
-                name, arguments, ..
-            } => {
-                if depth == 0 {
-                    self.end_reasoning(err)?;
-                    let thought = clean(&self.text);
-                    if !thought.trim().is_empty() {
-                        writeln!(err, "[Step {} Thought] {}", self.step, thought.trim())?;
-                    }
-                    self.text.clear();
+                if let Some(thought) = transcript.steps.last().and_then(|s| s.thought()) {
+                    writeln!(err, "[Step {step} Thought] {}", clean(thought).trim())?;
                 }
-                let (name, arguments) = (clean(name), clean(arguments));
-                writeln!(err, "{pad}[Step {step} Action] {name}({arguments})")?;
             }
-            AgentEvent::ToolFinished { result, .. } => {
-                let result = clean(&result.to_string());
-                writeln!(err, "{pad}[Step {step} Observation] {result}")?;
+            (AgentEvent::ContentDelta(_), _) => self.end_reasoning(err)?,
+            (AgentEvent::Nested { parent_id, event }, _) => {
+                let sub = transcript
+                    .find_call(parent_id)
+                    .and_then(|(s, c)| transcript.steps[s].calls[c].sub.as_deref());
+                let number = sub.and_then(|a| a.steps.last()).map_or(0, |s| s.number);
+                call_line(event, number, "    ", err)?;
             }
+            (AgentEvent::TurnFinished { .. }, Change::TurnEnded) => {
+                self.end_reasoning(err)?;
+                let last = transcript.turns.len().saturating_sub(1);
+                if let Some(answer) = transcript.answer(last) {
+                    match self.answer_output {
+                        AnswerOutput::Clean => writeln!(out, "{}", clean(answer))?,
+                        AnswerOutput::Exact => writeln!(out, "{answer}")?,
+                    }
+                }
+                out.flush()?;
+            }
+            (AgentEvent::Error { .. } | AgentEvent::Plan(_), _) => {
+                self.end_reasoning(err)?;
+                self.around(event, transcript, err)?;
+            }
+            (AgentEvent::ToolCallStarted { .. }, _) => {
+                self.end_reasoning(err)?;
+                call_line(event, step, "", err)?;
+            }
+            _ => {
+                call_line(event, step, "", err)?;
+                self.around(event, transcript, err)?;
+            }
+        }
+        err.flush()
+    }
+
+    /// The lines of what happens around the steps: retries, errors, notices, attachments and
+    /// plans.
+    fn around(
+        &mut self,
+        event: &AgentEvent,
+        transcript: &Transcript,
+        err: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        match event {
             AgentEvent::Retrying {
                 attempt,
                 max_attempts,
@@ -124,43 +131,29 @@ impl TracePrinter {
                 reason,
             } => writeln!(
                 err,
-                "{pad}[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
+                "[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
                 clean(reason),
                 delay.as_secs_f32()
-            )?,
-            AgentEvent::Nested { event, .. } => self.print_nested(event, depth + 1, out, err)?,
-            AgentEvent::Error { message } => {
-                self.end_reasoning(err)?;
-                writeln!(err, "{pad}[error] {}", clean(message))?;
-            }
-            AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text))?,
-            AgentEvent::Plan(plan) if depth == 0 => {
-                self.end_reasoning(err)?;
-                self.plan(plan, err)?;
-            }
+            ),
+            AgentEvent::Error { message } => writeln!(err, "[error] {}", clean(message)),
+            AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text)),
             AgentEvent::FilesAttached(mentions) => {
-                writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))?
+                writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))
             }
-            AgentEvent::TurnFinished { .. } if depth == 0 => {
-                self.end_reasoning(err)?;
-                // The answer is what the last step said (its text was not a thought).
-                let answer = std::mem::take(&mut self.text);
-                if !answer.is_empty() {
-                    match self.answer_output {
-                        AnswerOutput::Clean => writeln!(out, "{}", clean(&answer))?,
-                        AnswerOutput::Exact => writeln!(out, "{answer}")?,
-                    }
-                }
-                out.flush()?;
-            }
-            _ => {}
+            AgentEvent::Plan(plan) => self.plan(plan, transcript, err),
+            _ => Ok(()),
         }
-        err.flush()
     }
 
     /// `[plan] …` and `[plan item N/M] …` lines.
-    fn plan(&mut self, event: &PlanEvent, err: &mut dyn Write) -> std::io::Result<()> {
-        let total = self.plan_items.len();
+    fn plan(
+        &mut self,
+        event: &PlanEvent,
+        transcript: &Transcript,
+        err: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let items = transcript.plans.last().map_or(&[][..], |p| &p.items[..]);
+        let total = items.len();
         match event {
             PlanEvent::Planning { task, model } => {
                 writeln!(
@@ -176,12 +169,11 @@ impl TracePrinter {
                 }
             }
             PlanEvent::Executing { items, model } => {
-                self.plan_items = items.clone();
                 let n = items.len();
                 writeln!(err, "[plan] carrying out {n} items with {}", clean(model))?;
             }
             PlanEvent::ItemStarted { index } => {
-                let item = self.plan_items.get(*index).map_or("", String::as_str);
+                let item = items.get(*index).map_or("", |i| i.text.as_str());
                 writeln!(err, "[plan item {}/{total}] {}", index + 1, clean(item))?;
             }
             PlanEvent::ItemFinished {
@@ -206,6 +198,7 @@ impl TracePrinter {
     }
 
     fn end_reasoning(&mut self, err: &mut dyn Write) -> std::io::Result<()> {
+        // (`[Step N Reasoning]` is left open while the reasoning streams.)
         if self.in_reasoning {
             writeln!(err)?;
             self.in_reasoning = false;
@@ -216,19 +209,58 @@ impl TracePrinter {
     }
 }
 
+/// `[Step N Action] …` and `[Step N Observation] …`, indented by `pad` (a sub-agent's).
+fn call_line(
+    event: &AgentEvent,
+    step: usize,
+    pad: &str,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    match event {
+        AgentEvent::ToolCallStarted {
+            name, arguments, ..
+        } => {
+            let (name, arguments) = (clean(name), clean(arguments));
+            writeln!(err, "{pad}[Step {step} Action] {name}({arguments})")
+        }
+        AgentEvent::ToolFinished { result, .. } => {
+            let result = clean(&result.to_string());
+            writeln!(err, "{pad}[Step {step} Observation] {result}")
+        }
+        AgentEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        } if !pad.is_empty() => writeln!(
+            err,
+            "{pad}[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
+            clean(reason),
+            delay.as_secs_f32()
+        ),
+        AgentEvent::Error { message } if !pad.is_empty() => {
+            writeln!(err, "{pad}[error] {}", clean(message))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agent::TurnOutcome;
+    use crate::events::{CallOutcome, StepEnd};
     use serde_json::json;
     use std::time::Duration;
 
     #[test]
     fn the_answer_goes_to_stdout_and_the_trace_to_stderr() {
         let events = vec![
+            AgentEvent::TurnStarted { prompt: "p".into() },
             AgentEvent::StepStarted { step: 1, max: 6 },
             AgentEvent::ReasoningDelta("think".into()),
             AgentEvent::ContentDelta("Let me look.".into()),
+            AgentEvent::StepFinished(StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: "c1".into(),
                 name: "list_files".into(),
@@ -238,23 +270,21 @@ mod tests {
                 id: "c1".into(),
                 name: "list_files".into(),
                 result: json!({"ok": true}),
+                outcome: CallOutcome::Ok,
+                approved: false,
                 duration: Some(Duration::from_millis(3)),
             },
             AgentEvent::StepStarted { step: 2, max: 6 },
             AgentEvent::ContentDelta("Done.".into()),
+            AgentEvent::StepFinished(StepEnd::Answer),
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::Answered,
                 usage: None,
                 last_usage: None,
             },
         ];
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut p = TracePrinter::default();
-        for e in &events {
-            p.print(e, &mut out, &mut err).unwrap();
-        }
-        assert_eq!(String::from_utf8(out).unwrap(), "Done.\n");
-        let err = String::from_utf8(err).unwrap();
+        let (out, err) = print_all(&mut TracePrinter::default(), &events);
+        assert_eq!(out, "Done.\n");
         assert!(err.contains("[Step 1 Reasoning] think\n"));
         assert!(err.contains("[Step 1 Thought] Let me look.\n"));
         assert!(err.contains("[Step 1 Action] list_files({\"relative_dir\":\".\"})\n"));
@@ -269,7 +299,14 @@ mod tests {
             event: Box::new(e),
         };
         let events = vec![
+            AgentEvent::TurnStarted { prompt: "p".into() },
             AgentEvent::StepStarted { step: 2, max: 6 },
+            AgentEvent::StepFinished(StepEnd::Thought),
+            AgentEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: "delegate_file_analysis".into(),
+                arguments: "{}".into(),
+            },
             nested(AgentEvent::StepStarted { step: 1, max: 4 }),
             nested(AgentEvent::ToolCallStarted {
                 id: "s1".into(),
@@ -280,15 +317,12 @@ mod tests {
                 id: "s1".into(),
                 name: "read_text_file".into(),
                 result: json!({"ok": true}),
+                outcome: CallOutcome::Ok,
+                approved: false,
                 duration: Some(Duration::ZERO),
             }),
         ];
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut p = TracePrinter::default();
-        for e in &events {
-            p.print(e, &mut out, &mut err).unwrap();
-        }
-        let err = String::from_utf8(err).unwrap();
+        let (out, err) = print_all(&mut TracePrinter::default(), &events);
         assert!(
             err.contains("    [Step 1 Action] read_text_file({})\n"),
             "{err}"
@@ -308,12 +342,14 @@ mod tests {
             event: Box::new(e),
         };
         vec![
+            AgentEvent::TurnStarted { prompt: "p".into() },
             AgentEvent::Notice(format!("notice {NASTY}")),
             AgentEvent::StepStarted { step: 1, max: 6 },
             // An OSC 52 cut across two reasoning deltas.
             AgentEvent::ReasoningDelta("think \x1b]5".into()),
             AgentEvent::ReasoningDelta("2;c;aGk=\x07 on".into()),
             AgentEvent::ContentDelta(format!("thought {NASTY}")),
+            AgentEvent::StepFinished(StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: "c1".into(),
                 name: format!("tool{NASTY}"),
@@ -329,6 +365,8 @@ mod tests {
                 id: "s1".into(),
                 name: "read_text_file".into(),
                 result: json!({"content": NASTY}),
+                outcome: CallOutcome::Ok,
+                approved: false,
                 duration: Some(Duration::ZERO),
             }),
             AgentEvent::Retrying {
@@ -342,6 +380,7 @@ mod tests {
             },
             AgentEvent::StepStarted { step: 2, max: 6 },
             AgentEvent::ContentDelta(format!("answer {NASTY}")),
+            AgentEvent::StepFinished(StepEnd::Answer),
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::Answered,
                 usage: None,
@@ -352,8 +391,10 @@ mod tests {
 
     fn print_all(p: &mut TracePrinter, events: &[AgentEvent]) -> (String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut t = Transcript::new();
         for e in events {
-            p.print(e, &mut out, &mut err).unwrap();
+            let change = t.apply(e);
+            p.print((e, &change, &t), &mut out, &mut err).unwrap();
         }
         (
             String::from_utf8(out).unwrap(),

@@ -13,9 +13,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::outcome_name;
 use crate::agent::{AgentEvent, AgentState};
-use crate::events::PlanEvent;
+use crate::events::{PlanEvent, StepEnd};
 use crate::llm::Usage;
 
 /// One event as it goes on the wire.
@@ -32,7 +31,7 @@ pub enum WireEvent<'a> {
         /// The `@` mentions whose files the prompt carries, as written after `@`.
         mentions: &'a [String],
     },
-    /// `{"type":"state","state":"idle|thinking|acting"}`
+    /// `{"type":"state","state":"thinking|acting"}`
     State {
         /// What the agent is doing.
         state: &'static str,
@@ -54,6 +53,12 @@ pub enum WireEvent<'a> {
         /// A piece of the step's text (a thought, or the answer).
         text: &'a str,
     },
+    /// `{"type":"step_finished","end":"thought|answer"}`: the step's text was a thought (calls
+    /// follow) or the answer.
+    StepFinished {
+        /// `thought` or `answer`.
+        end: &'static str,
+    },
     /// `{"type":"tool_call_started","id":...,"name":...,"arguments":{...}}`
     ToolCallStarted {
         /// The call id.
@@ -70,7 +75,8 @@ pub enum WireEvent<'a> {
         /// Output of the running tool.
         text: &'a str,
     },
-    /// `{"type":"tool_finished","id":...,"name":...,"result":{...},"duration_ms":3}`
+    /// `{"type":"tool_finished","id":...,"name":...,"result":{...},"outcome":"ok",
+    /// "approved":false,"duration_ms":3}`
     ToolFinished {
         /// The call id.
         id: &'a str,
@@ -78,6 +84,10 @@ pub enum WireEvent<'a> {
         name: &'a str,
         /// The observation sent to the model.
         result: &'a Value,
+        /// `ok`, `failed`, `denied` (by the person), `refused` (by a rule) or `interrupted`.
+        outcome: &'static str,
+        /// Whether a person said yes to it first.
+        approved: bool,
         /// How long it ran.
         duration_ms: Option<u64>,
     },
@@ -97,10 +107,13 @@ pub enum WireEvent<'a> {
         /// What went wrong and what to do.
         message: &'a str,
     },
-    /// `{"type":"turn_finished","outcome":"answered","usage":{...},"last_usage":{...}}`
+    /// `{"type":"turn_finished","outcome":"answered","cause":null,"usage":{...},"last_usage":{...}}`
     TurnFinished {
         /// `answered`, `step_limit`, `interrupted` or `failed`.
         outcome: &'static str,
+        /// Why it failed: `missing_key`, `refused_key`, `network`, `server`, `cut`, `request`,
+        /// `plan` or `unrecorded` (`null` unless it failed).
+        cause: Option<&'static str>,
         /// The turn's tokens added up.
         usage: Option<Usage>,
         /// The last request's tokens.
@@ -247,7 +260,6 @@ pub fn millis(duration: Duration) -> u64 {
 
 fn state_name(state: AgentState) -> &'static str {
     match state {
-        AgentState::Idle => "idle",
         AgentState::Thinking => "thinking",
         AgentState::Acting => "acting",
     }
@@ -306,6 +318,12 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text },
         AgentEvent::ContentDelta(text) => WireEvent::ContentDelta { text },
+        AgentEvent::StepFinished(end) => WireEvent::StepFinished {
+            end: match end {
+                StepEnd::Thought => "thought",
+                StepEnd::Answer => "answer",
+            },
+        },
         AgentEvent::ToolCallStarted {
             id,
             name,
@@ -320,11 +338,15 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             id,
             name,
             result,
+            outcome,
+            approved,
             duration,
         } => WireEvent::ToolFinished {
             id,
             name,
             result,
+            outcome: outcome.name(),
+            approved: *approved,
             duration_ms: duration.map(millis),
         },
         AgentEvent::Retrying {
@@ -346,7 +368,8 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             usage,
             last_usage,
         } => WireEvent::TurnFinished {
-            outcome: outcome_name(outcome),
+            outcome: outcome.name(),
+            cause: outcome.cause().map(|c| c.name()),
             usage: *usage,
             last_usage: *last_usage,
         },
@@ -415,7 +438,19 @@ mod tests {
                 usage: None,
                 last_usage: None
             }),
-            json!({"type": "turn_finished", "outcome": "step_limit", "usage": null, "last_usage": null})
+            json!({"type": "turn_finished", "outcome": "step_limit", "cause": null, "usage": null, "last_usage": null})
+        );
+        assert_eq!(
+            wire(&AgentEvent::TurnFinished {
+                outcome: TurnOutcome::Failed(crate::events::FailCause::MissingKey),
+                usage: None,
+                last_usage: None
+            })["cause"],
+            "missing_key"
+        );
+        assert_eq!(
+            wire(&AgentEvent::StepFinished(StepEnd::Thought)),
+            json!({"type": "step_finished", "end": "thought"})
         );
         assert_eq!(
             wire(&AgentEvent::Retrying {
@@ -451,6 +486,8 @@ mod tests {
             id: "s1".into(),
             name: "read_text_file".into(),
             result: json!({"ok": true, "content": "\u{1b}[2J"}),
+            outcome: crate::events::CallOutcome::Ok,
+            approved: true,
             duration: Some(Duration::from_millis(7)),
         };
         let nested = AgentEvent::Nested {
@@ -467,6 +504,8 @@ mod tests {
         let value: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["parent_id"], "c1");
         assert_eq!(value["duration_ms"], 7);
+        assert_eq!(value["outcome"], "ok");
+        assert_eq!(value["approved"], true);
         assert_eq!(value["result"]["ok"], true);
         assert_eq!(
             wire(&AgentEvent::ContentDelta("x".into())).get("parent_id"),

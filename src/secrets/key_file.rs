@@ -1,13 +1,13 @@
 //! The key file, `<config dir>/miniclaw/.env`: reading `DEEPSEEK_API_KEY` from it without
 //! touching the process environment, noticing that it changed, and saving a key into it.
 //!
-//! A save never leaves a half-written file: the new content goes to a temporary file created
-//! with mode 0600 in the same folder, is synced, and is renamed over the old one. Every other
-//! line of an existing file is kept.
+//! A save never leaves a half-written file: the new content goes through `durable::replace` (a
+//! temporary file created with exactly mode 0600 in the same folder, synced, renamed over the
+//! old one). Every other line of an existing file is kept.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, DirBuilder, File};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -154,7 +154,10 @@ pub fn save_key(path: &Path, key: &Secret) -> Result<(), KeyFileError> {
         .map_err(write_error)?;
     let old = read_existing(&target)?;
     let new = with_key(&old, key.expose());
-    write_atomic(&target, folder, new.as_bytes()).map_err(write_error)
+    // Exactly 0600 and never through a link at the temporary name (`durable::replace`).
+    crate::durable::replace(&target, |file| file.write_all(new.as_bytes()))
+        .map(|_| ())
+        .map_err(write_error)
 }
 
 /// The file's text, empty when it does not exist.
@@ -212,37 +215,6 @@ fn with_key(text: &str, key: &str) -> String {
     let mut text = out.join("\n");
     text.push('\n');
     text
-}
-
-/// Writes `content` to a new 0600 file in `folder`, syncs it and renames it over `path`, then
-/// syncs the folder so the rename survives a crash.
-fn write_atomic(path: &Path, folder: &Path, content: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| ".env".into());
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let temp = folder.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&temp)?;
-        // The umask can only take bits away; set exactly 0600 whatever it is.
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
-        file.write_all(content)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-        return result;
-    }
-    File::open(folder)?.sync_all()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub use super::error::ToolError;
 use super::observation::cap_observation;
 use super::panic_guard;
 use super::sandbox::Sandbox;
-use crate::events::EventSink;
+use crate::events::{CallOutcome, EventSink};
 use crate::llm::ToolSchema;
 
 /// What a tool handler returns: the fields of a successful result, or an error.
@@ -306,13 +306,18 @@ impl ToolRegistry {
     /// inside the tool becomes the call's error.
     /// The observation is capped at `OBSERVATION_CAP` bytes, its longest texts cut with a note.
     pub async fn execute(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
-        let mut observation = self.observe(name, raw_arguments, ctx).await;
-        cap_observation(&mut observation, OBSERVATION_CAP);
-        observation
+        self.run(name, raw_arguments, ctx).await.0
     }
 
-    async fn observe(&self, name: &str, raw_arguments: &str, ctx: &ToolContext) -> Value {
-        match self.try_execute(name, raw_arguments, ctx).await {
+    /// Runs the call: its observation (capped, for the model) and how it ended (for the
+    /// program, which never reads it back from the observation).
+    pub async fn run(
+        &self,
+        name: &str,
+        raw_arguments: &str,
+        ctx: &ToolContext,
+    ) -> (Value, CallOutcome) {
+        let (mut observation, outcome) = match self.try_execute(name, raw_arguments, ctx).await {
             Ok(fields) => {
                 let mut out = Map::new();
                 out.insert("ok".into(), Value::Bool(true));
@@ -322,10 +327,22 @@ impl ToolRegistry {
                         out.insert(k, v);
                     }
                 }
-                Value::Object(out)
+                (Value::Object(out), CallOutcome::Ok)
             }
-            Err(e) => error_observation(name, &e.to_string()),
-        }
+            Err(ToolError::Cancelled) => (
+                error_observation(name, &ToolError::Cancelled.to_string()),
+                CallOutcome::Interrupted,
+            ),
+            Err(e) => {
+                let error = e.to_string();
+                (
+                    error_observation(name, &error),
+                    CallOutcome::Failed { error },
+                )
+            }
+        };
+        cap_observation(&mut observation, OBSERVATION_CAP);
+        (observation, outcome)
     }
 
     async fn try_execute(

@@ -64,33 +64,10 @@ fn read(store: &Path) -> ChangeFile {
         .unwrap_or_default()
 }
 
-/// Writes the record whole: a unique temporary file (mode 0600), synced, renamed over the old,
-/// and the folder synced.
+/// Writes the record whole and durably (`durable::replace`).
 fn write(store: &Path, file: &ChangeFile) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = store.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".changed.json.tmp-{}-{:08x}",
-        std::process::id(),
-        rand::random::<u32>()
-    ));
     let bytes = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
-    let result = (|| {
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        out.write_all(&bytes)?;
-        out.sync_all()?;
-        std::fs::rename(&tmp, store)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::durable::replace(store, |out| out.write_all(&bytes)).map(|_| ())
 }
 
 /// One process at a time changes the record (tool calls run side by side).

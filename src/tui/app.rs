@@ -12,6 +12,7 @@ use super::files::FileLister;
 use super::frame::FrameSchedule;
 use super::key_jobs::KeyJobs;
 use super::keymap::{self, Action};
+use super::panes::Caches;
 use super::state::State;
 use super::terminal::{self, Tui};
 use super::update::{self, Effect, KeyReport};
@@ -32,6 +33,8 @@ pub async fn event_loop(
     files: &mut FileLister,
 ) -> Result<(), TuiError> {
     let mut schedule = FrameSchedule::default();
+    // The side panes' caches: the layout pass keeps them, drawing reads them.
+    let mut caches = Caches::default();
     let mut input = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
@@ -59,18 +62,18 @@ pub async fn event_loop(
                 // What arrived since the last turn is shown now, not a frame later (a bounded
                 // batch: a flood of events cannot hold keys and frames up).
                 state.key_set = keys.is_set(&state.preset);
-                if drain(state, events, MAX_EVENTS_PER_BATCH) {
+                let mut effects = Vec::new();
+                if drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects) {
                     schedule.request(Instant::now());
                 }
-                // A turn that just ended hands over to the oldest queued message.
-                perform(update::next_queued(state, Instant::now()), agent, keys, files);
+                perform(effects, agent, keys, files);
                 holding = false;
                 let now = Instant::now();
                 // Laid out inside `draw`, for the size it has just read (asking the terminal
                 // once more for it would open /dev/tty once more every frame).
                 terminal.draw(|f| {
-                    layout::prepare(state, f.area());
-                    view::draw(f, state, now);
+                    layout::prepare(state, &mut caches, f.area());
+                    view::draw(f, state, &caches, now);
                 })?;
                 schedule.drawn(now);
                 if state.busy() {
@@ -81,9 +84,11 @@ pub async fn event_loop(
                 Some(ev) => {
                     // The agent reads the key file again before a turn: the state follows.
                     state.key_set = keys.is_set(&state.preset);
-                    update::on_event(state, ev, Instant::now());
+                    // A turn that ends hands over to the oldest queued message at once.
+                    let mut effects = update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
-                    drain(state, events, MAX_EVENTS_PER_BATCH);
+                    drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects);
+                    perform(effects, agent, keys, files);
                     schedule.request(Instant::now());
                     holding = true;
                 }
@@ -149,12 +154,17 @@ fn on_input(
 /// At most this many agent events are applied before keys are read and a frame is drawn again.
 const MAX_EVENTS_PER_BATCH: usize = 4096;
 
-/// Applies up to `limit` events that are already waiting; returns whether the limit was reached
-/// (more may be waiting).
-fn drain(state: &mut State, events: &mut UnboundedReceiver<AgentEvent>, limit: usize) -> bool {
+/// Applies up to `limit` events that are already waiting, adding what they ask for to
+/// `effects`; returns whether the limit was reached (more may be waiting).
+fn drain(
+    state: &mut State,
+    events: &mut UnboundedReceiver<AgentEvent>,
+    limit: usize,
+    effects: &mut Vec<Effect>,
+) -> bool {
     for _ in 0..limit {
         match events.try_recv() {
-            Ok(ev) => update::on_event(state, ev, Instant::now()),
+            Ok(ev) => effects.extend(update::on_event(state, ev, Instant::now())),
             Err(_) => return false,
         }
     }
@@ -211,7 +221,6 @@ pub(super) fn perform(
             Effect::CheckKey(key) => keys.check(key),
             Effect::UseKey { key, save } => keys.use_key(key, save),
             Effect::ListFiles(generation) => files.start(generation),
-            Effect::Quit => {}
         }
     }
 }
@@ -240,10 +249,14 @@ mod tests {
         for i in 0..10 {
             tx.send(AgentEvent::Notice(format!("n{i}"))).unwrap();
         }
-        assert!(drain(&mut state, &mut rx, 4), "the limit was reached");
+        let mut effects = Vec::new();
+        assert!(
+            drain(&mut state, &mut rx, 4, &mut effects),
+            "the limit was reached"
+        );
         assert_eq!(state.entries.len(), 4);
-        assert!(drain(&mut state, &mut rx, 4));
-        assert!(!drain(&mut state, &mut rx, 4), "all drained");
+        assert!(drain(&mut state, &mut rx, 4, &mut effects));
+        assert!(!drain(&mut state, &mut rx, 4, &mut effects), "all drained");
         assert_eq!(state.entries.len(), 10);
     }
 }

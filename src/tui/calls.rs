@@ -4,6 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::wrap;
+use crate::events::CallOutcome;
+use crate::transcript::SubAgent;
 
 /// Argument names that say what a call is about, most telling first.
 const MAIN_KEYS: [&str; 10] = [
@@ -86,16 +88,50 @@ pub fn call_label(name: &str, arguments: &str) -> String {
     label(name, arguments, 32)
 }
 
-/// Why a finished call failed, in a few words: the first line of its `error`, else nothing.
-pub fn failure_reason(result: &Value) -> Option<String> {
-    if result.get("ok").and_then(Value::as_bool) != Some(false) {
-        return None;
+/// Why a finished call did not succeed, in a few words: the first line of its problem.
+pub fn failure_reason(outcome: &CallOutcome) -> Option<String> {
+    let problem = outcome.problem()?;
+    Some(
+        problem
+            .lines()
+            .next()
+            .unwrap_or("failed")
+            .trim()
+            .to_string(),
+    )
+}
+
+/// A sub-agent's work as the timeline shows it under its call: each step, each call with how
+/// it ended, its errors, and the first line of its answer.
+pub fn sub_agent_lines(sub: &SubAgent) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut errors = sub.errors.iter().peekable();
+    for (i, step) in sub.steps.iter().enumerate() {
+        while let Some((_, message)) = errors.next_if(|(at, _)| *at <= i) {
+            out.push(format!("↳ ✗ {message}"));
+        }
+        out.push(format!("↳ step {}", step.number));
+        for call in &step.calls {
+            let mut line = format!("↳ {}", call_label(&call.name, &call.arguments));
+            if let Some(done) = &call.finished {
+                line.push_str(if done.outcome.is_ok() {
+                    "  ✓"
+                } else {
+                    "  ✗"
+                });
+                if let Some(d) = done.duration {
+                    line.push_str(&format!(" {} ms", d.as_millis()));
+                }
+            }
+            out.push(line);
+        }
     }
-    let error = result
-        .get("error")
-        .and_then(Value::as_str)
-        .unwrap_or("failed");
-    Some(error.lines().next().unwrap_or("failed").trim().to_string())
+    out.extend(errors.map(|(_, message)| format!("↳ ✗ {message}")));
+    if let Some(answer) = sub.answer() {
+        let first = answer.trim().lines().next().unwrap_or("");
+        out.push(format!("↳ answer: {first}"));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -123,13 +159,18 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_reason_is_the_first_line_of_the_error() {
-        let failed = serde_json::json!({"ok": false, "error": "no such file\nmore"});
+    fn a_failure_reason_is_the_first_line_of_the_problem() {
+        let failed = CallOutcome::Failed {
+            error: "no such file\nmore".into(),
+        };
         assert_eq!(failure_reason(&failed).as_deref(), Some("no such file"));
-        assert_eq!(failure_reason(&serde_json::json!({"ok": true})), None);
+        assert_eq!(failure_reason(&CallOutcome::Ok), None);
+        let denied = CallOutcome::Denied {
+            reason: String::new(),
+        };
         assert_eq!(
-            failure_reason(&serde_json::json!({"ok": false})).as_deref(),
-            Some("failed")
+            failure_reason(&denied).as_deref(),
+            Some("denied by the user")
         );
     }
 }

@@ -1,10 +1,70 @@
-//! The slash commands as the completion popup offers them: name, argument, one-line
-//! description, and where the argument's values come from. `update/slash.rs` runs them.
+//! The slash commands: the one table that the `/` popup offers, the dispatcher
+//! (`update/slash.rs`) runs, and the help (F1) and the README list.
+//!
+//! The compiler keeps the three in step: the dispatcher matches every [`CommandId`] (a new one
+//! does not build until it runs), the dispatcher reaches a command only through [`find`] (a
+//! name not in the table is unknown), and a `CommandId` without a row in [`COMMANDS`] is never
+//! constructed, which the dead-code lint refuses.
 
-/// Where a command's argument values come from.
+use Argument::{None as NoArgument, Optional, Required};
+use CommandId as C;
+
+/// Which command a row is: what the dispatcher matches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandId {
+    /// `/model`.
+    Model,
+    /// `/approval`.
+    Approval,
+    /// `/undo`.
+    Undo,
+    /// `/diff`.
+    Diff,
+    /// `/new`.
+    New,
+    /// `/resume`.
+    Resume,
+    /// `/rename`.
+    Rename,
+    /// `/steps`.
+    Steps,
+    /// `/copy`.
+    Copy,
+    /// `/plan`.
+    Plan,
+    /// `/init`.
+    Init,
+    /// `/instructions`.
+    Instructions,
+    /// `/clear`.
+    Clear,
+    /// `/tools`.
+    Tools,
+    /// `/mcp`.
+    Mcp,
+    /// `/key`.
+    Key,
+    /// `/help`.
+    Help,
+    /// `/quit`.
+    Quit,
+}
+
+/// What follows a command's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    /// Nothing.
+    None,
+    /// Something it may be given, named as the help writes it (`NAME`, `restart NAME`).
+    Optional(&'static str),
+    /// Something it cannot do without (`TITLE`, `TASK`).
+    Required(&'static str),
+}
+
+/// Where a command's argument values come from (the popup after `/model `).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Values {
-    /// No argument, or one without values to offer (a title).
+    /// No values to offer (no argument, or a free one like a title).
     None,
     /// The presets and the models used recently.
     Models,
@@ -19,69 +79,116 @@ pub enum Values {
 /// One slash command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Command {
+    /// Which one it is.
+    pub id: CommandId,
     /// Its name, without the `/`.
     pub name: &'static str,
-    /// Its argument as the help writes it (`[NAME]`), or empty.
-    pub argument: &'static str,
+    /// Other names it answers to (not offered by the popup).
+    pub aliases: &'static [&'static str],
+    /// What follows its name.
+    pub argument: Argument,
     /// What it does, in one line.
     pub about: &'static str,
     /// Where its argument's values come from.
     pub values: Values,
+    /// Whether it waits for a running turn to end (it stays in the input with a hint).
+    pub waits: bool,
 }
 
 impl Command {
+    /// Its argument as the help writes it (`[NAME]`, `TITLE`), or empty.
+    pub fn argument_text(&self) -> String {
+        match self.argument {
+            Argument::None => String::new(),
+            Argument::Optional(what) => format!("[{what}]"),
+            Argument::Required(what) => what.to_string(),
+        }
+    }
+
+    /// How it is written with its argument: `/model [NAME]`.
+    pub fn usage(&self) -> String {
+        match self.argument {
+            Argument::None => format!("/{}", self.name),
+            _ => format!("/{} {}", self.name, self.argument_text()),
+        }
+    }
+
     /// Whether it takes an argument (completing it leaves a space for one).
     pub fn takes_argument(&self) -> bool {
-        !self.argument.is_empty()
+        self.argument != Argument::None
     }
 
-    /// Whether it does nothing useful without its argument (Enter completes it instead of
-    /// running it).
+    /// Whether it does nothing useful without its argument (Enter in the popup completes it
+    /// instead of running it).
     pub fn needs_argument(&self) -> bool {
-        self.takes_argument() && !self.argument.starts_with('[')
+        matches!(self.argument, Argument::Required(_))
+    }
+
+    /// The same row whose argument offers `values`.
+    const fn offering(self, values: Values) -> Self {
+        Self { values, ..self }
+    }
+
+    /// The same row, waiting for a running turn to end.
+    const fn waiting(self) -> Self {
+        Self {
+            waits: true,
+            ..self
+        }
+    }
+
+    /// The same row, also answering to `aliases`.
+    const fn alias(self, aliases: &'static [&'static str]) -> Self {
+        Self { aliases, ..self }
     }
 }
 
+/// A row of the table.
 const fn command(
+    id: CommandId,
     name: &'static str,
-    argument: &'static str,
+    argument: Argument,
     about: &'static str,
-    values: Values,
 ) -> Command {
     Command {
+        id,
         name,
+        aliases: &[],
         argument,
         about,
-        values,
+        values: Values::None,
+        waits: false,
     }
 }
 
-/// Every command, in the order the popup lists them before anything is typed.
+/// Every command, in the order the popup and the help list them.
 #[rustfmt::skip] // A table: one command a line.
-pub const COMMANDS: [Command; 18] = [
-    command("model", "[NAME]", "choose the model (a picker without one)", Values::Models),
-    command("approval", "[MODE]", "show or set the approval mode", Values::Approval),
-    command("undo", "", "put back the files the last turn changed", Values::None),
-    command("diff", "", "show what this session's turns changed", Values::None),
-    command("new", "", "archive this session and start a new one", Values::None),
-    command("resume", "[TITLE]", "reopen an earlier session (a picker without one)", Values::None),
-    command("rename", "TITLE", "name this session", Values::None),
-    command("steps", "[N]", "show or set the step limit of a turn", Values::Steps),
-    command("copy", "[N]", "copy the last answer, or its N-th code block", Values::CodeBlocks),
-    command("plan", "TASK", "plan the task (read-only), edit the plan, Enter runs it", Values::None),
-    command("init", "", "the model writes a starter AGENTS.md", Values::None),
-    command("instructions", "[diff]", "show how AGENTS.md changed since the session last read it", Values::None),
-    command("clear", "", "clear the conversation (asks first)", Values::None),
-    command("tools", "", "list the tools the model may call", Values::None),
-    command("mcp", "[restart NAME]", "list the MCP servers, or restart one", Values::None),
-    command("key", "", "enter the API key (masked, checked, saved)", Values::None),
-    command("help", "", "the keys and commands", Values::None),
-    command("quit", "", "quit MiniClaw", Values::None),
+pub const COMMANDS: &[Command] = &[
+    command(C::Model, "model", Optional("NAME"), "choose the model (a picker without one)").offering(Values::Models),
+    command(C::Approval, "approval", Optional("MODE"), "show or set the approval mode").offering(Values::Approval),
+    command(C::Undo, "undo", NoArgument, "put back the files the last turn changed").waiting(),
+    command(C::Diff, "diff", NoArgument, "show what this session's turns changed"),
+    command(C::New, "new", NoArgument, "archive this session and start a new one").waiting(),
+    command(C::Resume, "resume", Optional("TITLE"), "reopen an earlier session (a picker without one)").waiting(),
+    command(C::Rename, "rename", Required("TITLE"), "name this session"),
+    command(C::Steps, "steps", Optional("N"), "show or set the step limit of a turn").offering(Values::Steps),
+    command(C::Copy, "copy", Optional("N"), "copy the last answer, or its N-th code block").offering(Values::CodeBlocks),
+    command(C::Plan, "plan", Required("TASK"), "plan the task (read-only), edit the plan, Enter runs it").waiting(),
+    command(C::Init, "init", NoArgument, "the model writes a starter AGENTS.md").waiting(),
+    command(C::Instructions, "instructions", Optional("diff"), "show how AGENTS.md changed since the session last read it"),
+    command(C::Clear, "clear", NoArgument, "clear the conversation (asks first)").waiting(),
+    command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
+    command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
+    command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
+    command(C::Help, "help", NoArgument, "the keys and commands"),
+    command(C::Quit, "quit", NoArgument, "quit MiniClaw").alias(&["exit"]),
 ];
 
-/// The command named `name` (no `/`).
+/// The command named `name` (no `/`), by its name or an alias.
 pub fn find(name: &str) -> Option<&'static Command> {
-    COMMANDS.iter().find(|c| c.name == name)
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name || c.aliases.contains(&name))
 }
 
 /// The step limits `/steps` offers besides the current one.

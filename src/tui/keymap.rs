@@ -1,8 +1,14 @@
-//! Keys and mouse to actions: a pure function of a small context and the event.
+//! Keys and mouse to actions: a pure function of a small context and the event. What each key
+//! does is the table in `bindings.rs`, which the help and the README list too.
+
+pub mod bindings;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::state::{Focus, Overlay};
+use bindings::{Binding, KEYS, Layer};
+
+// The keymap needs only which overlay is open, not what it holds.
+use super::state::{Focus, OverlayKind as Overlay};
 use crate::secrets::Secret;
 
 /// What a key asks for.
@@ -22,7 +28,7 @@ pub enum Action {
     HistoryPrev,
     /// Recall the next prompt.
     HistoryNext,
-    /// Switch flash ↔ pro.
+    /// Switch to the provider's next model (DeepSeek: flash ↔ pro).
     TogglePreset,
     /// Ask whether to clear the history.
     AskClear,
@@ -162,194 +168,95 @@ pub struct KeyContext {
     pub plan_draft: bool,
 }
 
-/// The action for a key.
+/// The action for a key: the first rule of [`KEYS`] that matches in the layers active in
+/// `ctx`, or what the last of them does with a key it has no rule for.
 pub fn map_key(ctx: &KeyContext, key: KeyEvent) -> Action {
     if key.kind == KeyEventKind::Release {
         return Action::None;
     }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = key.modifiers.contains(KeyModifiers::ALT);
-    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-    if ctrl && key.code == KeyCode::Char('c') {
-        return if ctx.busy {
-            Action::Interrupt
-        } else if ctx.quit_armed {
-            Action::Quit
-        } else {
-            Action::ClearInput
-        };
-    }
-    if let Some(action) = overlay_key(ctx, key, ctrl || alt) {
-        return action;
-    }
-    if ctx.popup
-        && ctx.focus == Focus::Input
-        && let Some(action) = popup_key(key)
-    {
-        return action;
-    }
-    match key.code {
-        // A queued message goes first; Esc again interrupts.
-        KeyCode::Esc if ctx.busy && ctx.queued => return Action::DropQueued,
-        KeyCode::Esc if ctx.busy => return Action::Interrupt,
-        KeyCode::Esc if ctx.focus != Focus::Input => return Action::FocusInput,
-        KeyCode::Esc if ctx.plan_draft => return Action::DiscardPlan,
-        KeyCode::Esc => return Action::None,
-        KeyCode::F(1) => return Action::ShowHelp,
-        KeyCode::F(2) => return Action::TogglePreset,
-        KeyCode::F(3) => return Action::ToggleSidePanes,
-        KeyCode::Char('l') if ctrl => return Action::AskClear,
-        KeyCode::Char('o') if ctrl => return Action::ToggleAllSteps,
-        KeyCode::Char('t') if ctrl => return Action::ToggleReasoning,
-        KeyCode::Char('y') if ctrl => return Action::Copy,
-        KeyCode::Char('d') if ctrl && ctx.input_empty => return Action::Quit,
-        KeyCode::Tab => return Action::FocusNext,
-        KeyCode::BackTab => return Action::CycleApproval,
-        KeyCode::PageUp => return Action::ScrollPage(-1),
-        KeyCode::PageDown => return Action::ScrollPage(1),
-        KeyCode::Up if shift => return Action::ScrollLine(-1),
-        KeyCode::Down if shift => return Action::ScrollLine(1),
-        KeyCode::Home if ctrl => return Action::ScrollTop,
-        KeyCode::End if ctrl => return Action::ScrollBottom,
-        _ => {}
-    }
-    match ctx.focus {
-        Focus::Input => match key.code {
-            KeyCode::Enter if alt || shift || ctrl => Action::Newline,
-            KeyCode::Enter => Action::Send,
-            KeyCode::Char('j') if ctrl => Action::Newline,
-            KeyCode::Up if ctx.input_empty && ctx.queued => Action::EditQueued,
-            KeyCode::Up if ctx.on_first_line => Action::HistoryPrev,
-            KeyCode::Down if ctx.on_last_line => Action::HistoryNext,
-            // With nothing to move the cursor through, Home / End scroll the conversation, so
-            // the "more below (End)" marker works from the input too.
-            KeyCode::Home if ctx.input_empty => Action::ScrollTop,
-            KeyCode::End if ctx.input_empty => Action::ScrollBottom,
-            _ => Action::Edit(key),
-        },
-        Focus::Timeline => match key.code {
-            KeyCode::Up => Action::SelectPrev,
-            KeyCode::Down => Action::SelectNext,
-            KeyCode::Enter | KeyCode::Char(' ') => Action::ToggleStep,
-            KeyCode::Home => Action::ScrollTop,
-            KeyCode::End => Action::ScrollBottom,
-            _ => pane_typing(key),
-        },
-        Focus::Conversation if key.code == KeyCode::Enter => Action::ToggleFold,
-        Focus::Conversation | Focus::Reasoning | Focus::ToolOutput => match key.code {
-            KeyCode::Up => Action::ScrollLine(-1),
-            KeyCode::Down => Action::ScrollLine(1),
-            KeyCode::Home => Action::ScrollTop,
-            KeyCode::End => Action::ScrollBottom,
-            _ => pane_typing(key),
-        },
-    }
-}
-
-/// The action for a key while an overlay is open (`None`: no overlay).
-fn overlay_key(ctx: &KeyContext, key: KeyEvent, modified: bool) -> Option<Action> {
-    Some(match ctx.overlay {
-        Overlay::ConfirmClear => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => Action::ConfirmYes,
-            KeyCode::Char('a') | KeyCode::Char('A') => Action::ArchiveSession,
-            _ => Action::ConfirmNo,
-        },
-        Overlay::ConfirmUndo => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => Action::UndoAnyway,
-            _ => Action::ConfirmNo,
-        },
-        Overlay::Picker if ctx.picker_confirming => {
-            Action::PickerConfirmDelete(matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')))
+    for layer in layers(ctx) {
+        let rule = KEYS
+            .iter()
+            .filter(|b| b.layer == layer)
+            .flat_map(Binding::rules)
+            .find(|r| r.key.matches(&key) && r.when.holds(ctx));
+        if let Some(rule) = rule {
+            return rule.action.clone();
         }
-        Overlay::Picker => picker_key(key, modified),
-        Overlay::Approval if ctx.typing_reason => match key.code {
-            KeyCode::Enter | KeyCode::Esc => Action::SendDenial,
-            KeyCode::Backspace => Action::ReasonBackspace,
-            KeyCode::Char(c) if !modified => Action::ReasonType(c),
-            _ => Action::None,
-        },
-        // A key pressed just as the dialog appeared was meant for something else. (Logged, so
-        // a key held back can be told from one lost: the pseudo-terminal tests wait on it.)
-        Overlay::Approval if ctx.answer_fresh => {
-            tracing::debug!("a key came as the approval dialog appeared: not taken as its answer");
-            Action::None
+        if let Some(action) = otherwise(layer, key) {
+            return action;
         }
-        Overlay::Approval => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => Action::ApproveOnce,
-            KeyCode::Char('a') | KeyCode::Char('A') => Action::ApproveTool,
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Action::Deny,
-            KeyCode::Up => Action::ScrollApproval(-1),
-            KeyCode::Down => Action::ScrollApproval(1),
-            KeyCode::PageUp => Action::ScrollApproval(-10),
-            KeyCode::PageDown => Action::ScrollApproval(10),
-            _ => Action::None,
-        },
-        Overlay::Help => match key.code {
-            KeyCode::Esc if ctx.busy => Action::Interrupt,
-            KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter | KeyCode::Char('q') => {
-                Action::CloseOverlay
-            }
-            KeyCode::Up => Action::ScrollHelp(-1),
-            KeyCode::Down => Action::ScrollHelp(1),
-            KeyCode::PageUp => Action::ScrollHelp(-10),
-            KeyCode::PageDown => Action::ScrollHelp(10),
-            _ => Action::None,
-        },
-        // Esc leaves the dialog whatever its stage; every other key is the dialog's.
-        Overlay::Key => match key.code {
-            KeyCode::Esc => Action::CloseOverlay,
-            _ => Action::KeyDialog(key),
-        },
-        Overlay::None => return None,
-    })
-}
-
-/// A key in the picker: typing filters, arrows move, Enter takes, Ctrl+D or Delete deletes.
-fn picker_key(key: KeyEvent, modified: bool) -> Action {
-    match key.code {
-        KeyCode::Esc => Action::CloseOverlay,
-        KeyCode::Enter => Action::PickerChoose,
-        KeyCode::Up => Action::PickerMove(-1),
-        KeyCode::Down => Action::PickerMove(1),
-        KeyCode::PageUp => Action::PickerMove(-10),
-        KeyCode::PageDown => Action::PickerMove(10),
-        KeyCode::Backspace => Action::PickerBackspace,
-        KeyCode::Delete => Action::PickerDelete,
-        KeyCode::Char('d') if modified => Action::PickerDelete,
-        KeyCode::Char('p') if modified => Action::PickerMove(-1),
-        KeyCode::Char('n') if modified => Action::PickerMove(1),
-        KeyCode::Char(c) if !modified => Action::PickerType(c),
-        _ => Action::None,
     }
+    Action::None
 }
 
-/// A plain key while the completion popup is open: it takes the arrows, Tab, Enter and Esc.
-fn popup_key(key: KeyEvent) -> Option<Action> {
-    if !key.modifiers.is_empty() {
-        return None;
+/// The layers whose rules apply in `ctx`, in the order they are tried.
+pub fn layers(ctx: &KeyContext) -> Vec<Layer> {
+    let overlay = match ctx.overlay {
+        Overlay::ConfirmClear => Some(Layer::ClearQuestion),
+        Overlay::ConfirmUndo => Some(Layer::UndoQuestion),
+        Overlay::Picker if ctx.picker_confirming => Some(Layer::DeleteQuestion),
+        Overlay::Picker => Some(Layer::Picker),
+        Overlay::Approval if ctx.typing_reason => Some(Layer::Reason),
+        // A key pressed just as the dialog appeared was meant for something else.
+        Overlay::Approval if ctx.answer_fresh => Some(Layer::ApprovalFresh),
+        Overlay::Approval => Some(Layer::Approval),
+        Overlay::Help => Some(Layer::Help),
+        Overlay::Key => Some(Layer::KeyDialog),
+        Overlay::None => None,
+    };
+    if let Some(overlay) = overlay {
+        return vec![Layer::First, overlay];
     }
-    Some(match key.code {
-        KeyCode::Esc => Action::PopupClose,
-        KeyCode::Up => Action::PopupMove(-1),
-        KeyCode::Down => Action::PopupMove(1),
-        KeyCode::Tab => Action::PopupComplete,
-        KeyCode::Enter => Action::PopupChoose,
-        _ => return None,
-    })
+    let mut out = vec![Layer::First];
+    if ctx.popup && ctx.focus == Focus::Input {
+        out.push(Layer::Popup);
+    }
+    out.push(Layer::Panes);
+    out.extend_from_slice(match ctx.focus {
+        Focus::Input => &[Layer::Input][..],
+        Focus::Timeline => &[Layer::Timeline],
+        Focus::Conversation => &[Layer::Conversation, Layer::Reading],
+        Focus::Reasoning | Focus::ToolOutput => &[Layer::Reading],
+    });
+    out
 }
 
-/// Typing a character in a pane other than the input goes to the input.
-fn pane_typing(key: KeyEvent) -> Action {
-    match key.code {
-        KeyCode::Char(_)
+/// What `layer` does with a key none of its rules takes: an overlay and a focused pane take
+/// every key (typing goes to the text being typed), the others let it through (`None`).
+fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
+    let typed = match key.code {
+        KeyCode::Char(c)
             if !key
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
         {
-            Action::Edit(key)
+            Some(c)
         }
-        _ => Action::None,
-    }
+        _ => None,
+    };
+    Some(match layer {
+        Layer::First | Layer::Popup | Layer::Panes | Layer::Conversation => return None,
+        Layer::ClearQuestion | Layer::UndoQuestion => Action::ConfirmNo,
+        Layer::DeleteQuestion => Action::PickerConfirmDelete(false),
+        Layer::Picker => typed.map_or(Action::None, Action::PickerType),
+        Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
+        // Logged, so a key held back can be told from one lost: the pseudo-terminal tests
+        // wait on it.
+        Layer::ApprovalFresh => {
+            tracing::debug!("a key came as the approval dialog appeared: not taken as its answer");
+            Action::None
+        }
+        Layer::Approval | Layer::Help => Action::None,
+        // Every key but Esc is the dialog's, whatever its stage.
+        Layer::KeyDialog => Action::KeyDialog(key),
+        Layer::Input => Action::Edit(key),
+        // Typing in another pane goes to the input.
+        Layer::Timeline | Layer::Reading => match typed {
+            Some(_) => Action::Edit(key),
+            None => Action::None,
+        },
+    })
 }
 
 /// The action for a mouse event: the wheel scrolls the pane under the pointer.

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::panes::{conversation, input, reasoning, timeline, tool_output};
+use super::panes::{Caches, conversation, input, reasoning, timeline, tool_output};
 use super::state::{Areas, State};
 
 /// The smallest usable terminal.
@@ -38,7 +38,7 @@ pub fn areas(state: &State, screen: Rect) -> Areas {
     // Stacked in a short terminal, the side panes would leave the conversation a line or two:
     // they hide (F3 still toggles them once there is room).
     let cramped = !wide && main.height < 16;
-    if state.side_collapsed || cramped || (!wide && state.steps.is_empty()) {
+    if state.side_collapsed || cramped || (!wide && state.transcript.steps.is_empty()) {
         a.conversation = main;
         return a;
     }
@@ -75,7 +75,7 @@ pub fn areas(state: &State, screen: Rect) -> Areas {
 }
 
 /// Lays out the screen and refreshes every cache drawing needs.
-pub fn prepare(state: &mut State, screen: Rect) {
+pub fn prepare(state: &mut State, caches: &mut Caches, screen: Rect) {
     state.areas = areas(state, screen);
     if state.areas.too_small {
         return;
@@ -85,12 +85,12 @@ pub fn prepare(state: &mut State, screen: Rect) {
     }
     conversation::prepare(state, state.areas.conversation);
     if let Some(r) = state.areas.timeline {
-        timeline::prepare(state, r);
+        timeline::prepare(state, caches, r);
     }
     if let Some(r) = state.areas.reasoning {
-        reasoning::prepare(state, r);
+        reasoning::prepare(state, caches, r);
     }
     if let Some(r) = state.areas.tool_output {
-        tool_output::prepare(state, r);
+        tool_output::prepare(state, caches, r);
     }
 }

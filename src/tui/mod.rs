@@ -91,7 +91,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     }
     // Without a key the dialog asks for one at once, unless the session picker was asked for
     // (Esc leaves it; the notice stays, and /key or sending opens it again).
-    if !state.key_set && state.overlay == state::Overlay::None {
+    if !state.key_set && state.overlay.is_none() {
         update::open_key_dialog(&mut state);
     }
     let (mut terminal, _guard) = terminal::init(options.mouse)?;

@@ -17,6 +17,7 @@ use crate::agent::{AgentEvent, Session};
 /// The UI's state with the operations the event loop performs on it.
 pub struct Screen {
     state: State,
+    caches: panes::Caches,
 }
 
 impl Screen {
@@ -24,6 +25,7 @@ impl Screen {
     pub fn new(options: &TuiOptions) -> Self {
         Self {
             state: State::new(options),
+            caches: panes::Caches::default(),
         }
     }
 
@@ -42,7 +44,7 @@ impl Screen {
 
     /// Applies an agent event.
     pub fn event(&mut self, event: AgentEvent, now: Instant) {
-        update::on_event(&mut self.state, event, now);
+        let _ = update::on_event(&mut self.state, event, now);
     }
 
     /// Applies a batch of the `@` popup's file listing.
@@ -72,7 +74,7 @@ impl Screen {
 
     /// Lays the panes out for `area` and brings their caches up to date.
     pub fn prepare(&mut self, area: Rect) {
-        layout::prepare(&mut self.state, area);
+        layout::prepare(&mut self.state, &mut self.caches, area);
     }
 
     /// Lays out and draws a whole frame.
@@ -81,10 +83,10 @@ impl Screen {
         terminal: &mut Terminal<B>,
         now: Instant,
     ) -> Result<(), B::Error> {
-        let state = &mut self.state;
+        let (state, caches) = (&mut self.state, &mut self.caches);
         terminal.draw(|f| {
-            layout::prepare(state, f.area());
-            view::draw(f, state, now);
+            layout::prepare(state, caches, f.area());
+            view::draw(f, state, caches, now);
         })?;
         Ok(())
     }

@@ -8,13 +8,13 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::layout::{MIN_HEIGHT, MIN_WIDTH};
 use super::panes::{
-    approval, conversation, dialog, help, input, key_dialog, picker, popup, reasoning, status,
-    timeline, tool_output,
+    Caches, approval, conversation, dialog, help, input, key_dialog, picker, popup, reasoning,
+    status, timeline, tool_output,
 };
 use super::state::{Overlay, State};
 
 /// Draws every pane and the open overlay; `now` drives the spinner and elapsed time.
-pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
+pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, now: Instant) {
     let a = &state.areas;
     if a.too_small {
         let text = vec![
@@ -30,23 +30,23 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     }
     conversation::draw(frame, state, a.conversation, now);
     if let Some(r) = a.timeline {
-        timeline::draw(frame, state, r);
+        timeline::draw(frame, state, caches, r);
     }
     if let Some(r) = a.reasoning {
-        reasoning::draw(frame, state, r);
+        reasoning::draw(frame, state, caches, r);
     }
     if let Some(r) = a.tool_output {
-        tool_output::draw(frame, state, r);
+        tool_output::draw(frame, state, caches, r);
     }
     input::draw(frame, state, a.input);
     status::draw(frame, state, a.status, now);
     popup::draw(frame, state, a.input);
     match state.overlay {
-        Overlay::Help => help::draw(frame, state, a.screen),
+        Overlay::Help { .. } => help::draw(frame, state, a.screen),
         Overlay::ConfirmClear | Overlay::ConfirmUndo => dialog::draw(frame, state, a.screen),
-        Overlay::Picker => picker::draw(frame, state, a.screen),
+        Overlay::Picker(_) => picker::draw(frame, state, a.screen),
         Overlay::Approval => approval::draw(frame, state, a.screen),
-        Overlay::Key => key_dialog::draw(frame, state, a.screen),
+        Overlay::Key(_) => key_dialog::draw(frame, state, a.screen),
         Overlay::None => {}
     }
 }

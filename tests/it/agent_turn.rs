@@ -6,7 +6,9 @@ use crate::support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use miniclaw::agent::session::Incomplete;
 use miniclaw::agent::{Agent, AgentEvent, AgentSettings, EventSink, Session, TurnOutcome};
+use miniclaw::events::FailCause;
 use miniclaw::llm::{LlmClient, Preset, Role};
 use miniclaw::tools::{Sandbox, ToolRegistry};
 use serde_json::{Value, json};
@@ -289,7 +291,7 @@ async fn interrupting_mid_stream_keeps_the_partial_answer_marked() {
     let session = assert_history_valid(&r.dir.path().join("history.json"));
     let last = session.messages.last().unwrap();
     assert_eq!(last.content, "Half an ans");
-    assert_eq!(last.incomplete.as_deref(), Some("interrupted"));
+    assert_eq!(last.incomplete, Some(Incomplete::Interrupted));
 }
 
 #[tokio::test]
@@ -341,7 +343,7 @@ async fn an_invalid_key_is_reported_once_with_the_servers_message_and_history_st
     )];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
     let (outcome, events) = run(&mut r.agent, "hi").await;
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::RefusedKey));
     assert_eq!(r.server.requests().len(), 1, "401 is not retried");
     let message = events
         .iter()
@@ -371,7 +373,7 @@ async fn a_length_cut_answer_is_kept_and_marked() {
     let script = vec![cut_at_the_output_limit()];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
     let (outcome, events) = run(&mut r.agent, "long please").await;
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::Cut));
     assert!(
         events.iter().any(
             |e| matches!(e, AgentEvent::Error { message } if message.contains("output limit"))
@@ -457,7 +459,7 @@ async fn without_a_key_the_turn_says_what_to_set_and_sends_nothing() {
         },
     );
     let (outcome, events) = run(&mut agent, "hello").await;
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::MissingKey));
     let errors: Vec<_> = events
         .iter()
         .filter(|e| matches!(e, AgentEvent::Error { .. }))
@@ -526,7 +528,7 @@ async fn a_preset_switched_mid_turn_applies_to_the_next_request_and_an_early_int
                 return outcome;
             }
         }
-        TurnOutcome::Failed
+        TurnOutcome::Failed(FailCause::Unrecorded)
     })
     .await
     .expect("the interrupted turn ends at once");
@@ -581,7 +583,7 @@ async fn a_turn_that_failed_before_any_answer_never_leaves_two_prompts_back_to_b
     ];
     let mut r = rig(script, vec![], Preset::Flash, 6).await;
     let (outcome, _) = run(&mut r.agent, "first prompt").await;
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::Server));
     let (outcome, _) = run(&mut r.agent, "second prompt").await;
     assert_eq!(outcome, TurnOutcome::Answered);
     let sent = sent_messages(&r, 1);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use miniclaw::agent::{AgentEvent, TurnOutcome};
+use miniclaw::events::FailCause;
 use miniclaw::llm::{LlmClient, Preset, RetryPolicy};
 use miniclaw::tools::ToolRegistry;
 use serde_json::json;
@@ -22,7 +23,7 @@ async fn fails_then_recovers(mut r: Rig, says: &[&str]) -> Vec<AgentEvent> {
     let (outcome, events) = tokio::time::timeout(LIMIT, run(&mut r.agent, "first"))
         .await
         .expect("a fault must end the turn, never hang it");
-    assert_eq!(outcome, TurnOutcome::Failed, "{events:?}");
+    assert!(matches!(outcome, TurnOutcome::Failed(_)), "{events:?}");
     let errs = errors(&events).join("\n");
     for s in says {
         assert!(errs.contains(s), "error {errs:?} should mention {s:?}");
@@ -130,7 +131,7 @@ async fn connection_refused_is_retried_then_reported() {
     let (outcome, events) = tokio::time::timeout(LIMIT, run(&mut r.agent, "x"))
         .await
         .unwrap();
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::Network));
     assert_eq!(retrying(&events).len(), 1);
     let errs = errors(&events).join("\n");
     assert!(
@@ -166,7 +167,7 @@ async fn a_name_that_does_not_resolve_is_reported() {
     let (outcome, events) = tokio::time::timeout(LIMIT, run(&mut r.agent, "x"))
         .await
         .unwrap();
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::Network));
     let errs = errors(&events).join("\n");
     assert!(errs.contains("network error"), "{errs}");
     assert_history_valid(&r.dir.path().join("history.json"));
@@ -224,7 +225,7 @@ async fn a_stream_cut_in_reasoning_keeps_what_arrived_marked() {
         .build();
     let mut r = rig(vec![cut], vec![], Preset::Pro, 6).await;
     let (outcome, events) = run(&mut r.agent, "x").await;
-    assert_eq!(outcome, TurnOutcome::Failed);
+    assert_eq!(outcome, TurnOutcome::Failed(FailCause::Network));
     assert!(
         errors(&events)
             .join("")
@@ -235,9 +236,9 @@ async fn a_stream_cut_in_reasoning_keeps_what_arrived_marked() {
     assert_eq!(last.reasoning.as_deref(), Some("I was thinking"));
     assert!(
         last.incomplete
-            .as_deref()
-            .unwrap()
-            .contains("closed before")
+            .clone()
+            .map(String::from)
+            .is_some_and(|why| why.contains("closed before"))
     );
 }
 
@@ -251,7 +252,7 @@ async fn a_stream_cut_in_content_keeps_the_partial_answer() {
     let (_, events) = run(&mut r.agent, "x").await;
     match events.last().unwrap() {
         AgentEvent::TurnFinished { outcome, .. } => {
-            assert_eq!(*outcome, TurnOutcome::Failed);
+            assert_eq!(*outcome, TurnOutcome::Failed(FailCause::Network));
         }
         e => panic!("{e:?}"),
     }
@@ -310,7 +311,7 @@ async fn finish_reasons_that_cut_the_answer_are_marked_and_explained() {
             .build();
         let mut r = rig(vec![reply], vec![], Preset::Flash, 6).await;
         let (outcome, events) = run(&mut r.agent, "x").await;
-        assert_eq!(outcome, TurnOutcome::Failed, "{reason}");
+        assert_eq!(outcome, TurnOutcome::Failed(FailCause::Cut), "{reason}");
         assert!(errors(&events).join("").contains(says), "{reason}");
         let s = assert_history_valid(&r.dir.path().join("history.json"));
         assert_eq!(s.messages.last().unwrap().content, "Some of it");

@@ -48,7 +48,7 @@ fn step(s: &mut Session, n: usize) {
     ));
     let mut answer = Message::assistant(format!("answer {n}"), None, vec![]);
     if n.is_multiple_of(3) {
-        answer.incomplete = Some("interrupted".into());
+        answer.incomplete = Some(miniclaw::agent::session::Incomplete::Interrupted);
     }
     s.push(answer);
 }
@@ -421,7 +421,7 @@ async fn the_writer_saves_in_order_and_reports_a_failure_then_recovers() {
     assert!(errors(&mut rx).is_empty());
 
     // A folder where the journal belongs: the append fails and says so.
-    writer.clear().unwrap();
+    writer.clear().await.unwrap();
     assert!(!path.exists() && !journal.exists());
     let mut s = Session::new();
     writer.save(&s, &events);

@@ -296,7 +296,10 @@ async fn an_interrupt_stops_the_executor_and_no_later_item_runs() {
     assert_eq!(r.server.requests().len(), 2);
     let session = assert_history_valid(&r.dir.path().join("history.json"));
     let last = session.messages.last().unwrap();
-    assert_eq!(last.incomplete.as_deref(), Some("interrupted"));
+    assert_eq!(
+        last.incomplete,
+        Some(miniclaw::agent::session::Incomplete::Interrupted)
+    );
 }
 
 #[tokio::test]

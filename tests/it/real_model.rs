@@ -67,7 +67,10 @@ async fn a_real_model_makes_real_tool_calls() {
         events.push(e);
     }
     report(&events);
-    assert_ne!(outcome, TurnOutcome::Failed, "the turn failed: {events:?}");
+    assert!(
+        !matches!(outcome, TurnOutcome::Failed(_)),
+        "the turn failed: {events:?}"
+    );
     assert_ne!(outcome, TurnOutcome::Interrupted);
     let calls: Vec<&String> = events
         .iter()

@@ -52,7 +52,7 @@ async fn undo_walks_back_turn_by_turn_and_the_model_is_told() {
     run(&mut rig.agent, "second turn").await;
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "v3\n");
 
-    let diff = rig.agent.session_diff();
+    let diff = rig.agent.session_diff().await;
     assert!(
         diff.contains("--- a/a.txt\n+++ b/a.txt") && diff.contains("-v1\n+v3\n"),
         "{diff}"
@@ -62,21 +62,21 @@ async fn undo_walks_back_turn_by_turn_and_the_model_is_told() {
         "{diff}"
     );
 
-    let undone = rig.agent.undo(false).unwrap();
+    let undone = rig.agent.undo(false).await.unwrap();
     assert_eq!(
         undone,
         UndoOutcome::Undone("Undid the changes of “second turn”: a.txt restored.".into())
     );
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "v2\n");
-    let undone = rig.agent.undo(false).unwrap();
+    let undone = rig.agent.undo(false).await.unwrap();
     assert!(
         matches!(&undone, UndoOutcome::Undone(s) if s.contains("new/b.txt removed")),
         "{undone:?}"
     );
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "v1\n");
     assert!(!ws.join("new/b.txt").exists());
-    assert_eq!(rig.agent.undo(false).unwrap(), UndoOutcome::Nothing);
-    assert_eq!(rig.agent.session_diff(), "", "every change undone");
+    assert_eq!(rig.agent.undo(false).await.unwrap(), UndoOutcome::Nothing);
+    assert_eq!(rig.agent.session_diff().await, "", "every change undone");
 
     run(&mut rig.agent, "what now?").await;
     let last = rig.server.requests().last().unwrap().json();
@@ -124,14 +124,14 @@ async fn a_file_changed_since_the_turn_is_not_overwritten_without_a_yes() {
     std::fs::write(&file, "mine\n").unwrap();
     run(&mut rig.agent, "write a").await;
     std::fs::write(&file, "edited by hand\n").unwrap();
-    let outcome = rig.agent.undo(false).unwrap();
+    let outcome = rig.agent.undo(false).await.unwrap();
     let UndoOutcome::Conflict(diff) = outcome else {
         panic!("{outcome:?}");
     };
     assert!(diff.contains("-edited by hand\n+mine\n"), "{diff}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "edited by hand\n");
     assert!(matches!(
-        rig.agent.undo(true).unwrap(),
+        rig.agent.undo(true).await.unwrap(),
         UndoOutcome::Undone(_)
     ));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
@@ -174,7 +174,7 @@ async fn undo_puts_agents_md_back_only_with_a_yes_and_the_write_asked_in_auto() 
     );
 
     // Unchanged since the turn, still configuration: the diff comes back first.
-    let UndoOutcome::Conflict(diff) = agent.undo(false).unwrap() else {
+    let UndoOutcome::Conflict(diff) = agent.undo(false).await.unwrap() else {
         panic!("AGENTS.md was put back without a yes");
     };
     assert!(diff.contains("AGENTS.md is configuration"), "{diff}");
@@ -183,7 +183,10 @@ async fn undo_puts_agents_md_back_only_with_a_yes_and_the_write_asked_in_auto() 
         std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
         "theirs\n"
     );
-    assert!(matches!(agent.undo(true).unwrap(), UndoOutcome::Undone(_)));
+    assert!(matches!(
+        agent.undo(true).await.unwrap(),
+        UndoOutcome::Undone(_)
+    ));
     assert_eq!(
         std::fs::read_to_string(ws.join("AGENTS.md")).unwrap(),
         "mine\n"

@@ -102,14 +102,14 @@ fn sync_folder(path: &Path) {
     }
 }
 
-/// Replaces the file at `path` by `session` (pretty JSON, the schema of `history.json`): a
-/// temporary file beside it, synced, renamed over the old one, then the folder synced, so a
-/// crash at any moment leaves either the old file or the new one, whole. Returns its size.
+/// Replaces the file at `path` by `session` (pretty JSON, the schema of `history.json`),
+/// durably (`durable::replace`: a crash at any moment leaves either the old file or the new
+/// one, whole). Returns its size.
 pub(super) fn write_snapshot(path: &Path, session: &Session) -> Result<u64, HistoryError> {
-    replace_file(path, |out, tmp| {
+    replace_file(path, |out| {
         serde_json::to_writer_pretty(out, session).map_err(|e| {
             if e.is_io() {
-                io_err(tmp)(e.into())
+                io_err(path)(e.into())
             } else {
                 HistoryError::Encode(e)
             }
@@ -117,45 +117,22 @@ pub(super) fn write_snapshot(path: &Path, session: &Session) -> Result<u64, Hist
     })
 }
 
-/// Replaces the file at `path` by `bytes`, as atomically as `write_snapshot`.
+/// Replaces the file at `path` by `bytes`, as durably as `write_snapshot`.
 pub(super) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), HistoryError> {
-    replace_file(path, |out, tmp| out.write_all(bytes).map_err(io_err(tmp))).map(|_| ())
+    replace_file(path, |out| out.write_all(bytes).map_err(io_err(path))).map(|_| ())
 }
 
-/// Writes a temporary file beside `path` with `fill`, syncs it, renames it over `path` and
-/// syncs the folder. Returns the new file's size.
+/// Replaces the file at `path` by what `fill` writes (`durable::replace`: only the person may
+/// read it, as a history or a kept file may hold what a 0600 file held). Returns its size.
 fn replace_file(
     path: &Path,
-    fill: impl FnOnce(&mut BufWriter<File>, &Path) -> Result<(), HistoryError>,
+    fill: impl FnOnce(&mut BufWriter<&mut File>) -> Result<(), HistoryError>,
 ) -> Result<u64, HistoryError> {
-    let dir = folder(path);
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let write = || -> Result<u64, HistoryError> {
-        // A stale temporary file (or a symlink planted in its place) is removed, and the new
-        // one is created exclusively, which never follows a symlink.
-        remove_if_there(&tmp).map_err(io_err(&tmp))?;
-        // Only the person may read it: a history or a kept file may hold what a 0600 file held.
-        let file = std::os::unix::fs::OpenOptionsExt::mode(
-            OpenOptions::new().write(true).create_new(true),
-            0o600,
-        )
-        .open(&tmp)
-        .map_err(io_err(&tmp))?;
+    crate::durable::replace(path, |file| {
         // Streamed through a buffer: a long history is never held twice in memory as text.
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        fill(&mut out, &tmp)?;
-        let file = out.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
-        file.sync_all().map_err(io_err(&tmp))?;
-        let size = file.metadata().map_err(io_err(&tmp))?.len();
-        fs::rename(&tmp, path).map_err(io_err(path))?;
-        sync_folder(path);
-        Ok(size)
-    };
-    write().inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
+        fill(&mut out)?;
+        out.flush().map_err(io_err(path))
     })
 }
 

@@ -91,6 +91,19 @@ pub enum HistoryError {
     /// The writer thread is gone.
     #[error("the history writer stopped")]
     WriterStopped,
+    /// The file work, run off the async runtime, did not finish.
+    #[error(transparent)]
+    Unfinished(#[from] crate::agent::Unfinished),
+}
+
+/// A durable write's failure is an I/O error on the file it failed on.
+impl From<crate::durable::DurableError> for HistoryError {
+    fn from(e: crate::durable::DurableError) -> Self {
+        Self::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 /// What loading found.

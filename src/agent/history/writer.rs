@@ -18,7 +18,7 @@ enum Job {
     /// Answer once every earlier job is done.
     Flush(oneshot::Sender<()>),
     /// Delete the files after every earlier job, and say how that went.
-    Clear(mpsc::SyncSender<Result<(), HistoryError>>),
+    Clear(oneshot::Sender<Result<(), HistoryError>>),
 }
 
 /// Saves a session's history on a thread of its own, so the async runtime never waits for the
@@ -91,17 +91,17 @@ impl HistoryWriter {
         }
     }
 
-    /// Deletes the history and its journal once the queued saves are done, and waits for that.
-    /// Between turns the queue is empty (every turn waits for its saves), so this returns as
-    /// soon as the two files are removed.
-    pub fn clear(&mut self) -> Result<(), HistoryError> {
+    /// Deletes the history and its journal once the queued saves are done, and waits for that
+    /// without blocking the runtime. Between turns the queue is empty (every turn waits for its
+    /// saves), so this returns as soon as the two files are removed.
+    pub async fn clear(&mut self) -> Result<(), HistoryError> {
         self.tracker.forget();
         self.failed.store(false, Ordering::Release);
-        let (done, answer) = mpsc::sync_channel(1);
+        let (done, answer) = oneshot::channel();
         self.jobs
             .send(Job::Clear(done))
             .map_err(|_| HistoryError::WriterStopped)?;
-        answer.recv().map_err(|_| HistoryError::WriterStopped)?
+        answer.await.map_err(|_| HistoryError::WriterStopped)?
     }
 }
 

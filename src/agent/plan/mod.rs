@@ -30,7 +30,7 @@ pub fn item_result(outcome: &TurnOutcome, answer: &str) -> (ItemState, Option<St
             ItemState::Failed,
             Some("it used every step of its turn without finishing".into()),
         ),
-        TurnOutcome::Failed => (
+        TurnOutcome::Failed(_) => (
             ItemState::Failed,
             Some("its turn failed (the error is shown above)".into()),
         ),
@@ -57,7 +57,10 @@ mod tests {
             item_result(&TurnOutcome::StepLimit, "").0,
             ItemState::Failed
         );
-        assert_eq!(item_result(&TurnOutcome::Failed, "").0, ItemState::Failed);
+        assert_eq!(
+            item_result(&TurnOutcome::Failed(crate::events::FailCause::Network), "").0,
+            ItemState::Failed
+        );
         assert_eq!(
             item_result(&TurnOutcome::Interrupted, "ITEM FAILED: x"),
             (ItemState::Interrupted, None)

@@ -62,7 +62,7 @@ pub fn add_plan_events(session: &Session, events: Vec<AgentEvent>) -> Vec<AgentE
             _ => {}
         }
         let outcome = match &event {
-            AgentEvent::TurnFinished { outcome, .. } => Some(outcome.clone()),
+            AgentEvent::TurnFinished { outcome, .. } => Some(*outcome),
             _ => None,
         };
         out.push(event);

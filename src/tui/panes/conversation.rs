@@ -354,7 +354,8 @@ fn rebuild_offsets(state: &mut State, from: usize, width: u16) {
 /// The spinner frame at `now` (it turns every 100 ms while a turn runs).
 fn spinner(state: &State, now: Instant) -> &'static str {
     let elapsed = state
-        .busy_since
+        .status
+        .since()
         .map_or(0, |t| now.saturating_duration_since(t).as_millis());
     SPINNER[(elapsed / 100) as usize % SPINNER.len()]
 }

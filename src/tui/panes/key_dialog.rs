@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Padding, Paragraph};
 use super::dialog::centered;
 use crate::llm::KeyCheck;
 use crate::secrets::Secret;
-use crate::tui::state::{KeyStage, State};
+use crate::tui::state::{KeyDialog, KeyStage, State};
 use crate::tui::wrap;
 
 /// The dialog's widest width.
@@ -53,8 +53,9 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
 /// The dialog's lines before wrapping, `room` columns wide.
 fn body(state: &State, room: usize) -> Vec<Line<'static>> {
     let theme = &state.theme;
-    let dialog = &state.key_dialog;
-    let path = dialog.path.clone();
+    let closed = KeyDialog::default();
+    let dialog = state.overlay.key_dialog().unwrap_or(&closed);
+    let path = state.key_file.clone();
     let lead = if state.key_set {
         "Enter a new DeepSeek API key; it replaces the one in use."
     } else {
@@ -67,7 +68,7 @@ fn body(state: &State, room: usize) -> Vec<Line<'static>> {
             theme.muted,
         ),
         Line::default(),
-        key_line(state, room),
+        key_line(state, dialog, room),
         Line::default(),
     ];
     let (status, question, hint): (Line<'static>, Option<String>, &str) = match &dialog.stage {
@@ -111,9 +112,8 @@ fn body(state: &State, room: usize) -> Vec<Line<'static>> {
 }
 
 /// `Key  ••••••▏`: the mask, with a cursor while typing.
-fn key_line(state: &State, room: usize) -> Line<'static> {
+fn key_line(state: &State, dialog: &KeyDialog, room: usize) -> Line<'static> {
     let theme = &state.theme;
-    let dialog = &state.key_dialog;
     let typing = dialog.stage == KeyStage::Entry;
     let checked = matches!(dialog.stage, KeyStage::Confirm { .. });
     let label = "Key  ";

@@ -23,6 +23,18 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::state::{Focus, Scroll, State};
 
+/// What the side panes keep between frames, so a frame wraps only what changed: the layout
+/// pass brings them up to date, drawing reads them. Kept beside the state, not in it.
+#[derive(Clone, Debug, Default)]
+pub struct Caches {
+    /// The timeline's lines, per step.
+    pub timeline: timeline::TimelineLines,
+    /// The detail step's reasoning, wrapped.
+    pub reasoning: wrap_cache::GrowingWrap,
+    /// The detail step's calls, as the tool output pane shows them.
+    pub tool_output: tool_output::ToolLines,
+}
+
 /// A pane's bordered block: accent border when focused, a marker when more is below. Titles are
 /// cut to fit inside the corners of a pane `width` columns wide.
 pub fn pane_block<'a>(

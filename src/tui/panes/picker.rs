@@ -15,7 +15,7 @@ const ROWS: usize = 12;
 
 /// Draws the open picker centred in `area`.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let Some(picker) = &state.picker else {
+    let Some(picker) = state.overlay.picker() else {
         return;
     };
     let theme = &state.theme;

@@ -7,7 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::events::ItemState;
-use crate::tui::state::{ItemView, PlanPhase, PlanView, State, StepGroup};
+use crate::transcript::{Group, PlanItem};
+use crate::tui::state::{ItemView, PlanPhase, PlanView, State};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -25,7 +26,7 @@ pub fn mark(state: ItemState, theme: &Theme) -> (&'static str, &'static str, Sty
 /// `✓ 2. text`, wrapped under its text, and the reason it failed under it.
 fn item_lines(
     n: usize,
-    item: &ItemView,
+    item: ItemLine<'_>,
     indent: &str,
     width: usize,
     theme: &Theme,
@@ -49,11 +50,38 @@ fn item_lines(
         spans.extend(line.spans);
         out.push(Line::from(spans));
     }
-    if let Some(reason) = &item.reason {
+    if let Some(reason) = item.reason {
         let why = Line::styled(format!("{pad}{reason}"), theme.error);
         out.extend(wrap::wrap_line(&why, width));
     }
     out
+}
+
+/// What an item's line shows.
+struct ItemLine<'a> {
+    text: &'a str,
+    state: ItemState,
+    reason: Option<&'a str>,
+}
+
+impl<'a> From<&'a ItemView> for ItemLine<'a> {
+    fn from(i: &'a ItemView) -> Self {
+        Self {
+            text: &i.text,
+            state: i.state,
+            reason: i.reason.as_deref(),
+        }
+    }
+}
+
+impl<'a> From<&'a PlanItem> for ItemLine<'a> {
+    fn from(i: &'a PlanItem) -> Self {
+        Self {
+            text: &i.text,
+            state: i.state,
+            reason: i.reason.as_deref(),
+        }
+    }
 }
 
 /// What a plan's block says under its items.
@@ -91,26 +119,30 @@ pub fn block_lines(plan: &PlanView, width: usize, theme: &Theme) -> Vec<Line<'st
         out.extend(wrap::wrap_line(&task, width));
     }
     for (i, item) in plan.items.iter().enumerate() {
-        out.extend(item_lines(i + 1, item, "│ ", width, theme));
+        out.extend(item_lines(i + 1, item.into(), "│ ", width, theme));
     }
     let foot = Line::styled(format!("╰─ {}", phase_text(plan)), theme.accent);
     out.extend(wrap::wrap_line(&foot, width));
     out
 }
 
+/// What step `i`'s turn belongs to.
+fn group(state: &State, i: usize) -> Group {
+    let t = &state.transcript;
+    t.steps
+        .get(i)
+        .and_then(|s| t.turns.get(s.turn))
+        .map_or(Group::Turn, |turn| turn.group)
+}
+
 /// What the timeline shows around step `i`, as a key: 0 for a plain turn label, else a hash
 /// of everything its plan lines show (so they are built again only when that changes).
 pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
-    let step = &state.steps[i];
-    let plan_of = |g: StepGroup| match g {
-        StepGroup::Item { plan, .. } => Some(plan),
-        _ => None,
-    };
-    let last_of_plan = plan_of(step.group).is_some()
-        && state
-            .steps
-            .get(i + 1)
-            .is_none_or(|next| plan_of(next.group) != plan_of(step.group));
+    let step = &state.transcript.steps[i];
+    let this = group(state, i);
+    let last_of_plan = this.item_of().is_some()
+        && (i + 1 >= state.transcript.steps.len()
+            || group(state, i + 1).item_of() != this.item_of());
     if !separator && !last_of_plan {
         return 0;
     }
@@ -119,11 +151,11 @@ pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
         separator,
         last_of_plan,
         step.turn,
-        step.group == StepGroup::Planner,
+        matches!(this, Group::Planner { .. }),
     )
         .hash(&mut h);
-    if let StepGroup::Item { plan, item } = step.group
-        && let Some(p) = state.plans.list.get(plan)
+    if let Group::Item { plan, item } = this
+        && let Some(p) = state.transcript.plans.get(plan)
     {
         (plan, item, p.items.len()).hash(&mut h);
         for it in &p.items[item.min(p.items.len())..] {
@@ -146,7 +178,9 @@ pub fn group_lines(
     separator: bool,
     width: usize,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let step = &state.steps[i];
+    let steps = &state.transcript.steps;
+    let step = &steps[i];
+    let this = group(state, i);
     let theme = &state.theme;
     let rule = |label: String| {
         let fill = "─".repeat(width.min(40).saturating_sub(wrap::width(&label)));
@@ -156,9 +190,9 @@ pub fn group_lines(
         )
     };
     let (mut head, mut tail) = (Vec::new(), Vec::new());
-    let StepGroup::Item { plan, item } = step.group else {
+    let Group::Item { plan, item } = this else {
         if separator {
-            let what = if step.group == StepGroup::Planner {
+            let what = if matches!(this, Group::Planner { .. }) {
                 " · planner"
             } else {
                 ""
@@ -167,10 +201,10 @@ pub fn group_lines(
         }
         return (head, tail);
     };
-    let Some(p) = state.plans.list.get(plan) else {
+    let Some(p) = state.transcript.plans.get(plan) else {
         return (head, tail);
     };
-    let first_of_plan = i == 0 || state.steps[i - 1].group.plan() != Some(plan);
+    let first_of_plan = i == 0 || group(state, i - 1).item_of() != Some(plan);
     if separator && first_of_plan {
         head.push(rule(format!(
             "── turn {} · plan of {} items ",
@@ -179,15 +213,12 @@ pub fn group_lines(
         )));
     }
     if separator && let Some(it) = p.items.get(item) {
-        head.extend(item_lines(item + 1, it, "", width, theme));
+        head.extend(item_lines(item + 1, it.into(), "", width, theme));
     }
-    let last_of_plan = state
-        .steps
-        .get(i + 1)
-        .is_none_or(|n| n.group.plan() != Some(plan));
+    let last_of_plan = i + 1 >= steps.len() || group(state, i + 1).item_of() != Some(plan);
     if last_of_plan {
         for (k, it) in p.items.iter().enumerate().skip(item + 1) {
-            tail.extend(item_lines(k + 1, it, "", width, theme));
+            tail.extend(item_lines(k + 1, it.into(), "", width, theme));
         }
     }
     (head, tail)

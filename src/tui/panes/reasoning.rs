@@ -3,6 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use super::Caches;
 use super::{draw_lines, inner, pane_block};
 use crate::tui::state::{Focus, Pane, State};
 
@@ -15,18 +16,16 @@ pub fn has_content(state: &State) -> bool {
 /// lines are kept between frames ([`super::wrap_cache::GrowingWrap`]): while the reasoning
 /// grows only its open end is wrapped again; a new width, style or step (any text that does
 /// not continue the one wrapped before) wraps it afresh.
-pub fn prepare(state: &mut State, area: Rect) {
+pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
-    // Taken out so the step can be borrowed from the state meanwhile (a move, not a copy).
-    let mut cache = std::mem::take(&mut state.side.reasoning);
+    let cache = &mut caches.reasoning;
     let text = state.detail_step().map_or("", |s| s.reasoning.as_str());
     cache.update(text, state.theme.reasoning, inner.width as usize);
     state.scroll[Pane::Reasoning].resize(cache.lines().len(), inner.height as usize);
-    state.side.reasoning = cache;
 }
 
 /// Draws the reasoning pane.
-pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::Reasoning];
     let title = match state.detail_step() {
         Some(s) => format!(
@@ -37,5 +36,5 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         None => "Reasoning (Ctrl+T hides)".to_string(),
     };
     let block = pane_block(state, title, Focus::Reasoning, Some(scroll), area.width);
-    draw_lines(frame, area, block, state.side.reasoning.lines(), scroll);
+    draw_lines(frame, area, block, caches.reasoning.lines(), scroll);
 }

@@ -96,11 +96,11 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
             ),
         });
     }
-    let busy = match (state.busy(), state.busy_since) {
+    let busy = match (state.busy(), state.status.since()) {
         (true, Some(since)) => {
             let elapsed = now.saturating_duration_since(since);
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
-            let what = if state.agent_state == AgentState::Acting {
+            let what = if state.status.doing() == Some(AgentState::Acting) {
                 "acting"
             } else if state.live.is_some() {
                 "answering"
@@ -124,7 +124,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
             span: Span::styled("no API key: /key", theme.error),
         });
     }
-    if let Some(r) = &state.retry {
+    if let Some(r) = &state.status.retry {
         let secs = r.at.saturating_duration_since(now).as_secs_f64().ceil() as u64;
         segments.push(Segment {
             rank: 0,
@@ -144,7 +144,10 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
     }
     segments.push(Segment {
         rank: 1,
-        span: Span::raw(format!("step {}/{}", state.step, state.max_steps)),
+        span: Span::raw(format!(
+            "step {}/{}",
+            state.status.step, state.status.max_steps
+        )),
     });
     segments.extend(mcp_segment(state));
     segments.extend(counts(state));
@@ -169,7 +172,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
 /// The token and context counts of the last turn, when known.
 fn counts(state: &State) -> Vec<Segment> {
     let mut segments = Vec::new();
-    if let Some(u) = state.last_usage {
+    if let Some(u) = state.status.last_usage {
         // Counts come from the server: no product may overflow.
         let share = u
             .prompt_cache_hit_tokens
@@ -186,7 +189,7 @@ fn counts(state: &State) -> Vec<Segment> {
             )),
         });
     }
-    if let Some((used, budget)) = state.context.filter(|(_, b)| *b > 0) {
+    if let Some((used, budget)) = state.status.context.filter(|(_, b)| *b > 0) {
         let percent = used.saturating_mul(100) / budget;
         let shown = if percent == 0 && used > 0 {
             "<1".to_string()

@@ -6,8 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::{draw_lines, inner, pane_block, plan};
-use crate::tui::state::{CallView, Focus, Pane, Scroll, State, StepLines, StepStop, StepView};
+use super::{Caches, draw_lines, inner, pane_block, plan};
+use crate::transcript::{Call, Step};
+use crate::tui::calls::sub_agent_lines;
+use crate::tui::state::{Focus, Pane, Scroll, State, StepStop};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
 
@@ -15,6 +17,35 @@ use crate::tui::wrap;
 const FOLD: usize = 8;
 
 pub use crate::tui::calls::call_label;
+
+/// One step's timeline lines and what they were drawn from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepLines {
+    /// Width, selected, running, what its group lines show (0: none) and a fingerprint of the
+    /// step's content.
+    pub key: (usize, bool, bool, u64, [usize; 8]),
+    /// The lines: the group lines before the step (a turn's label, a plan item's header), the
+    /// step's, and those after it (the plan items still to come).
+    pub lines: Vec<Line<'static>>,
+    /// How many of `lines` come before the step's own.
+    pub head: usize,
+}
+
+/// The timeline's lines at the last layout.
+#[derive(Clone, Debug, Default)]
+pub struct TimelineLines {
+    /// Each step's lines (a turn separator first when a turn starts), cached.
+    pub steps: Vec<StepLines>,
+    /// The first timeline line of each step; one more entry holds the total.
+    pub starts: Vec<usize>,
+}
+
+/// How a step looks: the step, whether it is expanded, and how its turn stopped.
+struct Shown<'a> {
+    step: &'a Step,
+    expanded: bool,
+    stopped: Option<StepStop>,
+}
 
 /// Pretty JSON of a raw JSON text (the text itself when it is not JSON).
 pub fn pretty(raw: &str) -> String {
@@ -24,8 +55,9 @@ pub fn pretty(raw: &str) -> String {
         .unwrap_or_else(|| raw.to_string())
 }
 
-fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
-    match (step.stopped, running) {
+fn status(shown: &Shown<'_>, running: bool, theme: &Theme) -> Span<'static> {
+    let step = shown.step;
+    match (shown.stopped, running) {
         (_, true) if step.calls.is_empty() => return Span::styled("…", theme.muted),
         (Some(StepStop::Interrupted), false) => {
             return Span::styled("⏸ interrupted", theme.warning);
@@ -36,8 +68,8 @@ fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
         (None, false) if step.calls.is_empty() => return Span::styled("answer", theme.muted),
         _ => {}
     }
-    let done = step.calls.iter().all(|c| c.result.is_some());
-    let failed = step.calls.iter().any(CallView::failed);
+    let done = step.calls.iter().all(|c| c.finished.is_some());
+    let failed = step.calls.iter().any(Call::failed);
     if !done && !failed {
         return Span::styled("⋯ running", theme.warning);
     }
@@ -50,7 +82,7 @@ fn status(step: &StepView, running: bool, theme: &Theme) -> Span<'static> {
     let timed: Vec<u128> = step
         .calls
         .iter()
-        .filter_map(|c| c.duration.map(|d| d.as_millis()))
+        .filter_map(|c| c.duration().map(|d| d.as_millis()))
         .collect();
     if timed.is_empty() {
         Span::styled(mark, style)
@@ -86,20 +118,21 @@ fn folded(
 }
 
 fn step_lines(
-    step: &StepView,
+    shown: &Shown<'_>,
     selected: bool,
     running: bool,
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let marker = if step.expanded { "▾" } else { "▸" };
+    let step = shown.step;
+    let marker = if shown.expanded { "▾" } else { "▸" };
     let calls: Vec<String> = step
         .calls
         .iter()
         .map(|c| call_label(&c.name, &c.arguments))
         .collect();
     let prefix = format!("{marker} Step {}  ", step.number);
-    let status = status(step, running, theme);
+    let status = status(shown, running, theme);
     // A collapsed step is exactly one line: the call labels give way first.
     let room = width.saturating_sub(wrap::width(&prefix) + wrap::width(&status.content) + 2);
     let mut spans = vec![Span::styled(prefix, theme.accent)];
@@ -117,13 +150,13 @@ fn step_lines(
     }
     let mut out = wrap::wrap_line(&head, width);
     out.truncate(1);
-    if !step.expanded {
+    if !shown.expanded {
         return out;
     }
-    let thought = if step.content.trim().is_empty() {
+    let thought = if step.text.trim().is_empty() {
         &step.reasoning
     } else {
-        &step.content
+        &step.text
     };
     if !thought.trim().is_empty() && !step.calls.is_empty() {
         out.push(Line::styled("  Thought", theme.muted));
@@ -135,13 +168,13 @@ fn step_lines(
             theme.muted,
         ));
         out.extend(folded(&pretty(&call.arguments), theme.text, width, theme));
-        for n in &call.nested {
+        for n in call.sub.as_deref().map(sub_agent_lines).unwrap_or_default() {
             out.extend(wrap::wrap_line(
                 &Line::styled(format!("    {n}"), theme.muted),
                 width,
             ));
         }
-        match &call.result {
+        match call.finished.as_ref().map(|f| &f.result) {
             Some(result) => {
                 let style = if call.failed() {
                     theme.error
@@ -167,7 +200,7 @@ fn step_lines(
             None => out.push(Line::styled("  Observation  (running…)", theme.warning)),
         }
     }
-    if step.calls.is_empty() && !step.content.is_empty() {
+    if step.calls.is_empty() && !step.text.is_empty() {
         out.push(Line::styled(
             "  Answer (shown in the conversation)",
             theme.muted,
@@ -178,53 +211,70 @@ fn step_lines(
 
 /// A cheap summary of everything a step's lines show: its texts and calls only grow, so their
 /// lengths tell when it changed.
-fn fingerprint(step: &StepView) -> [usize; 8] {
+fn fingerprint(shown: &Shown<'_>) -> [usize; 8] {
+    let step = shown.step;
     let mut f = [
         step.turn,
         step.number,
-        usize::from(step.expanded),
+        usize::from(shown.expanded),
         step.reasoning.len(),
-        step.content.len(),
+        step.text.len(),
         step.calls.len(),
-        step.stopped.map_or(0, |s| s as usize + 1),
+        shown.stopped.map_or(0, |s| s as usize + 1),
         0,
     ];
     for c in &step.calls {
+        let sub = c.sub.as_deref().map_or(0, |s| {
+            let calls: usize = s.steps.iter().map(|st| st.calls.len()).sum();
+            let done: usize = s
+                .steps
+                .iter()
+                .flat_map(|st| &st.calls)
+                .filter(|c| c.finished.is_some())
+                .count();
+            s.steps.len() + calls * 7 + done * 13 + s.errors.len() * 17 + usize::from(s.ended)
+        });
         f[6] = f[6]
             .wrapping_mul(31)
-            .wrapping_add(c.arguments.len() + c.output.len() + c.nested.len());
-        let last = c.nested.last().map_or(0, String::len);
-        let done = c.duration.map_or(0, |d| d.as_nanos() as usize + 1);
+            .wrapping_add(c.arguments.len() + c.output.len() + sub);
+        let done = c.duration().map_or(0, |d| d.as_nanos() as usize + 1);
         f[7] = f[7]
             .wrapping_mul(31)
-            .wrapping_add(last + done + usize::from(c.result.is_some()));
+            .wrapping_add(done + usize::from(c.finished.is_some()));
     }
     f
 }
 
 /// Brings the timeline's per-step lines up to date for the current width (only changed steps
 /// are rebuilt) and sets the scroll size.
-pub fn prepare(state: &mut State, area: Rect) {
+pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
     let width = inner.width as usize;
-    let last = state.steps.len().saturating_sub(1);
+    let steps = &state.transcript.steps;
+    let last = steps.len().saturating_sub(1);
     let busy = state.busy();
-    // Taken out while the steps are read (a plan's lines read the plans too), then put back.
-    let mut cache = std::mem::take(&mut state.side.timeline);
-    cache.truncate(state.steps.len());
-    let mut starts = std::mem::take(&mut state.side.step_starts);
+    let TimelineLines {
+        steps: cache,
+        starts,
+    } = &mut caches.timeline;
+    cache.truncate(steps.len());
     starts.clear();
     let mut total = 0;
-    for (i, step) in state.steps.iter().enumerate() {
+    for (i, step) in steps.iter().enumerate() {
         // Every turn opens with its label, the first included.
-        let separator = i == 0 || state.steps[i - 1].turn != step.turn;
+        let separator = i == 0 || steps[i - 1].turn != step.turn;
         let running = i == last && busy;
+        let shown = Shown {
+            step,
+            expanded: state.expanded.contains(&i),
+            stopped: state.step_stop(i),
+        };
         let key = (
             width,
             state.selected == Some(i),
             running,
             plan::group_key(state, i, separator),
-            fingerprint(step),
+            fingerprint(&shown),
         );
         if cache.len() <= i {
             cache.push(StepLines::default());
@@ -235,7 +285,7 @@ pub fn prepare(state: &mut State, area: Rect) {
             // confused; after a plan's last step, its items still to come.
             let (mut lines, tail) = plan::group_lines(state, i, separator, width);
             let head = lines.len();
-            lines.extend(step_lines(step, key.1, running, width, &state.theme));
+            lines.extend(step_lines(&shown, key.1, running, width, &state.theme));
             lines.extend(tail);
             *entry = StepLines { key, lines, head };
         }
@@ -244,9 +294,7 @@ pub fn prepare(state: &mut State, area: Rect) {
         total += entry.lines.len();
     }
     starts.push(total);
-    state.side.timeline = cache;
-    state.side.step_starts = starts;
-    let starts = &state.side.step_starts;
+    let starts = &caches.timeline.starts;
     let shown = total.max(1); // "No steps yet." when empty
     let scroll = &mut state.scroll[Pane::Timeline];
     scroll.resize(shown, inner.height as usize);
@@ -268,20 +316,20 @@ pub fn prepare(state: &mut State, area: Rect) {
 }
 
 /// Draws the visible part of the timeline.
-pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::Timeline];
-    let title = format!("Timeline ({})", state.steps.len());
+    let title = format!("Timeline ({})", state.transcript.steps.len());
     let block = pane_block(state, title, Focus::Timeline, Some(scroll), area.width);
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
-    let cache = &state.side.timeline;
+    let cache = &caches.timeline.steps;
     if cache.is_empty() {
         let empty = [Line::styled("No steps yet.", state.theme.muted)];
         draw_lines(frame, area, block, &empty, scroll);
         return;
     }
     // Offsets of each step's first line including its separator.
-    let starts = &state.side.step_starts;
+    let starts = &caches.timeline.starts;
     let begin = |i: usize| starts[i] - cache[i].head;
     // Binary search for the step holding the top line.
     let (mut lo, mut hi) = (0, cache.len());

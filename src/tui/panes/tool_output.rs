@@ -8,10 +8,12 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use serde_json::Value;
 
+use super::Caches;
 use super::wrap_cache::GrowingWrap;
 use super::{draw_lines, inner, pane_block};
+use crate::transcript::Call;
 use crate::tui::calls::call_label;
-use crate::tui::state::{CallView, Focus, Pane, Scroll, State};
+use crate::tui::state::{Focus, Pane, Scroll, State};
 use crate::tui::wrap;
 
 /// Whether any step has a call to show.
@@ -63,19 +65,19 @@ struct CallSource {
 }
 
 impl CallSource {
-    fn matches(&self, call: &CallView, width: usize, styles: &Styles) -> bool {
+    fn matches(&self, call: &Call, width: usize, styles: &Styles) -> bool {
         self.width == width
             && self.styles == *styles
-            && self.duration == call.duration
+            && self.duration == call.duration()
             && self.name == call.name
             && self.arguments == call.arguments
-            && self.result == call.result
+            && self.result.as_ref() == call.finished.as_ref().map(|f| &f.result)
     }
 }
 
 impl CallLines {
     /// Brings the block up to date with `call`.
-    fn update(&mut self, call: &CallView, width: usize, styles: &Styles) {
+    fn update(&mut self, call: &Call, width: usize, styles: &Styles) {
         if !self
             .source
             .as_ref()
@@ -83,20 +85,21 @@ impl CallLines {
         {
             let [text, muted, warning, error, success] = *styles;
             let label = call_label(&call.name, &call.arguments);
-            let (head, style) = match (&call.result, call.failed()) {
+            let result = call.finished.as_ref().map(|f| &f.result);
+            let (head, style) = match (result, call.failed()) {
                 (None, _) => (format!("▶ {label}  running…"), warning),
                 (Some(_), true) => (format!("✗ {label}  failed"), error),
                 (Some(_), false) => (
                     format!(
                         "✓ {label}  {} ms",
-                        call.duration.map_or(0, |d| d.as_millis())
+                        call.duration().map_or(0, |d| d.as_millis())
                     ),
                     success,
                 ),
             };
             self.head = wrap::wrap_text(&head, style, width);
             // Finished: the result, field by field, text as lines (it holds what streamed).
-            self.result = call.result.as_ref().map_or_else(Vec::new, |result| {
+            self.result = result.map_or_else(Vec::new, |result| {
                 result_lines(result)
                     .into_iter()
                     .flat_map(|(t, m)| wrap::wrap_text(&t, if m { muted } else { text }, width))
@@ -107,11 +110,11 @@ impl CallLines {
                 styles: *styles,
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
-                result: call.result.clone(),
-                duration: call.duration,
+                result: result.cloned(),
+                duration: call.duration(),
             });
         }
-        self.live = call.result.is_none() && !call.output.is_empty();
+        self.live = call.finished.is_none() && !call.output.is_empty();
         if self.live {
             let output = call.output.trim_end_matches('\n');
             self.output.update(output, styles[0], width);
@@ -138,7 +141,7 @@ impl CallLines {
 
 /// Brings each call's block up to date for the current width (only changed calls are rebuilt,
 /// and a running call's output only at its end) and sets the scroll size.
-pub fn prepare(state: &mut State, area: Rect) {
+pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
     let width = inner.width as usize;
     let theme = &state.theme;
@@ -149,8 +152,7 @@ pub fn prepare(state: &mut State, area: Rect) {
         theme.error,
         theme.success,
     ];
-    // Taken out so the step can be borrowed from the state meanwhile (a move, not a copy).
-    let mut cache = std::mem::take(&mut state.side.tool_output);
+    let cache = &mut caches.tool_output;
     let calls = state.detail_step().map_or(&[][..], |s| s.calls.as_slice());
     cache.calls.resize_with(calls.len(), CallLines::default);
     cache.starts.clear();
@@ -162,7 +164,6 @@ pub fn prepare(state: &mut State, area: Rect) {
     }
     cache.starts.push(total);
     state.scroll[Pane::ToolOutput].resize(total, inner.height as usize);
-    state.side.tool_output = cache;
 }
 
 /// A finished call's result as readable lines (text, whether muted): each field on its own,
@@ -204,7 +205,7 @@ pub fn result_lines(result: &Value) -> Vec<(String, bool)> {
 }
 
 /// Draws the visible part of the tool output pane.
-pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::ToolOutput];
     let block = pane_block(
         state,
@@ -215,7 +216,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     );
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
-    let cache = &state.side.tool_output;
+    let cache = &caches.tool_output;
     // The block holding the top line, found by binary search over the block starts.
     let first = cache
         .starts

@@ -1,5 +1,5 @@
-//! The API key dialog as data: what was typed (drawn masked), where the dialog stands, and the
-//! file a key is saved to.
+//! The API key dialog as data: what was typed (drawn masked) and where the dialog stands (the
+//! file a key is saved to is the state's `key_file`).
 
 use crate::llm::KeyCheck;
 use crate::secrets::Secret;
@@ -30,21 +30,4 @@ pub struct KeyDialog {
     pub stage: KeyStage,
     /// Why the last try did not go on (a refused key, a character no key has), if it did not.
     pub note: Option<String>,
-    /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
-    pub path: String,
-}
-
-impl KeyDialog {
-    /// A closed dialog that saves to `path`.
-    pub fn new(path: String) -> Self {
-        Self {
-            path,
-            ..Self::default()
-        }
-    }
-
-    /// Forgets what was typed and starts over (the path stays).
-    pub fn reset(&mut self) {
-        *self = Self::new(std::mem::take(&mut self.path));
-    }
 }

@@ -1,5 +1,7 @@
-//! Everything the screen shows, as plain data: conversation (`conversation`), timeline steps
-//! (`steps`), scroll positions (`scroll`), input, focus and the caches drawing reads.
+//! Everything the screen shows, as plain data: the transcript the agent's events fold into, the
+//! conversation cells built from it (`conversation`), the turn's status (`status`), scroll
+//! positions (`scroll`), input, focus, and the open overlay with its own data. The side panes'
+//! caches are the panes' own (`crate::tui::panes::Caches`), kept beside the state.
 
 use std::time::Instant;
 
@@ -12,21 +14,21 @@ mod picker;
 mod plan;
 mod popup;
 mod scroll;
-mod steps;
+mod status;
 
 pub use approval::ApprovalView;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
-pub use plan::{ItemView, PlanPhase, PlanView, Plans, StepGroup};
+pub use plan::{ItemView, PlanPhase, PlanView, Plans};
 pub use popup::{Choice, FileBatch, FileList, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
-pub use steps::{CallView, SideLines, StepLines, StepStop, StepView};
+pub use status::{RetryView, TurnStatus};
 
 use super::TuiOptions;
 use super::theme::Theme;
-use crate::agent::AgentState;
-use crate::llm::{Preset, Usage};
+use crate::llm::Preset;
+use crate::transcript::{Step, Transcript};
 
 /// The panes that can have the keyboard focus, in Tab order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,34 +56,108 @@ impl Focus {
     ];
 }
 
-/// A box drawn over the panes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A box drawn over the panes, holding what it shows.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Overlay {
+    /// Nothing.
+    #[default]
+    None,
+    /// The key help, scrolled this far.
+    Help {
+        /// How far it is scrolled.
+        scroll: usize,
+    },
+    /// "Clear this conversation?": archive, delete or keep it.
+    ConfirmClear,
+    /// A list to choose from (sessions or models).
+    Picker(Picker),
+    /// The first call of `State::approvals`, waiting for a yes or no (the calls waiting are the
+    /// turn's, kept while another overlay is open).
+    Approval,
+    /// "Undo anyway?" after `/undo` found files changed since the turn.
+    ConfirmUndo,
+    /// The API key dialog.
+    Key(KeyDialog),
+}
+
+/// Which overlay is open, without its data (what the keymap needs to know).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverlayKind {
     /// Nothing.
     None,
     /// The key help.
     Help,
-    /// "Clear this conversation?": archive, delete or keep it.
+    /// "Clear this conversation?".
     ConfirmClear,
-    /// The list of `State::picker` (sessions or models).
+    /// A picker.
     Picker,
-    /// The first call of `State::approvals`, waiting for a yes or no.
+    /// A call waiting for a yes or no.
     Approval,
-    /// "Undo anyway?" after `/undo` found files changed since the turn.
+    /// "Undo anyway?".
     ConfirmUndo,
     /// The API key dialog.
     Key,
 }
 
-/// A pending retry of a failed request.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RetryView {
-    /// The attempt about to start.
-    pub attempt: u32,
-    /// The most attempts.
-    pub max_attempts: u32,
-    /// When it starts.
-    pub at: Instant,
+impl Overlay {
+    /// Which overlay this is.
+    pub fn kind(&self) -> OverlayKind {
+        match self {
+            Self::None => OverlayKind::None,
+            Self::Help { .. } => OverlayKind::Help,
+            Self::ConfirmClear => OverlayKind::ConfirmClear,
+            Self::Picker(_) => OverlayKind::Picker,
+            Self::Approval => OverlayKind::Approval,
+            Self::ConfirmUndo => OverlayKind::ConfirmUndo,
+            Self::Key(_) => OverlayKind::Key,
+        }
+    }
+
+    /// Whether nothing is drawn over the panes.
+    pub fn is_none(&self) -> bool {
+        matches!(self, Self::None)
+    }
+
+    /// The open picker.
+    pub fn picker(&self) -> Option<&Picker> {
+        match self {
+            Self::Picker(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The open picker, to change.
+    pub fn picker_mut(&mut self) -> Option<&mut Picker> {
+        match self {
+            Self::Picker(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The open key dialog.
+    pub fn key_dialog(&self) -> Option<&KeyDialog> {
+        match self {
+            Self::Key(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The open key dialog, to change.
+    pub fn key_dialog_mut(&mut self) -> Option<&mut KeyDialog> {
+        match self {
+            Self::Key(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// How a step's turn ended when it did not end with an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepStop {
+    /// The person interrupted it.
+    Interrupted,
+    /// An error ended it.
+    Failed,
 }
 
 /// The whole UI state.
@@ -90,30 +166,18 @@ pub struct State {
     pub preset: Preset,
     /// The configured providers (`/model NAME/MODEL`, the model picker).
     pub providers: crate::llm::Providers,
-    /// The step limit.
-    pub max_steps: usize,
     /// The workspace shown in the status line.
     pub workspace: String,
-    /// What the agent is doing.
-    pub agent_state: AgentState,
-    /// When the current turn started.
-    pub busy_since: Option<Instant>,
-    /// The current step number.
-    pub step: usize,
-    /// The last turn's token counts.
-    pub last_usage: Option<Usage>,
-    /// A pending retry.
-    pub retry: Option<RetryView>,
-    /// Context used by the last request and the budget, in tokens.
-    pub context: Option<(usize, usize)>,
-    /// The conversation.
+    /// Whether a turn runs, and how it goes.
+    pub status: TurnStatus,
+    /// What happened: the agent's events folded once (the timeline and side panes read it).
+    pub transcript: Transcript,
+    /// The conversation cells (prompts, answers, thoughts, call lines, notices).
     pub entries: Vec<Entry>,
     /// The streaming answer of the running turn (index into `entries`).
     pub live: Option<usize>,
-    /// Every step of every turn.
-    pub steps: Vec<StepView>,
-    /// The number of turns started.
-    pub turns: usize,
+    /// The steps shown expanded in the timeline (indices into the transcript's steps).
+    pub expanded: std::collections::HashSet<usize>,
     /// The selected step.
     pub selected: Option<usize>,
     /// Set when the selection moved so the layout scrolls it into view.
@@ -122,8 +186,6 @@ pub struct State {
     pub focus: Focus,
     /// The open overlay.
     pub overlay: Overlay,
-    /// How far the help overlay is scrolled.
-    pub help_scroll: usize,
     /// A short-lived hint shown in the status line until the given time (it is about a key just
     /// pressed, so it should not stay in the conversation).
     pub flash: Option<(String, std::time::Instant)>,
@@ -149,8 +211,6 @@ pub struct State {
     pub scroll: Scrolls,
     /// Pane areas of the last layout.
     pub areas: Areas,
-    /// Side pane lines of the last layout.
-    pub side: SideLines,
     /// Line offsets of the conversation entries at the last layout.
     pub conv_index: ConvIndex,
     /// The first entry changed since the last layout other than by growing at the end (a call
@@ -160,8 +220,6 @@ pub struct State {
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
-    /// The open picker's list (shown while `overlay` is `Picker`).
-    pub picker: Option<Picker>,
     /// The active session's title, once it has one (its first prompt, or `/rename`).
     pub session_title: Option<String>,
     /// Model names used before, newest first (for the `/model` picker).
@@ -180,11 +238,11 @@ pub struct State {
     pub files: FileList,
     /// Set when the person asked to quit.
     pub quit: bool,
-    /// The API key dialog (shown while the overlay is `Key`).
-    pub key_dialog: KeyDialog,
+    /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
+    pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
-    /// The `/plan` runs: their plans, and what the running turn is to them.
+    /// The `/plan` runs' blocks in the conversation.
     pub plans: Plans,
 }
 
@@ -194,23 +252,16 @@ impl State {
         let mut state = Self {
             preset: options.preset.clone(),
             providers: crate::llm::Providers::default(),
-            max_steps: options.max_steps,
             workspace: options.workspace.display().to_string(),
-            agent_state: AgentState::Idle,
-            busy_since: None,
-            step: 0,
-            last_usage: None,
-            retry: None,
-            context: None,
+            status: TurnStatus::new(options.max_steps),
+            transcript: Transcript::new(),
             entries: Vec::new(),
             live: None,
-            steps: Vec::new(),
-            turns: 0,
+            expanded: Default::default(),
             selected: None,
             reveal_selection: false,
             focus: Focus::Input,
             overlay: Overlay::None,
-            help_scroll: 0,
             flash: None,
             show_reasoning: true,
             side_collapsed: false,
@@ -223,12 +274,10 @@ impl State {
             last_ctrl_c: None,
             scroll: Scrolls::default(),
             areas: Areas::default(),
-            side: SideLines::default(),
             conv_index: ConvIndex::default(),
             conv_dirty: None,
             theme: options.theme.clone(),
             tools: options.tools.clone(),
-            picker: None,
             session_title: None,
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
@@ -238,7 +287,7 @@ impl State {
             popup_dismissed: None,
             files: FileList::default(),
             quit: false,
-            key_dialog: KeyDialog::new(crate::secrets::recommended_key_file()),
+            key_file: crate::secrets::recommended_key_file(),
             key_set: true,
             plans: Plans::default(),
         };
@@ -253,13 +302,11 @@ impl State {
     pub fn clear_conversation(&mut self) {
         self.entries.clear();
         self.conv_dirty = None;
-        self.steps.clear();
+        self.transcript = Transcript::new();
+        self.expanded.clear();
         self.live = None;
         self.selected = None;
-        self.last_usage = None;
-        self.context = None;
-        self.step = 0;
-        self.turns = 0;
+        self.status.forget_session();
         self.session_title = None;
         self.plans = Plans::default();
         for s in self.scroll.iter_mut() {
@@ -301,12 +348,9 @@ impl State {
             .rposition(|e| e.call.as_ref().is_some_and(|c| c.id == id))
     }
 
-    /// Whether a turn is running.
+    /// Whether a turn is running (or was asked for, or a plan's executor is between items).
     pub fn busy(&self) -> bool {
-        // A plan's executor is busy between its items' turns too.
-        self.agent_state != AgentState::Idle
-            || self.busy_since.is_some()
-            || self.plans.running.is_some()
+        self.status.busy()
     }
 
     /// The prompt text as typed (long pastes still as their markers).
@@ -354,19 +398,25 @@ impl State {
 
     /// The step that drawing details (reasoning, tool output) follow: the selection, else the
     /// latest.
-    pub fn detail_step(&self) -> Option<&StepView> {
+    pub fn detail_step(&self) -> Option<&Step> {
+        let steps = &self.transcript.steps;
         self.selected
-            .and_then(|i| self.steps.get(i))
-            .or_else(|| self.steps.last())
+            .and_then(|i| steps.get(i))
+            .or_else(|| steps.last())
     }
 
-    /// The call with `id`, latest first.
-    pub fn call_mut(&mut self, id: &str) -> Option<&mut CallView> {
-        self.steps
-            .iter_mut()
-            .rev()
-            .flat_map(|s| s.calls.iter_mut())
-            .find(|c| c.id == id)
+    /// How step `i`'s turn stopped, when the step was its last and the turn did not end well.
+    pub fn step_stop(&self, i: usize) -> Option<StepStop> {
+        let steps = &self.transcript.steps;
+        let step = steps.get(i)?;
+        if steps.get(i + 1).is_some_and(|next| next.turn == step.turn) {
+            return None;
+        }
+        match self.transcript.turns.get(step.turn)?.outcome? {
+            crate::events::TurnOutcome::Interrupted => Some(StepStop::Interrupted),
+            crate::events::TurnOutcome::Failed(_) => Some(StepStop::Failed),
+            _ => None,
+        }
     }
 
     /// The text of the last answer.

@@ -1,5 +1,5 @@
-//! `/plan` runs as the screen shows them: each plan's items and their states (its block in the
-//! conversation, the group headers of the timeline), and which turn belongs to what.
+//! `/plan` runs as the conversation shows them: each plan's block, with its items and their
+//! states, and whether it waits in the input to be run.
 
 use crate::events::ItemState;
 
@@ -74,48 +74,13 @@ impl PlanView {
     }
 }
 
-/// What a timeline step belongs to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StepGroup {
-    /// An ordinary turn.
-    #[default]
-    Turn,
-    /// A `/plan` planner's turn.
-    Planner,
-    /// The executor's turn for item `item` of `State::plans[plan]`.
-    Item {
-        /// The plan's index.
-        plan: usize,
-        /// The item's index.
-        item: usize,
-    },
-}
-
-impl StepGroup {
-    /// The plan whose item this is, if it is one.
-    pub fn plan(self) -> Option<usize> {
-        match self {
-            Self::Item { plan, .. } => Some(plan),
-            _ => None,
-        }
-    }
-}
-
-/// The `/plan` bookkeeping of the screen.
+/// The `/plan` runs' blocks in the conversation (what each run did is the transcript's).
 #[derive(Clone, Debug, Default)]
 pub struct Plans {
-    /// Every plan of the session, oldest first.
+    /// Every plan of the session shown, oldest first.
     pub list: Vec<PlanView>,
-    /// The task and model of a planner turn about to start (its `TurnStarted` takes them).
-    pub planning: Option<(String, String)>,
-    /// The last planner turn's task and model, for the plan it proposes.
-    pub planned: Option<(String, String)>,
-    /// The plan the executor runs (the screen counts as busy meanwhile).
-    pub running: Option<usize>,
-    /// The item whose turn runs or is about to start.
-    pub item: Option<usize>,
-    /// What the running turn's steps belong to.
-    pub group: StepGroup,
+    /// The block of the plan the executor carries out.
+    pub executing: Option<usize>,
 }
 
 impl Plans {

@@ -138,13 +138,13 @@ fn a_key_pressed_as_the_dialog_appears_does_not_answer_it_nor_does_it_cover_anot
     let mut s = state();
     send(&mut s, t0, "write it");
     send(&mut s, t0, "/key");
-    assert_eq!(s.overlay, Overlay::Key);
+    assert!(matches!(s.overlay, Overlay::Key(_)));
     feed(
         &mut s,
         t0,
         vec![AgentEvent::ApprovalRequested(request("c1", 1, 1))],
     );
-    assert_eq!(s.overlay, Overlay::Key);
+    assert!(matches!(s.overlay, Overlay::Key(_)));
     update::apply(&mut s, Action::CloseOverlay, t0);
     assert_eq!(
         s.overlay,
@@ -246,6 +246,8 @@ fn an_approved_call_is_marked_in_the_conversation() {
                 id: "c1".into(),
                 name: "write_text_file".into(),
                 result,
+                outcome: crate::events::CallOutcome::Ok,
+                approved: true,
                 duration: Some(std::time::Duration::from_millis(4)),
             },
         ],

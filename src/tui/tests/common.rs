@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::time::{Duration, Instant};
 
 use crate::agent::{AgentEvent, AgentState, TurnOutcome};
+use crate::events::{CallOutcome, StepEnd};
 use crate::llm::{Preset, Usage};
 use crate::tui::keymap::Action;
 use crate::tui::state::State;
@@ -41,11 +42,13 @@ pub fn state() -> State {
     State::new(&options())
 }
 
-/// Feeds events at time `now`.
-pub fn feed(state: &mut State, now: Instant, events: Vec<AgentEvent>) {
+/// Feeds events at time `now`, returning what they asked the event loop to do.
+pub fn feed(state: &mut State, now: Instant, events: Vec<AgentEvent>) -> Vec<Effect> {
+    let mut effects = Vec::new();
     for e in events {
-        update::on_event(state, e, now);
+        effects.extend(update::on_event(state, e, now));
     }
+    effects
 }
 
 /// Types `text` into the input and presses Enter, returning the effects.
@@ -61,7 +64,7 @@ pub fn press_send(state: &mut State, now: Instant) -> Vec<Effect> {
     // The agent task starts the turn at once and says so.
     for e in &effects {
         if let Effect::Command(crate::agent::AgentCommand::Prompt(prompt)) = e {
-            update::on_event(
+            let _ = update::on_event(
                 state,
                 AgentEvent::TurnStarted {
                     prompt: prompt.clone(),
@@ -81,8 +84,10 @@ pub fn render(state: &mut State, width: u16, height: u16, now: Instant) -> Strin
 /// Renders the state at `now` and returns the test backend, cells and all.
 pub fn render_backend(state: &mut State, width: u16, height: u16, now: Instant) -> TestBackend {
     let mut term = Terminal::new(TestBackend::new(width, height)).unwrap();
-    layout::prepare(state, Rect::new(0, 0, width, height));
-    term.draw(|f| view::draw(f, state, now)).unwrap();
+    super::support::with_caches(|caches| {
+        layout::prepare(state, caches, Rect::new(0, 0, width, height));
+        term.draw(|f| view::draw(f, state, caches, now)).unwrap();
+    });
     term.backend().clone()
 }
 
@@ -98,19 +103,44 @@ pub fn tool_step(
     vec![
         AgentEvent::StepStarted { step, max: 10 },
         AgentEvent::State(AgentState::Thinking),
+        AgentEvent::StepFinished(StepEnd::Thought),
         AgentEvent::ToolCallStarted {
             id: id.into(),
             name: name.into(),
             arguments: args.to_string(),
         },
         AgentEvent::State(AgentState::Acting),
-        AgentEvent::ToolFinished {
-            id: id.into(),
-            name: name.into(),
-            result,
-            duration: Some(Duration::from_millis(ms)),
-        },
+        finished(id, name, result, ms),
     ]
+}
+
+/// A call `id` of `name` that ended with `result` after `ms`: its outcome is what the result
+/// says (as the tools would have made them together).
+pub fn finished(id: &str, name: &str, result: serde_json::Value, ms: u64) -> AgentEvent {
+    let outcome = if result["ok"] == false {
+        CallOutcome::Failed {
+            error: result["error"].as_str().unwrap_or("failed").to_string(),
+        }
+    } else {
+        CallOutcome::Ok
+    };
+    AgentEvent::ToolFinished {
+        id: id.into(),
+        name: name.into(),
+        approved: result["approved_by_user"] == true,
+        result,
+        outcome,
+        duration: Some(Duration::from_millis(ms)),
+    }
+}
+
+/// The end of a turn that answered.
+pub fn turn_over() -> AgentEvent {
+    AgentEvent::TurnFinished {
+        outcome: TurnOutcome::Answered,
+        usage: None,
+        last_usage: None,
+    }
 }
 
 /// A whole turn: a write call, then a streamed answer.
@@ -126,6 +156,7 @@ pub fn whole_turn(answer: &str) -> Vec<AgentEvent> {
     ));
     events.push(AgentEvent::StepStarted { step: 2, max: 10 });
     events.push(AgentEvent::ContentDelta(answer.into()));
+    events.push(AgentEvent::StepFinished(StepEnd::Answer));
     events.push(AgentEvent::TurnFinished {
         outcome: TurnOutcome::Answered,
         usage: Some(Usage {
@@ -137,7 +168,6 @@ pub fn whole_turn(answer: &str) -> Vec<AgentEvent> {
         }),
         last_usage: None,
     });
-    events.push(AgentEvent::State(AgentState::Idle));
     events
 }
 

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::common::*;
-use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
+use crate::agent::{AgentCommand, AgentEvent, TurnOutcome};
 use crate::tui::keymap::{Action, map_key};
 use crate::tui::state::{EntryKind, Focus, Overlay};
 use crate::tui::update::{self, Effect, key_context};
@@ -32,14 +32,15 @@ fn copy_and_tools_and_unknown_commands() {
     send(&mut s, t0, "/nope");
     assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);
     send(&mut s, t0, "/help");
-    assert_eq!(s.overlay, Overlay::Help);
+    assert!(matches!(s.overlay, Overlay::Help { .. }));
     s.overlay = Overlay::None;
     assert_eq!(
         send(&mut s, t0, "/init"),
         vec![Effect::Command(AgentCommand::Init)]
     );
     assert!(s.busy(), "the init turn runs like a prompt");
-    assert_eq!(send(&mut s, t0, "/quit"), vec![Effect::Quit]);
+    assert_eq!(send(&mut s, t0, "/quit"), vec![]);
+    assert!(s.quit);
 }
 
 #[test]
@@ -53,10 +54,15 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
         vec![
             AgentEvent::StepStarted { step: 1, max: 10 },
             AgentEvent::ContentDelta("Let me ask a helper.".into()),
+            AgentEvent::StepFinished(crate::events::StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: "p".into(),
                 name: "delegate".into(),
                 arguments: "{\"task\":\"count\"}".into(),
+            },
+            AgentEvent::Nested {
+                parent_id: "p".into(),
+                event: Box::new(AgentEvent::StepStarted { step: 1, max: 4 }),
             },
             AgentEvent::Nested {
                 parent_id: "p".into(),
@@ -75,13 +81,17 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
         [EntryKind::User, EntryKind::Thought, EntryKind::Call]
     );
     assert_eq!(s.entries[1].text, "Let me ask a helper.");
-    assert_eq!(s.steps[0].content, "Let me ask a helper.");
     assert_eq!(
-        s.steps[0].calls[0].nested,
-        vec!["↳ list_files()".to_string()]
+        s.transcript.steps[0].thought(),
+        Some("Let me ask a helper.")
+    );
+    let sub = s.transcript.steps[0].calls[0].sub.as_deref().unwrap();
+    assert_eq!(
+        crate::tui::calls::sub_agent_lines(sub),
+        vec!["↳ step 1".to_string(), "↳ list_files()".to_string()]
     );
     // While it runs, the call line spins (the frame moves with time).
-    let busy = s.busy_since.unwrap();
+    let busy = s.status.since().unwrap();
     let first = render(&mut s, 100, 20, busy);
     assert!(first.contains("◇ Let me ask a helper."), "{first}");
     assert!(first.contains("⚙ delegate(count) ⠋"), "{first}");
@@ -99,6 +109,10 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
             id: "p".into(),
             name: "delegate".into(),
             result: serde_json::json!({"ok": false, "tool": "delegate", "error": "no such file: x\nmore"}),
+            outcome: crate::events::CallOutcome::Failed {
+                error: "no such file: x\nmore".into(),
+            },
+            approved: false,
             duration: Some(std::time::Duration::from_millis(3)),
         }],
     );
@@ -213,11 +227,14 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
     );
     assert_eq!(s.entries[1].text, "Let me write it.");
     assert_eq!(s.entries[3].text, "Done: **hello.txt** written.");
-    assert_eq!(s.steps.len(), 2);
-    assert_eq!(s.steps[0].content, "Let me write it.");
-    assert_eq!(s.steps[0].reasoning, "thinking about it");
-    assert_eq!(s.steps[0].calls[0].result.as_ref().unwrap()["ok"], true);
-    assert_eq!((s.steps[1].turn, s.steps[1].number), (0, 2));
+    assert_eq!(s.transcript.steps.len(), 2);
+    assert_eq!(s.transcript.steps[0].thought(), Some("Let me write it."));
+    assert_eq!(s.transcript.steps[0].reasoning, "thinking about it");
+    assert!(s.transcript.steps[0].calls[0].outcome().unwrap().is_ok());
+    assert_eq!(
+        (s.transcript.steps[1].turn, s.transcript.steps[1].number),
+        (0, 2)
+    );
     let screen = render(&mut s, 110, 24, Instant::now());
     assert!(
         screen.contains("▸ Step 1  write_text_file(hello.txt)  ✓"),
@@ -247,7 +264,6 @@ fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
                 usage: None,
                 last_usage: None,
             },
-            AgentEvent::State(AgentState::Idle),
         ],
     );
     let live = render(&mut s, 110, 20, t0);
@@ -260,11 +276,13 @@ fn interrupted_and_failed_steps_are_marked_live_and_after_a_restart() {
     let mut session = Session::new();
     session.push(Message::user("q1"));
     let mut cut = Message::assistant("", Some("hmm".into()), vec![]);
-    cut.incomplete = Some("interrupted".into());
+    cut.incomplete = Some(crate::agent::session::Incomplete::Interrupted);
     session.push(cut);
     session.push(Message::user("q2"));
     let mut failed = Message::assistant("half", None, vec![]);
-    failed.incomplete = Some("failed: the stream closed".into());
+    failed.incomplete = Some(crate::agent::session::Incomplete::Failed(
+        "the stream closed".into(),
+    ));
     session.push(failed);
     let mut restarted = state();
     crate::tui::update::show_session(&mut restarted, &session, std::time::Instant::now());
@@ -440,11 +458,12 @@ fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
     assert!(press_send(&mut s, t0).is_empty());
     assert_eq!(s.input_text(), "/clear");
     s.reset_input();
-    // Nothing starts while the turn runs; when it ends, the oldest message does.
-    assert!(update::next_queued(&mut s, t0).is_empty());
-    feed(&mut s, t0, whole_turn("done"));
+    // Nothing starts while the turn runs; when its end is applied, the oldest message does.
+    let mut turn = whole_turn("done");
+    let end = turn.pop().unwrap();
+    assert!(feed(&mut s, t0, turn).is_empty());
     assert_eq!(
-        update::next_queued(&mut s, t0),
+        feed(&mut s, t0, vec![end]),
         vec![Effect::Command(AgentCommand::Prompt("second".into()))]
     );
     assert!(s.busy() && s.queued.is_empty());

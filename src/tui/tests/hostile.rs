@@ -37,6 +37,7 @@ fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
             AgentEvent::StepStarted { step: 1, max: 10 },
             AgentEvent::ReasoningDelta(format!("think {NASTY}\n")),
             AgentEvent::ContentDelta(format!("thought {NASTY}\n")),
+            AgentEvent::StepFinished(crate::events::StepEnd::Thought),
             AgentEvent::ToolCallStarted {
                 id: "c1".into(),
                 name: format!("read_text_file{NASTY}"),
@@ -50,6 +51,8 @@ fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
                 id: "c1".into(),
                 name: "read_text_file".into(),
                 result: json!({"ok": true, "tool": "read_text_file", "content": NASTY}),
+                outcome: crate::events::CallOutcome::Ok,
+                approved: false,
                 duration: Some(std::time::Duration::from_millis(3)),
             },
             AgentEvent::StepStarted { step: 2, max: 10 },

@@ -8,7 +8,7 @@ use crate::agent::{AgentEvent, TurnOutcome};
 use crate::llm::KeyCheck;
 use crate::secrets::Secret;
 use crate::tui::keymap::{Action, KeyContext, map_key, map_paste};
-use crate::tui::state::{EntryKind, Focus, KeyStage, Overlay, State};
+use crate::tui::state::{EntryKind, Focus, KeyStage, Overlay, OverlayKind, State};
 use crate::tui::update::{self, Effect, KeyReport};
 use crossterm::event::KeyCode;
 
@@ -18,7 +18,7 @@ const KEY: &str = "sk-0123456789abcdef4242";
 /// A state without a key, the dialog open as at start.
 fn no_key() -> State {
     let mut s = state();
-    s.key_dialog.path = PATH.into();
+    s.key_file = PATH.into();
     s.key_set = false;
     update::open_key_dialog(&mut s);
     s
@@ -43,7 +43,7 @@ fn typed_and_checking() -> State {
     type_text(&mut s, KEY);
     let fx = press(&mut s, KeyCode::Enter);
     assert_eq!(fx, vec![Effect::CheckKey(Secret::new(KEY))]);
-    assert_eq!(s.key_dialog.stage, KeyStage::Checking);
+    assert_eq!(s.overlay.key_dialog().unwrap().stage, KeyStage::Checking);
     s
 }
 
@@ -70,7 +70,7 @@ fn assert_key_nowhere(s: &State) {
 #[test]
 fn the_dialog_takes_every_key_but_esc_and_ctrl_c() {
     let c = KeyContext {
-        overlay: Overlay::Key,
+        overlay: OverlayKind::Key,
         ..update::key_context(&state(), Instant::now())
     };
     let rows = [
@@ -106,21 +106,33 @@ fn the_dialog_takes_every_key_but_esc_and_ctrl_c() {
 fn typing_backspace_and_ctrl_u_edit_the_key_but_never_the_input() {
     let mut s = no_key();
     type_text(&mut s, "sk-ab");
-    assert_eq!(s.key_dialog.typed.expose(), "sk-ab");
+    assert_eq!(s.overlay.key_dialog().unwrap().typed.expose(), "sk-ab");
     press(&mut s, KeyCode::Backspace);
-    assert_eq!(s.key_dialog.typed.expose(), "sk-a");
+    assert_eq!(s.overlay.key_dialog().unwrap().typed.expose(), "sk-a");
     // A space is no part of a key: left out, with a note.
     press(&mut s, KeyCode::Char(' '));
-    assert_eq!(s.key_dialog.typed.expose(), "sk-a");
-    assert!(s.key_dialog.note.as_deref().unwrap().contains("a space"));
+    assert_eq!(s.overlay.key_dialog().unwrap().typed.expose(), "sk-a");
+    assert!(
+        s.overlay
+            .key_dialog()
+            .unwrap()
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("a space")
+    );
     press(&mut s, KeyCode::Char('b'));
-    assert_eq!(s.key_dialog.note, None, "the next good key clears the note");
+    assert_eq!(
+        s.overlay.key_dialog().unwrap().note,
+        None,
+        "the next good key clears the note"
+    );
     let action = map_key(
         &update::key_context(&s, Instant::now()),
         k(KeyCode::Char('u'), CTRL),
     );
     update::apply(&mut s, action, Instant::now());
-    assert!(s.key_dialog.typed.is_empty());
+    assert!(s.overlay.key_dialog().unwrap().typed.is_empty());
     assert!(s.input_empty(), "nothing went to the prompt editor");
     assert_eq!(s.focus, Focus::Input);
 }
@@ -129,9 +141,11 @@ fn typing_backspace_and_ctrl_u_edit_the_key_but_never_the_input() {
 fn enter_on_nothing_asks_for_the_key_and_checks_nothing() {
     let mut s = no_key();
     assert!(press(&mut s, KeyCode::Enter).is_empty());
-    assert_eq!(s.key_dialog.stage, KeyStage::Entry);
+    assert_eq!(s.overlay.key_dialog().unwrap().stage, KeyStage::Entry);
     assert!(
-        s.key_dialog
+        s.overlay
+            .key_dialog()
+            .unwrap()
             .note
             .as_deref()
             .unwrap()
@@ -149,7 +163,7 @@ fn a_paste_takes_the_key_from_a_line_of_a_env_file() {
         ))),
         Instant::now(),
     );
-    assert_eq!(s.key_dialog.typed.expose(), KEY);
+    assert_eq!(s.overlay.key_dialog().unwrap().typed.expose(), KEY);
     // A paste with a character no key has adds nothing.
     let mut s = no_key();
     update::apply(
@@ -157,9 +171,11 @@ fn a_paste_takes_the_key_from_a_line_of_a_env_file() {
         Action::KeyDialogPaste(Secret::new("sk-1 sk-2")),
         Instant::now(),
     );
-    assert!(s.key_dialog.typed.is_empty());
+    assert!(s.overlay.key_dialog().unwrap().typed.is_empty());
     assert!(
-        s.key_dialog
+        s.overlay
+            .key_dialog()
+            .unwrap()
             .note
             .as_deref()
             .unwrap()
@@ -172,17 +188,19 @@ fn while_checking_keys_wait_and_esc_walks_away() {
     let mut s = typed_and_checking();
     type_text(&mut s, "xyz");
     assert!(press(&mut s, KeyCode::Enter).is_empty());
-    assert_eq!(s.key_dialog.typed.expose(), KEY);
+    assert_eq!(s.overlay.key_dialog().unwrap().typed.expose(), KEY);
     let t0 = Instant::now();
     update::apply(&mut s, Action::CloseOverlay, t0);
     assert_eq!(s.overlay, Overlay::None);
-    assert!(s.key_dialog.typed.is_empty(), "the typed key is forgotten");
+    assert!(
+        s.overlay.key_dialog().is_none(),
+        "the typed key goes with the dialog"
+    );
     let (hint, _) = s.flash.clone().unwrap();
     assert!(hint.contains("/key") && hint.contains(PATH), "{hint}");
     // The answer to the abandoned check changes nothing.
     report_check(&mut s, KEY, KeyCheck::Accepted);
     assert_eq!(s.overlay, Overlay::None);
-    assert_eq!(s.key_dialog.stage, KeyStage::Entry);
 }
 
 #[test]
@@ -190,22 +208,33 @@ fn a_refused_key_is_typed_again() {
     let mut s = typed_and_checking();
     report_check(&mut s, "sk-another", KeyCheck::Accepted);
     assert_eq!(
-        s.key_dialog.stage,
+        s.overlay.key_dialog().unwrap().stage,
         KeyStage::Checking,
         "not this key's answer"
     );
     report_check(&mut s, KEY, KeyCheck::Refused { status: 401 });
-    assert_eq!(s.key_dialog.stage, KeyStage::Entry);
-    assert!(s.key_dialog.typed.is_empty());
-    assert!(s.key_dialog.note.as_deref().unwrap().contains("refused"));
-    assert_eq!(s.overlay, Overlay::Key);
+    assert_eq!(s.overlay.key_dialog().unwrap().stage, KeyStage::Entry);
+    assert!(s.overlay.key_dialog().unwrap().typed.is_empty());
+    assert!(
+        s.overlay
+            .key_dialog()
+            .unwrap()
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("refused")
+    );
+    assert!(matches!(s.overlay, Overlay::Key(_)));
 }
 
 #[test]
 fn an_accepted_key_is_saved_with_y() {
     let mut s = typed_and_checking();
     report_check(&mut s, KEY, KeyCheck::Accepted);
-    assert!(matches!(s.key_dialog.stage, KeyStage::Confirm { .. }));
+    assert!(matches!(
+        s.overlay.key_dialog().unwrap().stage,
+        KeyStage::Confirm { .. }
+    ));
     // Only y and n answer.
     assert!(press(&mut s, KeyCode::Enter).is_empty());
     let fx = press(&mut s, KeyCode::Char('y'));
@@ -216,7 +245,7 @@ fn an_accepted_key_is_saved_with_y() {
             save: true
         }]
     );
-    assert_eq!(s.key_dialog.stage, KeyStage::Saving);
+    assert_eq!(s.overlay.key_dialog().unwrap().stage, KeyStage::Saving);
     update::on_key_report(&mut s, KeyReport::Saved(Ok(())));
     assert_eq!(s.overlay, Overlay::None);
     assert!(s.key_set);
@@ -274,7 +303,7 @@ fn slash_key_opens_the_dialog_and_is_listed() {
     let mut s = state();
     let t0 = Instant::now();
     assert!(send(&mut s, t0, "/key").is_empty());
-    assert_eq!(s.overlay, Overlay::Key);
+    assert!(matches!(s.overlay, Overlay::Key(_)));
     let mut s = state();
     send(&mut s, t0, "/nope");
     assert!(s.entries.last().unwrap().text.contains("/key"));
@@ -295,7 +324,7 @@ fn a_turn_that_failed_for_want_of_a_key_opens_the_dialog_again() {
                     message: crate::secrets::missing_key_message(),
                 },
                 AgentEvent::TurnFinished {
-                    outcome: TurnOutcome::Failed,
+                    outcome: TurnOutcome::Failed(crate::events::FailCause::MissingKey),
                     usage: None,
                     last_usage: None,
                 },
@@ -303,7 +332,7 @@ fn a_turn_that_failed_for_want_of_a_key_opens_the_dialog_again() {
         )
     };
     failed(&mut s);
-    assert_eq!(s.overlay, Overlay::Key);
+    assert!(matches!(s.overlay, Overlay::Key(_)));
     // A replayed session's failed turn (never busy) opens nothing.
     let mut s = no_key();
     update::apply(&mut s, Action::CloseOverlay, t0);

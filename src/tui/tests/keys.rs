@@ -4,17 +4,17 @@
 use std::time::{Duration, Instant};
 
 use super::common::*;
-use crate::agent::{AgentCommand, AgentEvent, AgentState, TurnOutcome};
+use crate::agent::{AgentCommand, AgentEvent, TurnOutcome};
 use crate::llm::Preset;
 use crate::tui::keymap::{Action, KeyContext, map_key, map_mouse, map_paste};
-use crate::tui::state::{EntryKind, Focus, Overlay, Pane};
+use crate::tui::state::{EntryKind, Focus, Overlay, OverlayKind, Pane};
 use crate::tui::update::{self, Effect, key_context};
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 
 fn ctx() -> KeyContext {
     KeyContext {
         focus: Focus::Input,
-        overlay: Overlay::None,
+        overlay: OverlayKind::None,
         busy: false,
         input_empty: true,
         on_first_line: true,
@@ -51,11 +51,11 @@ fn key_table() {
     };
 
     let help = KeyContext {
-        overlay: Overlay::Help,
+        overlay: OverlayKind::Help,
         ..ctx()
     };
     let confirm = KeyContext {
-        overlay: Overlay::ConfirmClear,
+        overlay: OverlayKind::ConfirmClear,
         ..ctx()
     };
     let armed = KeyContext {
@@ -198,7 +198,7 @@ fn up_and_down_recall_earlier_prompts() {
     let mut s = state();
     for p in ["first", "second"] {
         send(&mut s, t0, p);
-        update::on_event(&mut s, AgentEvent::State(AgentState::Idle), t0);
+        let _ = update::on_event(&mut s, turn_over(), t0);
     }
     s.set_input("draft");
     update::apply(&mut s, Action::HistoryPrev, t0);
@@ -239,12 +239,12 @@ fn steps_command_sets_the_limit_for_the_rest_of_the_session() {
     let mut s = state();
     let fx = send(&mut s, t0, "/steps 12");
     assert_eq!(fx, vec![Effect::Command(AgentCommand::SetMaxSteps(12))]);
-    assert_eq!(s.max_steps, 12);
+    assert_eq!(s.status.max_steps, 12);
     for bad in ["/steps 0", "/steps 101", "/steps many"] {
         assert!(send(&mut s, t0, bad).is_empty(), "{bad}");
         assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error, "{bad}");
     }
-    assert_eq!(s.max_steps, 12);
+    assert_eq!(s.status.max_steps, 12);
     send(&mut s, t0, "/steps");
     assert!(s.entries.last().unwrap().text.contains("at most 12"));
 }
@@ -291,7 +291,7 @@ fn clearing_asks_first() {
     assert_eq!(s.overlay, Overlay::ConfirmClear);
     let fx = update::apply(&mut s, Action::ConfirmYes, t0);
     assert_eq!(fx, vec![Effect::Command(AgentCommand::ClearHistory)]);
-    assert!(s.entries.is_empty() && s.steps.is_empty());
+    assert!(s.entries.is_empty() && s.transcript.steps.is_empty());
 }
 
 #[test]
@@ -328,7 +328,7 @@ fn ctrl_c_clears_then_quits_within_two_seconds() {
     let soon = late + Duration::from_millis(500);
     let a = map_key(&key_context(&s, soon), c);
     assert_eq!(a, Action::Quit);
-    assert_eq!(update::apply(&mut s, a, soon), vec![Effect::Quit]);
+    assert!(update::apply(&mut s, a, soon).is_empty());
     assert!(s.quit);
 }
 
@@ -353,7 +353,6 @@ fn interrupt_only_while_busy_and_the_partial_answer_stays() {
                 usage: None,
                 last_usage: None,
             },
-            AgentEvent::State(AgentState::Idle),
         ],
     );
     let last = s.entries.last().unwrap();
@@ -397,7 +396,7 @@ fn focus_cycles_through_shown_panes_and_timeline_selects() {
     assert_eq!(s.selected, Some(1));
     update::apply(&mut s, Action::SelectPrev, t0);
     update::apply(&mut s, Action::ToggleStep, t0);
-    assert!(s.steps[0].expanded && !s.steps[1].expanded);
+    assert!(s.expanded.contains(&0) && !s.expanded.contains(&1));
     // Round the panes back to the input.
     while s.focus != Focus::Input {
         update::apply(&mut s, Action::FocusNext, t0);
@@ -415,16 +414,24 @@ fn the_help_scrolls_in_a_short_terminal() {
     assert!(first.contains("↓ more"), "{first}");
     assert!(!first.contains("closes this help"), "{first}");
     let help = KeyContext {
-        overlay: Overlay::Help,
+        overlay: OverlayKind::Help,
         ..ctx()
     };
     let down = map_key(&help, k(KeyCode::PageDown, NONE));
     assert_eq!(down, Action::ScrollHelp(10));
-    // Three pages reach the end (a fourth would stay there).
-    for _ in 0..3 {
+    let mut pages = 0;
+    while !render(&mut s, 80, 24, t0).contains("closes this help") {
+        assert!(pages < 30, "the end of the help is never reached");
         update::apply(&mut s, down.clone(), t0);
+        pages += 1;
     }
     let end = render(&mut s, 80, 24, t0);
     assert!(end.contains("Esc, F1 or q closes this help"), "{end}");
-    assert!(end.contains("/help /quit"), "{end}");
+    assert!(end.contains("/quit"), "{end}");
+    // It stops at the end: one line up already shows more below.
+    let last = s.overlay.clone();
+    update::apply(&mut s, down, t0);
+    assert_eq!(s.overlay, last);
+    update::apply(&mut s, map_key(&help, k(KeyCode::Up, NONE)), t0);
+    assert!(!render(&mut s, 80, 24, t0).contains("closes this help"));
 }

@@ -66,7 +66,8 @@ proptest! {
 
 fn render_screen(s: &mut crate::tui::state::State, width: usize) {
     // Narrow widths stack the panes; the conversation is then the full width.
-    crate::tui::layout::prepare(s, ratatui::layout::Rect::new(0, 0, width as u16, 30));
+    let area = ratatui::layout::Rect::new(0, 0, width as u16, 30);
+    crate::tui::tests::support::with_caches(|c| crate::tui::layout::prepare(s, c, area));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 mod approval;
 mod common;
 mod conversation;
+mod help;
 mod hostile;
 mod key_dialog;
 mod keys;
@@ -14,3 +15,4 @@ mod sessions;
 mod side_panes;
 mod snapshots;
 mod support;
+mod tables;

@@ -76,6 +76,8 @@ fn first_item() -> Vec<AgentEvent> {
             id: "c1".into(),
             name: "read_text_file".into(),
             result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
+            outcome: crate::events::CallOutcome::Ok,
+            approved: false,
             duration: None,
         },
         AgentEvent::StepStarted { step: 2, max: 10 },

@@ -67,7 +67,7 @@ fn the_picker_and_the_popup_offer_the_providers_models() {
     let t0 = Instant::now();
     let mut s = with_local();
     send(&mut s, t0, "/model");
-    let picker = s.picker.as_ref().unwrap();
+    let picker = s.overlay.picker().unwrap();
     let rows: Vec<(&str, &str)> = picker
         .items
         .iter()

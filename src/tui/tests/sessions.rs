@@ -61,21 +61,21 @@ fn resume_opens_a_picker_that_filters_and_reopens_the_chosen_session() {
     let mut s = state();
     let effects = send(&mut s, Instant::now(), "/resume");
     assert_eq!(effects, vec![Effect::Command(AgentCommand::ListSessions)]);
-    assert_eq!(s.overlay, Overlay::Picker);
-    assert!(s.picker.as_ref().unwrap().loading);
+    assert!(matches!(s.overlay, Overlay::Picker(_)));
+    assert!(s.overlay.picker().unwrap().loading);
     feed(&mut s, Instant::now(), vec![AgentEvent::Sessions(listed())]);
-    let picker = s.picker.as_ref().unwrap();
+    let picker = s.overlay.picker().unwrap();
     assert_eq!(picker.kind, PickerKind::Sessions);
     assert_eq!(picker.visible().len(), 3);
     typed(&mut s, "readme");
-    assert_eq!(s.picker.as_ref().unwrap().visible(), vec![1]);
+    assert_eq!(s.overlay.picker().unwrap().visible(), vec![1]);
     let effects = press(&mut s, KeyCode::Enter);
     assert_eq!(
         effects,
         vec![Effect::Command(AgentCommand::Resume("bbbb2222".into()))]
     );
     assert_eq!(s.overlay, Overlay::None);
-    assert!(s.picker.is_none());
+    assert!(s.overlay.picker().is_none());
 }
 
 #[test]
@@ -91,7 +91,10 @@ fn an_unreadable_session_is_reported_not_opened_and_deleting_asks_first() {
         said.contains("cannot be opened") && said.contains("not a session"),
         "{said}"
     );
-    assert_eq!(s.overlay, Overlay::Picker, "the picker stays open");
+    assert!(
+        matches!(s.overlay, Overlay::Picker(_)),
+        "the picker stays open"
+    );
     // Ctrl+D asks; a key other than y keeps the session.
     press(&mut s, KeyCode::Up);
     let action = map_key(
@@ -100,9 +103,9 @@ fn an_unreadable_session_is_reported_not_opened_and_deleting_asks_first() {
     );
     assert_eq!(action, Action::PickerDelete);
     update::apply(&mut s, action, Instant::now());
-    assert!(s.picker.as_ref().unwrap().confirm_delete);
+    assert!(s.overlay.picker().unwrap().confirm_delete);
     assert!(press(&mut s, KeyCode::Char('n')).is_empty());
-    assert!(!s.picker.as_ref().unwrap().confirm_delete);
+    assert!(!s.overlay.picker().unwrap().confirm_delete);
     press(&mut s, KeyCode::Delete);
     let effects = press(&mut s, KeyCode::Char('y'));
     assert_eq!(
@@ -137,7 +140,7 @@ fn the_model_picker_offers_presets_and_recent_names_and_takes_a_typed_one() {
     let mut s = state();
     s.recent_models = vec!["qwen2.5-coder".into(), "deepseek-v4-pro".into()];
     send(&mut s, Instant::now(), "/model");
-    assert_eq!(s.overlay, Overlay::Picker);
+    assert!(matches!(s.overlay, Overlay::Picker(_)));
     insta::assert_snapshot!(render(&mut s, 80, 16, Instant::now()));
     press(&mut s, KeyCode::Down);
     let effects = press(&mut s, KeyCode::Enter);

@@ -6,7 +6,7 @@ mod reasoning {
 
     use crate::tui::panes::inner;
     use crate::tui::state::State;
-    use crate::tui::tests::support::{assert_cached_equals_fresh, busy_state, feed};
+    use crate::tui::tests::support::{assert_cached_equals_fresh, busy_state, feed, with_caches};
     use crate::tui::{Theme, wrap};
 
     /// The cached lines equal the detail step's reasoning wrapped whole at the pane's width.
@@ -14,8 +14,8 @@ mod reasoning {
         let width = inner(state.areas.reasoning.expect("reasoning shown")).width as usize;
         let text = &state.detail_step().expect("a step").reasoning;
         assert_eq!(
-            state.side.reasoning.lines(),
-            wrap::wrap_text(text, state.theme.reasoning, width).as_slice()
+            with_caches(|c| c.reasoning.lines().to_vec()),
+            wrap::wrap_text(text, state.theme.reasoning, width)
         );
     }
 
@@ -87,7 +87,7 @@ mod reasoning {
         // The selection moves back to the first step, then away again.
         s.selected = Some(0);
         check(&mut s, 160, 45);
-        assert!(s.side.reasoning.lines()[0].to_string().starts_with("one"));
+        assert!(with_caches(|c| c.reasoning.lines()[0].to_string()).starts_with("one"));
         s.selected = None;
         check(&mut s, 160, 45);
         feed(&mut s, [AgentEvent::ReasoningDelta(" still two".into())]);
@@ -106,16 +106,16 @@ mod reasoning {
         );
         check(&mut s, 160, 45);
         // Longer, same start, but an earlier line differs (not a continuation).
-        let step = s.steps.last_mut().unwrap();
+        let step = s.transcript.steps.last_mut().unwrap();
         let mut text = step.reasoning.replacen("thought 0", "THOUGHT 0", 1);
         text.push_str(" and a longer tail");
         step.reasoning = text;
         check(&mut s, 160, 45);
         // Shorter.
-        s.steps.last_mut().unwrap().reasoning = "short".into();
+        s.transcript.steps.last_mut().unwrap().reasoning = "short".into();
         check(&mut s, 160, 45);
         // The history cleared and a new turn of the same length at the same step index.
-        let len = s.steps[0].reasoning.len();
+        let len = s.transcript.steps[0].reasoning.len();
         feed(&mut s, [AgentEvent::HistoryCleared]);
         feed(&mut s, [AgentEvent::StepStarted { step: 1, max: 10 }]);
         feed(&mut s, [AgentEvent::ReasoningDelta("x".repeat(len))]);
@@ -151,7 +151,7 @@ mod tool_output {
     use crate::tui::panes::tool_output::*;
     use crate::tui::panes::{draw_lines, inner, pane_block};
     use crate::tui::state::{Focus, Pane, State};
-    use crate::tui::tests::support::{assert_cached_equals_fresh, busy_state, feed};
+    use crate::tui::tests::support::{assert_cached_equals_fresh, busy_state, feed, with_caches};
     use crate::tui::wrap;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
@@ -163,19 +163,20 @@ mod tool_output {
         let mut lines: Vec<Line<'static>> = Vec::new();
         for call in state.detail_step().map_or(&[][..], |s| s.calls.as_slice()) {
             let label = call_label(&call.name, &call.arguments);
-            let (head, style) = match (&call.result, call.failed()) {
+            let result = call.finished.as_ref().map(|f| &f.result);
+            let (head, style) = match (result, call.failed()) {
                 (None, _) => (format!("▶ {label}  running…"), theme.warning),
                 (Some(_), true) => (format!("✗ {label}  failed"), theme.error),
                 (Some(_), false) => (
                     format!(
                         "✓ {label}  {} ms",
-                        call.duration.map_or(0, |d| d.as_millis())
+                        call.duration().map_or(0, |d| d.as_millis())
                     ),
                     theme.success,
                 ),
             };
             lines.extend(wrap::wrap_text(&head, style, width));
-            match &call.result {
+            match result {
                 Some(result) => {
                     for (text, muted) in result_lines(result) {
                         let style = if muted { theme.muted } else { theme.text };
@@ -199,18 +200,21 @@ mod tool_output {
         assert_cached_equals_fresh(state, width, height);
         let area = state.areas.tool_output.expect("tool output shown");
         let expected = reference(state, inner(area).width as usize);
-        let cache = &state.side.tool_output;
-        let cached: Vec<Line<'static>> = cache
-            .calls
-            .iter()
-            .flat_map(|c| c.head.iter().chain(c.body()).cloned())
-            .collect();
+        let (cached, total) = with_caches(|c| {
+            let cache = &c.tool_output;
+            let cached: Vec<Line<'static>> = cache
+                .calls
+                .iter()
+                .flat_map(|c| c.head.iter().chain(c.body()).cloned())
+                .collect();
+            (cached, cache.starts.last().copied())
+        });
         assert_eq!(cached, expected);
-        assert_eq!(cache.starts.last().copied(), Some(expected.len()));
+        assert_eq!(total, Some(expected.len()));
         // Drawn from the blocks = drawn from the whole list, at this scroll position.
         let screen = Rect::new(0, 0, width, height);
         let mut a = Terminal::new(TestBackend::new(width, height)).unwrap();
-        a.draw(|f| draw(f, state, area)).unwrap();
+        with_caches(|c| a.draw(|f| draw(f, state, c, area)).unwrap());
         let mut b = Terminal::new(TestBackend::new(width, height)).unwrap();
         b.draw(|f| {
             let scroll = &state.scroll[Pane::ToolOutput];
@@ -247,6 +251,8 @@ mod tool_output {
             id: id.into(),
             name: "run_shell_command".into(),
             result: json!({"ok": true, "tool": "run_shell_command", "exit_code": 0, "stdout": stdout}),
+            outcome: crate::events::CallOutcome::Ok,
+            approved: false,
             duration: Some(Duration::from_millis(ms)),
         }
     }
@@ -296,11 +302,7 @@ mod tool_output {
         check(&mut s, 160, 45);
         feed(&mut s, [finished("c1", &all, 12)]);
         check(&mut s, 160, 45);
-        assert!(
-            s.side.tool_output.calls[0].head[0]
-                .to_string()
-                .contains("12 ms")
-        );
+        assert!(with_caches(|c| c.tool_output.calls[0].head[0].to_string()).contains("12 ms"));
         // A second call in the same step, running under the finished one; then it fails.
         feed(&mut s, [started("c2", "b.txt"), output("c2", "partial\n")]);
         check(&mut s, 160, 45);
@@ -310,6 +312,10 @@ mod tool_output {
                 id: "c2".into(),
                 name: "run_shell_command".into(),
                 result: json!({"ok": false, "error": "no such file"}),
+                outcome: crate::events::CallOutcome::Failed {
+                    error: "no such file".into(),
+                },
+                approved: false,
                 duration: Some(Duration::from_millis(3)),
             }],
         );
@@ -397,15 +403,17 @@ mod tool_output {
         feed(&mut s, pieces(30).iter().map(|p| output("c1", p)));
         check(&mut s, 160, 45);
         // Longer but not a continuation.
-        let call = &mut s.steps[0].calls[0];
+        let call = &mut s.transcript.steps[0].calls[0];
         call.output = call.output.replacen("line 0", "LINE 0", 1) + "tail";
         check(&mut s, 160, 45);
-        s.steps[0].calls[0].output = "short".into();
+        s.transcript.steps[0].calls[0].output = "short".into();
         check(&mut s, 160, 45);
         feed(&mut s, [finished("c1", "one\n", 7)]);
         check(&mut s, 160, 45);
         // The same call, another result with the same duration.
-        s.steps[0].calls[0].result = Some(json!({"ok": true, "stdout": "two\nthree\n"}));
+        if let Some(done) = &mut s.transcript.steps[0].calls[0].finished {
+            done.result = json!({"ok": true, "stdout": "two\nthree\n"});
+        }
         check(&mut s, 160, 45);
     }
 

@@ -146,8 +146,7 @@ fn error_line_and_retry_status() {
     insta::assert_snapshot!("retrying", retrying);
     feed(&mut s, t0, vec![
         AgentEvent::Error { message: "The API key was rejected (401). Check DEEPSEEK_API_KEY and send the prompt again.".into() },
-        AgentEvent::TurnFinished { outcome: TurnOutcome::Failed, usage: None, last_usage: None },
-        AgentEvent::State(AgentState::Idle),
+        AgentEvent::TurnFinished { outcome: TurnOutcome::Failed(crate::events::FailCause::RefusedKey), usage: None, last_usage: None },
     ]);
     insta::assert_snapshot!("error_line", render(&mut s, 100, 14, later(t0)));
 }
@@ -261,6 +260,7 @@ fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
     events.extend(vec![
         AgentEvent::StepStarted { step: 2, max: 10 },
         AgentEvent::ContentDelta("Now both files, side by side.".into()),
+        AgentEvent::StepFinished(crate::events::StepEnd::Thought),
         AgentEvent::ToolCallStarted {
             id: "c2".into(),
             name: "read_text_file".into(),
@@ -281,12 +281,18 @@ fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
             id: "c3".into(),
             name: "read_text_file".into(),
             result: json!({"ok": false, "tool": "read_text_file", "error": "no such file: missing.txt"}),
+            outcome: crate::events::CallOutcome::Failed {
+                error: "no such file: missing.txt".into(),
+            },
+            approved: false,
             duration: Some(Duration::from_millis(1)),
         },
         AgentEvent::ToolFinished {
             id: "c2".into(),
             name: "read_text_file".into(),
             result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
+            outcome: crate::events::CallOutcome::Ok,
+            approved: false,
             duration: Some(Duration::from_millis(1500)),
         },
     ]);

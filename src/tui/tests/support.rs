@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use crate::agent::AgentEvent;
 use crate::llm::Preset;
 use crate::tui::keymap::Action;
+use crate::tui::panes::Caches;
 use crate::tui::state::State;
 use crate::tui::{Theme, TuiOptions, layout, update, view};
 
@@ -35,15 +36,28 @@ pub fn busy_state() -> State {
 /// Applies agent events.
 pub fn feed(state: &mut State, events: impl IntoIterator<Item = AgentEvent>) {
     for e in events {
-        update::on_event(state, e, Instant::now());
+        let _ = update::on_event(state, e, Instant::now());
     }
+}
+
+thread_local! {
+    /// The side panes' caches of the test running on this thread (each test has its own
+    /// thread): kept from frame to frame as the event loop keeps them.
+    static CACHES: std::cell::RefCell<Caches> = std::cell::RefCell::default();
+}
+
+/// Runs `f` with this test's side pane caches.
+pub fn with_caches<T>(f: impl FnOnce(&mut Caches) -> T) -> T {
+    CACHES.with(|c| f(&mut c.borrow_mut()))
 }
 
 /// Lays out and draws the screen at `width` × `height` with the caches as they are.
 pub fn draw(state: &mut State, width: u16, height: u16, now: Instant) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(width, height)).unwrap();
-    layout::prepare(state, Rect::new(0, 0, width, height));
-    term.draw(|f| view::draw(f, state, now)).unwrap();
+    with_caches(|caches| {
+        layout::prepare(state, caches, Rect::new(0, 0, width, height));
+        term.draw(|f| view::draw(f, state, caches, now)).unwrap();
+    });
     term.backend().buffer().clone()
 }
 
@@ -53,8 +67,12 @@ pub fn draw(state: &mut State, width: u16, height: u16, now: Instant) -> Buffer 
 pub fn assert_cached_equals_fresh(state: &mut State, width: u16, height: u16) -> Buffer {
     let now = Instant::now();
     let cached = draw(state, width, height, now);
-    let reasoning = std::mem::take(&mut state.side.reasoning);
-    let tool_output = std::mem::take(&mut state.side.tool_output);
+    let (reasoning, tool_output) = with_caches(|c| {
+        (
+            std::mem::take(&mut c.reasoning),
+            std::mem::take(&mut c.tool_output),
+        )
+    });
     let fresh = draw(state, width, height, now);
     if cached != fresh {
         let diff: Vec<(u16, u16)> = cached
@@ -68,7 +86,9 @@ pub fn assert_cached_equals_fresh(state: &mut State, width: u16, height: u16) ->
             .collect();
         panic!("the cached screen differs from a fresh one at (x, y) {diff:?}");
     }
-    state.side.reasoning = reasoning;
-    state.side.tool_output = tool_output;
+    with_caches(|c| {
+        c.reasoning = reasoning;
+        c.tool_output = tool_output;
+    });
     cached
 }

@@ -18,10 +18,10 @@ pub(super) fn for_kind(state: &State, kind: PopupKind) -> Vec<Choice> {
             .iter()
             .map(|c| Choice {
                 label: format!("/{}", c.name),
-                detail: if c.argument.is_empty() {
-                    c.about.to_string()
+                detail: if c.takes_argument() {
+                    format!("{} · {}", c.argument_text(), c.about)
                 } else {
-                    format!("{} · {}", c.argument, c.about)
+                    c.about.to_string()
                 },
                 insert: if c.takes_argument() {
                     format!("/{} ", c.name)
@@ -75,13 +75,13 @@ fn models(state: &State) -> Vec<Choice> {
 /// A few step limits, the current one among them.
 fn steps(state: &State) -> Vec<Choice> {
     let mut limits: Vec<usize> = STEP_CHOICES.to_vec();
-    if !limits.contains(&state.max_steps) {
-        limits.push(state.max_steps);
+    if !limits.contains(&state.status.max_steps) {
+        limits.push(state.status.max_steps);
         limits.sort_unstable();
     }
     limits
         .into_iter()
-        .map(|n| value(n.to_string(), "steps a turn", n == state.max_steps))
+        .map(|n| value(n.to_string(), "steps a turn", n == state.status.max_steps))
         .collect()
 }
 

@@ -36,8 +36,6 @@ pub enum Effect {
     },
     /// List the workspace's files for the `@` popup (this listing's generation), off the loop.
     ListFiles(u64),
-    /// Leave.
-    Quit,
 }
 
 /// How long a flash hint stays in the status line.

@@ -1,31 +1,30 @@
-//! Agent events in: the conversation, the steps and the status follow what the agent reports.
-//! Live turns and sessions replayed from the history go through here alike.
+//! Agent events in: each is folded once into the transcript (which the timeline and side panes
+//! read), and what it changed moves the conversation cells and the turn's status. Live turns
+//! and sessions told again from the history go through here alike.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use super::effect::Effect;
 use crate::agent::replay::replay;
-use crate::agent::{AgentEvent, AgentState, Session, TurnOutcome};
+use crate::agent::{AgentCommand, AgentEvent, Session, TurnOutcome};
+use crate::events::{FailCause, StepEnd};
 use crate::llm::Role;
+use crate::transcript::{Change, Group};
 use crate::tui::calls;
 use crate::tui::state::{
-    ApprovalView, CallStatus, CallView, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView,
-    State, StepStop, StepView,
+    ApprovalView, CallStatus, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView, State,
 };
 
-/// Applies an agent event.
-pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
+/// Applies an agent event; returns what the event loop should do (a queued prompt starts when
+/// the turn before it ends).
+pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effect> {
+    let change = state.transcript.apply(&event);
     match event {
-        AgentEvent::State(s) => {
-            state.agent_state = s;
-            if s == AgentState::Idle {
-                state.busy_since = None;
-                state.retry = None;
-                finish_live(state);
-            } else if state.busy_since.is_none() {
-                state.busy_since = Some(now);
-            }
+        AgentEvent::State(doing) => state.status.running(Some(doing), now),
+        AgentEvent::TurnStarted { prompt } => {
+            state.status.running(None, now);
+            turn_started(state, prompt);
         }
-        AgentEvent::TurnStarted { prompt } => turn_started(state, prompt),
         AgentEvent::FilesAttached(mentions) => {
             if let Some(i) = state
                 .entries
@@ -36,87 +35,104 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) {
                 state.touch_entry(i);
             }
         }
-        AgentEvent::StepStarted { step, max } => step_started(state, step, max),
-        AgentEvent::ReasoningDelta(text) => {
-            state.retry = None;
-            if let Some(step) = state.steps.last_mut() {
-                step.reasoning.push_str(&text);
-            }
+        AgentEvent::StepStarted { step, max } => {
+            state.status.step = step;
+            state.status.max_steps = max;
+            state.status.retry = None;
         }
+        AgentEvent::ReasoningDelta(_) => state.status.retry = None,
         AgentEvent::ContentDelta(text) => {
-            state.retry = None;
-            if let Some(step) = state.steps.last_mut() {
-                step.content.push_str(&text);
-            }
+            state.status.retry = None;
             let i = live_entry(state);
             state.entries[i].text.push_str(&text);
             state.entries[i].touch();
+        }
+        // The text so far was a thought, not the answer: it stays, dimmed.
+        AgentEvent::StepFinished(StepEnd::Thought) => {
+            if let Some(i) = state.live.take() {
+                thought(state, i);
+            }
         }
         AgentEvent::ToolCallStarted {
             id,
             name,
             arguments,
-        } => call_started(state, id, name, arguments),
-        AgentEvent::ToolOutputDelta { id, text } => {
-            if let Some(call) = state.call_mut(&id) {
-                call.output.push_str(&text);
-            }
+        } => {
+            state.push_entry(Entry::call(id, name, arguments));
         }
         AgentEvent::ToolFinished {
             id,
-            result,
+            outcome,
+            approved,
             duration,
             ..
-        } => call_finished(state, &id, result, duration),
+        } => {
+            if let Some(i) = state.call_entry(&id)
+                && let Some(call) = &mut state.entries[i].call
+            {
+                call.status = match calls::failure_reason(&outcome) {
+                    Some(reason) => CallStatus::Failed(reason),
+                    None if approved => CallStatus::Approved(duration),
+                    None => CallStatus::Done(duration),
+                };
+                state.touch_entry(i);
+            }
+        }
         AgentEvent::Retrying {
             attempt,
             max_attempts,
             delay,
             ..
         } => {
-            state.retry = Some(RetryView {
+            state.status.retry = Some(RetryView {
                 attempt,
                 max_attempts,
                 at: now + delay,
             });
         }
-        AgentEvent::Nested { parent_id, event } => nested(state, &parent_id, *event),
         AgentEvent::Error { message } => {
             state.push(EntryKind::Error, message);
         }
-        AgentEvent::TurnFinished { outcome, usage, .. } => {
-            // A live turn (a replayed one is never busy) that failed without a key: the dialog
-            // asks for one again.
-            let live = state.busy_since.is_some();
-            if live && outcome == TurnOutcome::Failed && !state.key_set {
+        AgentEvent::TurnFinished { outcome, usage, .. } if change == Change::TurnEnded => {
+            // Only a live turn fails for want of a key (a saved one's cause is not kept).
+            if outcome == TurnOutcome::Failed(FailCause::MissingKey) && state.preset.is_deepseek() {
                 super::key_dialog::open_if_no_overlay(state);
             }
             turn_finished(state, outcome);
             if usage.is_some() {
-                state.last_usage = usage;
+                state.status.last_usage = usage;
+            }
+            // A plan's executor goes on between its items: still busy.
+            if !state.transcript.plans.last().is_some_and(|p| p.running()) {
+                return turn_over(state, now);
             }
         }
-        AgentEvent::ContextUsage { used, budget } => state.context = Some((used, budget)),
+        AgentEvent::ContextUsage { used, budget } => state.status.context = Some((used, budget)),
         AgentEvent::HistoryCleared => state.clear_conversation(),
         AgentEvent::Notice(text) => {
             state.push(EntryKind::Notice, text);
         }
+        AgentEvent::Plan(event) => {
+            let over = matches!(event, crate::events::PlanEvent::Finished(_));
+            super::plan::on_plan(state, event);
+            if over {
+                return turn_over(state, now);
+            }
+        }
         other => between_turns(state, other, now),
     }
+    Vec::new()
 }
 
-/// A model call began: a new step of the turn (under its plan item, if it has one).
-fn step_started(state: &mut State, step: usize, max: usize) {
-    state.step = step;
-    state.max_steps = max;
-    state.retry = None;
-    let turn = state.turns.saturating_sub(1);
-    state.steps.push(StepView {
-        turn,
-        number: step,
-        group: state.plans.group,
-        ..Default::default()
-    });
+/// Nothing runs any more: the oldest message queued meanwhile starts its turn.
+fn turn_over(state: &mut State, now: Instant) -> Vec<Effect> {
+    state.status.idle();
+    if state.queued.is_empty() {
+        return Vec::new();
+    }
+    let text = state.queued.remove(0);
+    state.status.sent(now);
+    vec![Effect::Command(AgentCommand::Prompt(text))]
 }
 
 /// The events of the sessions, approvals, file changes and servers: what happens around turns.
@@ -129,9 +145,10 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
         } => {
             state.clear_conversation();
             for event in replay {
-                on_event(state, event, now);
+                // A session told again starts nothing: its turns are over.
+                let _ = on_event(state, event, now);
             }
-            state.step = 0;
+            state.status.step = 0;
             state.session_title = title;
             state.push(EntryKind::Notice, notice);
         }
@@ -167,66 +184,24 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
         }
         AgentEvent::Sessions(list) => {
             if let Some(picker) = state
-                .picker
-                .as_mut()
+                .overlay
+                .picker_mut()
                 .filter(|p| p.kind == PickerKind::Sessions)
             {
                 picker.set_sessions(&list);
             }
         }
         AgentEvent::McpServers(servers) => state.mcp = servers,
-        AgentEvent::Plan(event) => super::plan::on_plan(state, event),
-        // The events of a turn are `on_event`'s.
+        // The transcript holds a call's output and a sub-agent's work; the panes read it there.
         _ => {}
-    }
-}
-
-/// A tool call began: under its step, and as a line in the conversation (the text before it
-/// was a thought).
-fn call_started(state: &mut State, id: String, name: String, arguments: String) {
-    if let Some(step) = state.steps.last_mut() {
-        step.calls.push(CallView {
-            id: id.clone(),
-            name: name.clone(),
-            arguments: arguments.clone(),
-            ..Default::default()
-        });
-    }
-    // Text before a tool call was a thought, not the answer: it stays, dimmed.
-    if let Some(i) = state.live.take() {
-        thought(state, i);
-    }
-    state.push_entry(Entry::call(id, name, arguments));
-}
-
-/// A tool call ended: its conversation line says how, its step keeps the result.
-fn call_finished(
-    state: &mut State,
-    id: &str,
-    result: serde_json::Value,
-    duration: Option<Duration>,
-) {
-    if let Some(i) = state.call_entry(id)
-        && let Some(call) = &mut state.entries[i].call
-    {
-        call.status = match calls::failure_reason(&result) {
-            Some(reason) => CallStatus::Failed(reason),
-            None if result["approved_by_user"] == true => CallStatus::Approved(duration),
-            None => CallStatus::Done(duration),
-        };
-        state.touch_entry(i);
-    }
-    if let Some(call) = state.call_mut(id) {
-        call.result = Some(result);
-        call.duration = duration;
     }
 }
 
 /// Shows a saved session as its turns were seen live: its events, replayed through
 /// [`on_event`] (the same reducer live turns go through); its prompts can be recalled with Up.
 pub fn show_session(state: &mut State, session: &Session, now: Instant) {
-    for event in replay(session, state.max_steps) {
-        on_event(state, event, now);
+    for event in replay(session, state.status.max_steps) {
+        let _ = on_event(state, event, now);
     }
     state.prompt_history.extend(
         session
@@ -235,7 +210,7 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
             .filter(|m| m.role == Role::User)
             .map(|m| m.shown().to_string()),
     );
-    state.step = 0;
+    state.status.step = 0;
     state.session_title = session.title();
 }
 
@@ -246,14 +221,33 @@ fn turn_started(state: &mut State, prompt: String) {
     if state.session_title.is_none() {
         state.session_title = Some(crate::agent::session::title_from_prompt(&prompt));
     }
-    let entry = super::plan::turn_entry(state, prompt);
+    let entry = prompt_entry(state, prompt);
     state.push_entry(entry);
     state.scroll[Pane::Conversation].jump_to_bottom();
-    state.turns += 1;
-    state.step = 0;
+    state.status.step = 0;
     state.selected = None;
     for pane in Pane::SIDE {
         state.scroll[pane].jump_to_bottom();
+    }
+}
+
+/// The cell that shows a turn's prompt: what the turn belongs to says how.
+fn prompt_entry(state: &State, prompt: String) -> Entry {
+    let group = state.transcript.turns.last().map(|t| t.group);
+    match group {
+        Some(Group::Planner { .. }) => Entry::new(EntryKind::User, format!("/plan {prompt}")),
+        Some(Group::Item { plan, item }) => {
+            let total = state
+                .transcript
+                .plans
+                .get(plan)
+                .map_or(0, |p| p.items.len());
+            Entry::new(
+                EntryKind::PlanItem,
+                format!("Item {} of {total} · {prompt}", item + 1),
+            )
+        }
+        _ => Entry::new(EntryKind::User, prompt),
     }
 }
 
@@ -300,15 +294,6 @@ fn turn_finished(state: &mut State, outcome: TurnOutcome) {
     if state.overlay == Overlay::Approval {
         state.overlay = Overlay::None;
     }
-    let stopped = match outcome {
-        TurnOutcome::Interrupted => Some(StepStop::Interrupted),
-        TurnOutcome::Failed => Some(StepStop::Failed),
-        _ => None,
-    };
-    let turn = state.turns.saturating_sub(1);
-    if let Some(step) = state.steps.last_mut().filter(|s| s.turn == turn) {
-        step.stopped = stopped;
-    }
     let interrupted = outcome == TurnOutcome::Interrupted;
     match state.live {
         Some(i) => {
@@ -337,55 +322,15 @@ fn turn_finished(state: &mut State, outcome: TurnOutcome) {
                 .is_some_and(|c| c.status == CallStatus::Running)
         })
         .collect();
+    let why = match outcome {
+        TurnOutcome::Interrupted => "interrupted",
+        TurnOutcome::Failed(_) => "failed",
+        _ => "stopped",
+    };
     for i in open {
         if let Some(call) = &mut state.entries[i].call {
-            let why = match stopped {
-                Some(StepStop::Interrupted) => "interrupted",
-                Some(StepStop::Failed) => "failed",
-                None => "stopped",
-            };
             call.status = CallStatus::Failed(why.to_string());
         }
         state.touch_entry(i);
-    }
-    state.agent_state = AgentState::Idle;
-    state.busy_since = None;
-    state.retry = None;
-}
-
-fn nested(state: &mut State, parent_id: &str, event: AgentEvent) {
-    let Some(call) = state.call_mut(parent_id) else {
-        return;
-    };
-    match event {
-        AgentEvent::ToolCallStarted {
-            name, arguments, ..
-        } => {
-            call.nested_text.clear();
-            call.nested
-                .push(format!("↳ {}", calls::call_label(&name, &arguments)));
-        }
-        AgentEvent::ToolFinished {
-            result, duration, ..
-        } => {
-            let ok = result.get("ok").and_then(serde_json::Value::as_bool) != Some(false);
-            if let Some(last) = call.nested.last_mut() {
-                last.push_str(if ok { "  ✓" } else { "  ✗" });
-                if let Some(d) = duration {
-                    last.push_str(&format!(" {} ms", d.as_millis()));
-                }
-            }
-        }
-        AgentEvent::StepStarted { step, .. } => {
-            call.nested_text.clear();
-            call.nested.push(format!("↳ step {step}"));
-        }
-        AgentEvent::ContentDelta(text) => call.nested_text.push_str(&text),
-        AgentEvent::Error { message } => call.nested.push(format!("↳ ✗ {message}")),
-        AgentEvent::TurnFinished { .. } if !call.nested_text.trim().is_empty() => {
-            let first = call.nested_text.trim().lines().next().unwrap_or("");
-            call.nested.push(format!("↳ answer: {first}"));
-        }
-        _ => {}
     }
 }

@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::effect::{Effect, flash};
 use super::slash;
-use crate::agent::{AgentCommand, AgentState};
+use crate::agent::AgentCommand;
 use crate::tui::paste;
 use crate::tui::state::{Focus, State};
 
@@ -54,9 +54,7 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     state.reset_input();
     // The prompt shows when the agent starts its turn (`TurnStarted`, within a moment); the
     // state is busy from now on, so a second Enter is not a second prompt.
-    state.busy_since = Some(now);
-    state.agent_state = AgentState::Thinking;
-    state.retry = None;
+    state.status.sent(now);
     effects.push(Effect::Command(AgentCommand::Prompt(text)));
 }
 
@@ -179,16 +177,4 @@ pub(super) fn drop_queued(state: &mut State, now: Instant) {
             "Queued message removed (Esc again interrupts the turn)",
         );
     }
-}
-
-/// When no turn runs and messages wait, the oldest starts its turn.
-pub fn next_queued(state: &mut State, now: Instant) -> Vec<Effect> {
-    if state.busy() || state.queued.is_empty() {
-        return Vec::new();
-    }
-    let text = state.queued.remove(0);
-    state.busy_since = Some(now);
-    state.agent_state = AgentState::Thinking;
-    state.retry = None;
-    vec![Effect::Command(AgentCommand::Prompt(text))]
 }

@@ -10,7 +10,7 @@ use super::effect::{Effect, flash};
 use crate::llm::KeyCheck;
 use crate::secrets::Secret;
 use crate::secrets::key_file::{KEY_VAR, MAX_KEY_CHARS, is_key_char};
-use crate::tui::state::{EntryKind, KeyStage, Overlay, State};
+use crate::tui::state::{EntryKind, KeyDialog, KeyStage, Overlay, State};
 
 /// What the event loop found out for the dialog.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,25 +28,23 @@ pub enum KeyReport {
 
 /// Opens the dialog, empty.
 pub fn open(state: &mut State) {
-    state.key_dialog.reset();
-    state.overlay = Overlay::Key;
+    state.overlay = Overlay::Key(KeyDialog::default());
 }
 
 /// Opens the dialog unless another overlay is open.
 pub(super) fn open_if_no_overlay(state: &mut State) {
-    if state.overlay == Overlay::None {
+    if state.overlay.is_none() {
         open(state);
     }
 }
 
 /// Esc: the dialog goes, forgetting what was typed; without a key a hint says how to come back.
 pub(super) fn dismiss(state: &mut State, now: Instant) {
-    state.key_dialog.reset();
     state.overlay = Overlay::None;
     if !state.key_set {
         let text = format!(
             "No API key yet: /key opens the dialog again, or set {KEY_VAR} in {}",
-            state.key_dialog.path
+            state.key_file
         );
         flash(state, now, &text);
     }
@@ -54,7 +52,10 @@ pub(super) fn dismiss(state: &mut State, now: Instant) {
 
 /// A key pressed in the dialog.
 pub(super) fn key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
-    match state.key_dialog.stage {
+    let Some(dialog) = state.overlay.key_dialog() else {
+        return;
+    };
+    match dialog.stage {
         KeyStage::Entry => entry_key(state, key, effects),
         KeyStage::Confirm { .. } => confirm_key(state, key, effects),
         // Waiting for the check or the save: only Esc (handled by the keymap) does anything.
@@ -63,7 +64,9 @@ pub(super) fn key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
 }
 
 fn entry_key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
-    let dialog = &mut state.key_dialog;
+    let Some(dialog) = state.overlay.key_dialog_mut() else {
+        return;
+    };
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     match key.code {
@@ -134,7 +137,9 @@ fn typing_note(why: Refusal) -> String {
 /// A paste: the key, with surrounding blanks and quotes and a `DEEPSEEK_API_KEY=` before it taken
 /// off. Nothing is added when any character of it cannot be part of a key.
 pub(super) fn paste(state: &mut State, text: &Secret) {
-    let dialog = &mut state.key_dialog;
+    let Some(dialog) = state.overlay.key_dialog_mut() else {
+        return;
+    };
     if dialog.stage != KeyStage::Entry {
         return;
     }
@@ -173,10 +178,13 @@ fn confirm_key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
     let KeyCode::Char(c) = key.code else {
         return;
     };
-    let typed = state.key_dialog.typed.clone();
+    let Some(dialog) = state.overlay.key_dialog_mut() else {
+        return;
+    };
+    let typed = dialog.typed.clone();
     match c.to_ascii_lowercase() {
         'y' => {
-            state.key_dialog.stage = KeyStage::Saving;
+            dialog.stage = KeyStage::Saving;
             effects.push(Effect::UseKey {
                 key: typed,
                 save: true,
@@ -189,7 +197,7 @@ fn confirm_key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
             });
             let text = format!(
                 "The key is used for this run only. To keep it, set {KEY_VAR} in {} (or save it with /key).",
-                state.key_dialog.path
+                state.key_file
             );
             close(state);
             state.key_set = true;
@@ -201,7 +209,6 @@ fn confirm_key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
 
 /// Closes the dialog, forgetting what was typed.
 fn close(state: &mut State) {
-    state.key_dialog.reset();
     state.overlay = Overlay::None;
 }
 
@@ -210,8 +217,12 @@ pub fn on_report(state: &mut State, report: KeyReport) {
     match report {
         KeyReport::Checked { key, check } => checked(state, &key, check),
         KeyReport::Saved(result) => {
-            let path = state.key_dialog.path.clone();
-            if state.overlay == Overlay::Key && state.key_dialog.stage == KeyStage::Saving {
+            let path = state.key_file.clone();
+            if state
+                .overlay
+                .key_dialog()
+                .is_some_and(|d| d.stage == KeyStage::Saving)
+            {
                 close(state);
             }
             // The key is in use either way (the event loop set it before saving).
@@ -233,11 +244,14 @@ pub fn on_report(state: &mut State, report: KeyReport) {
 }
 
 fn checked(state: &mut State, key: &Secret, check: KeyCheck) {
-    let dialog = &mut state.key_dialog;
     // A late answer to a check the person walked away from changes nothing.
-    if state.overlay != Overlay::Key || dialog.stage != KeyStage::Checking || dialog.typed != *key {
+    let Some(dialog) = state
+        .overlay
+        .key_dialog_mut()
+        .filter(|d| d.stage == KeyStage::Checking && d.typed == *key)
+    else {
         return;
-    }
+    };
     match check {
         KeyCheck::Refused { status } => {
             dialog.stage = KeyStage::Entry;

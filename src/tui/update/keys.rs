@@ -13,13 +13,13 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
     let row = state.input.cursor().0;
     KeyContext {
         focus: state.focus,
-        overlay: state.overlay,
+        overlay: state.overlay.kind(),
         busy: state.busy(),
         input_empty: state.input_empty(),
         on_first_line: row == 0,
         on_last_line: row + 1 >= state.input.lines().len(),
         queued: !state.queued.is_empty(),
-        picker_confirming: state.picker.as_ref().is_some_and(|p| p.confirm_delete),
+        picker_confirming: state.overlay.picker().is_some_and(|p| p.confirm_delete),
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.popup.is_some(),
@@ -66,11 +66,10 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
             state.overlay = Overlay::None;
             effects.push(Effect::Command(AgentCommand::NewSession));
         }
-        Action::CloseOverlay if state.overlay == Overlay::Key => key_dialog::dismiss(state, now),
-        Action::ConfirmNo | Action::CloseOverlay => {
-            state.overlay = Overlay::None;
-            state.picker = None;
+        Action::CloseOverlay if matches!(state.overlay, Overlay::Key(_)) => {
+            key_dialog::dismiss(state, now)
         }
+        Action::ConfirmNo | Action::CloseOverlay => state.overlay = Overlay::None,
         Action::PickerType(_)
         | Action::PickerBackspace
         | Action::PickerMove(_)
@@ -109,10 +108,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ShowHelp
         | Action::ScrollHelp(_) => navigate::view(state, action),
         Action::Interrupt => interrupt(state, &mut effects),
-        Action::Quit => {
-            state.quit = true;
-            effects.push(Effect::Quit);
-        }
+        Action::Quit => state.quit = true,
         Action::Copy => slash::copy(state, &mut effects),
         Action::DiscardPlan => plan::discard(state, now),
         Action::PopupMove(_) | Action::PopupComplete | Action::PopupChoose | Action::PopupClose => {

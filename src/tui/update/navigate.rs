@@ -42,21 +42,26 @@ pub(super) fn steps(state: &mut State, action: Action) {
         Action::SelectPrev => select(state, -1),
         Action::SelectNext => select(state, 1),
         Action::ToggleStep => {
-            if let Some(step) = state.selected.and_then(|i| state.steps.get_mut(i)) {
-                step.expanded = !step.expanded;
+            if let Some(i) = state.selected.filter(|&i| i < state.transcript.steps.len()) {
+                if !state.expanded.remove(&i) {
+                    state.expanded.insert(i);
+                }
                 state.reveal_selection = true;
             }
         }
         Action::ToggleAllSteps => {
-            let expand = !state.steps.iter().all(|s| s.expanded);
-            for s in &mut state.steps {
-                s.expanded = expand;
-            }
+            let steps = &state.transcript.steps;
+            let expand = state.expanded.len() < steps.len();
+            state.expanded = if expand {
+                (0..steps.len()).collect()
+            } else {
+                Default::default()
+            };
             // Expanded, the view opens at the selected step (else the latest turn's first), not
             // at the bottom of the last one.
-            if expand && let Some(last) = state.steps.last().map(|s| s.turn) {
+            if expand && let Some(last) = steps.last().map(|s| s.turn) {
                 if state.selected.is_none() {
-                    state.selected = state.steps.iter().position(|s| s.turn == last);
+                    state.selected = steps.iter().position(|s| s.turn == last);
                 }
                 state.reveal_selection = true;
                 state.scroll[Pane::Timeline].follow = false;
@@ -71,15 +76,12 @@ pub(super) fn view(state: &mut State, action: Action) {
     match action {
         Action::ToggleReasoning => state.show_reasoning = !state.show_reasoning,
         Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,
-        Action::ShowHelp => {
-            state.overlay = Overlay::Help;
-            state.help_scroll = 0;
-        }
+        Action::ShowHelp => state.overlay = Overlay::Help { scroll: 0 },
         Action::ScrollHelp(lines) => {
-            state.help_scroll = state
-                .help_scroll
-                .saturating_add_signed(lines)
-                .min(crate::tui::panes::help::line_count());
+            let limit = crate::tui::panes::help::scroll_limit(state.areas.screen);
+            if let Overlay::Help { scroll } = &mut state.overlay {
+                *scroll = scroll.saturating_add_signed(lines).min(limit);
+            }
         }
         _ => {}
     }
@@ -118,17 +120,18 @@ pub(super) fn cycle_focus(state: &mut State, direction: isize) {
     let here = panes.iter().position(|f| *f == state.focus).unwrap_or(0) as isize;
     let n = panes.len() as isize;
     state.focus = panes[((here + direction).rem_euclid(n)) as usize];
-    if state.focus == Focus::Timeline && state.selected.is_none() && !state.steps.is_empty() {
-        state.selected = Some(state.steps.len() - 1);
+    let steps = state.transcript.steps.len();
+    if state.focus == Focus::Timeline && state.selected.is_none() && steps > 0 {
+        state.selected = Some(steps - 1);
         state.reveal_selection = true;
     }
 }
 
 fn select(state: &mut State, direction: isize) {
-    if state.steps.is_empty() {
+    if state.transcript.steps.is_empty() {
         return;
     }
-    let last = state.steps.len() as isize - 1;
+    let last = state.transcript.steps.len() as isize - 1;
     let current = state.selected.map_or(last + 1, |s| s as isize);
     state.selected = Some((current + direction).clamp(0, last) as usize);
     state.reveal_selection = true;

@@ -9,21 +9,20 @@ use crate::tui::state::{EntryKind, Overlay, Picker, PickerKind, State};
 
 /// Opens the session picker and asks the agent for the list.
 pub(crate) fn open_sessions(state: &mut State, effects: &mut Vec<Effect>) {
-    state.picker = Some(Picker::sessions());
-    state.overlay = Overlay::Picker;
+    state.overlay = Overlay::Picker(Picker::sessions());
     effects.push(Effect::Command(AgentCommand::ListSessions));
 }
 
 /// Opens the model picker.
 pub(super) fn open_models(state: &mut State) {
     let listed = state.providers.listed();
-    state.picker = Some(Picker::models(&state.preset, &listed, &state.recent_models));
-    state.overlay = Overlay::Picker;
+    let picker = Picker::models(&state.preset, &listed, &state.recent_models);
+    state.overlay = Overlay::Picker(picker);
 }
 
 /// Applies a picker action.
 pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>) {
-    let Some(picker) = state.picker.as_mut() else {
+    let Some(picker) = state.overlay.picker_mut() else {
         state.overlay = Overlay::None;
         return;
     };
@@ -58,7 +57,7 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
 /// Enter: reopens the selected session, or uses the selected model (the typed name when no
 /// row matches it, as `/model NAME` would).
 fn choose(state: &mut State, effects: &mut Vec<Effect>) {
-    let Some(picker) = state.picker.as_ref() else {
+    let Some(picker) = state.overlay.picker() else {
         return;
     };
     let chosen = picker.chosen().cloned();
@@ -97,5 +96,4 @@ fn choose(state: &mut State, effects: &mut Vec<Effect>) {
 
 fn close(state: &mut State) {
     state.overlay = Overlay::None;
-    state.picker = None;
 }

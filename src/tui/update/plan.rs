@@ -7,58 +7,34 @@ use super::effect::{Effect, flash};
 use crate::agent::AgentCommand;
 use crate::agent::plan::{format_items, parse_items};
 use crate::events::{ItemState, PlanEvent, PlanSummary};
-use crate::tui::state::{Entry, EntryKind, Focus, PlanPhase, PlanView, State, StepGroup};
+use crate::tui::state::{Entry, EntryKind, Focus, PlanPhase, PlanView, State};
 
 /// Applies a plan event.
 pub(super) fn on_plan(state: &mut State, event: PlanEvent) {
     match event {
-        PlanEvent::Planning { task, model } => state.plans.planning = Some((task, model)),
+        // The planner's turn says it is one (the transcript knows what each turn belongs to).
+        PlanEvent::Planning { .. } => {}
         PlanEvent::Proposed { items, replayed } => proposed(state, &items, replayed),
         PlanEvent::Executing { items, model } => executing(state, &items, model),
-        PlanEvent::ItemStarted { index } => {
-            state.plans.item = Some(index);
-            set_item(state, index, ItemState::Running, None);
-        }
+        PlanEvent::ItemStarted { index } => set_item(state, index, ItemState::Running, None),
         PlanEvent::ItemFinished {
             index,
             state: item_state,
             reason,
-        } => {
-            set_item(state, index, item_state, reason);
-            state.plans.item = None;
-        }
+        } => set_item(state, index, item_state, reason),
         PlanEvent::Finished(summary) => finished(state, &summary),
-    }
-}
-
-/// What the turn about to start belongs to; takes the planner's task when it is the
-/// planner's. Returns the entry that shows its prompt.
-pub(super) fn turn_entry(state: &mut State, prompt: String) -> Entry {
-    if let Some(planning) = state.plans.planning.take() {
-        state.plans.group = StepGroup::Planner;
-        state.plans.planned = Some(planning);
-        return Entry::new(EntryKind::User, format!("/plan {prompt}"));
-    }
-    match (state.plans.running, state.plans.item) {
-        (Some(plan), Some(item)) => {
-            state.plans.group = StepGroup::Item { plan, item };
-            let total = state.plans.list.get(plan).map_or(0, |p| p.items.len());
-            Entry::new(
-                EntryKind::PlanItem,
-                format!("Item {} of {total} · {prompt}", item + 1),
-            )
-        }
-        _ => {
-            state.plans.group = StepGroup::Turn;
-            Entry::new(EntryKind::User, prompt)
-        }
     }
 }
 
 /// The planner wrote a plan: its answer becomes the plan's block, and a live plan waits in the
 /// input to be edited and run.
 fn proposed(state: &mut State, items: &[String], replayed: bool) {
-    let (task, planner) = state.plans.planned.take().unwrap_or_default();
+    let (task, planner) = state
+        .transcript
+        .plans
+        .last()
+        .map(|p| (p.task.clone(), p.planner_model.clone()))
+        .unwrap_or_default();
     let phase = if replayed {
         PlanPhase::NotRun
     } else {
@@ -111,12 +87,12 @@ fn executing(state: &mut State, items: &[String], model: String) {
         plan.phase = PlanPhase::Running;
         plan.executor = Some(model);
     }
-    state.plans.running = Some(index);
+    state.plans.executing = Some(index);
     sync(state, index);
 }
 
 fn set_item(state: &mut State, index: usize, item_state: ItemState, reason: Option<String>) {
-    let Some(p) = state.plans.running else {
+    let Some(p) = state.plans.executing else {
         return;
     };
     if let Some(item) = state
@@ -133,7 +109,7 @@ fn set_item(state: &mut State, index: usize, item_state: ItemState, reason: Opti
 
 /// The executor stopped: the plan says how, and the screen is idle again.
 fn finished(state: &mut State, summary: &PlanSummary) {
-    if let Some(p) = state.plans.running.take() {
+    if let Some(p) = state.plans.executing.take() {
         if let Some(plan) = state.plans.list.get_mut(p) {
             plan.phase = if summary.completed() {
                 PlanPhase::Done
@@ -143,9 +119,6 @@ fn finished(state: &mut State, summary: &PlanSummary) {
         }
         sync(state, p);
     }
-    state.plans.item = None;
-    state.busy_since = None;
-    state.agent_state = crate::agent::AgentState::Idle;
     let (done, total) = (summary.done, summary.total);
     match &summary.stopped {
         None if summary.completed() => {
@@ -215,9 +188,7 @@ pub(super) fn run(state: &mut State, text: &str, now: Instant, effects: &mut Vec
     state.prompt_history.push(text.to_string());
     state.history_pos = None;
     state.reset_input();
-    state.busy_since = Some(now);
-    state.agent_state = crate::agent::AgentState::Thinking;
-    state.retry = None;
+    state.status.sent(now);
     effects.push(Effect::Command(AgentCommand::RunPlan(text.to_string())));
 }
 
@@ -238,8 +209,6 @@ pub(super) fn start(state: &mut State, task: &str, effects: &mut Vec<Effect>, no
         return;
     }
     set_aside(state);
-    state.busy_since = Some(now);
-    state.agent_state = crate::agent::AgentState::Thinking;
-    state.retry = None;
+    state.status.sent(now);
     effects.push(Effect::Command(AgentCommand::Plan(task.to_string())));
 }

@@ -5,18 +5,20 @@ use std::time::Instant;
 use super::effect::{Effect, flash};
 use super::preset::set_preset;
 use crate::agent::AgentCommand;
+use crate::tui::commands::{self, COMMANDS, CommandId};
 use crate::tui::state::{EntryKind, Overlay, State};
+
+/// Whether `command` (without its `/`) must wait for the running turn to end.
+pub(super) fn waits_for_the_turn(command: &str) -> bool {
+    command
+        .split_whitespace()
+        .next()
+        .and_then(commands::find)
+        .is_some_and(|c| c.waits)
+}
 
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
 /// history just emptied.
-/// Whether `command` (without its `/`) must wait for the running turn to end.
-pub(super) fn waits_for_the_turn(command: &str) -> bool {
-    matches!(
-        command.split_whitespace().next(),
-        Some("clear" | "init" | "new" | "resume" | "undo" | "plan")
-    )
-}
-
 pub(super) fn ask_clear(state: &mut State, now: Instant) {
     if state.busy() {
         flash(
@@ -29,93 +31,167 @@ pub(super) fn ask_clear(state: &mut State, now: Instant) {
     }
 }
 
+/// Runs `command` (the input without its `/`): a command of the table, or says it is unknown.
 pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mut Vec<Effect>) {
     let mut words = command.split_whitespace();
     let name = words.next().unwrap_or("");
+    let Some(found) = commands::find(name) else {
+        return unknown(state, name);
+    };
     let arg = words.next();
-    // The whole rest of the line, for arguments that may hold spaces (titles).
+    // The whole rest of the line, for arguments that may hold spaces (titles, tasks).
     let rest = command.trim_start()[name.len()..].trim();
-    if name == "mcp" {
-        return mcp(state, arg, words.next(), effects);
-    }
-    if session_command(state, (name, arg, rest), now, effects) {
-        return;
-    }
-    match (name, arg) {
-        ("model", None) => super::picker::open_models(state),
-        // Any name, as --model takes: a name that is not a preset is sent as it is; a
-        // provider that is not configured is refused (never DeepSeek with DeepSeek's key).
-        ("model", Some(name)) => match state.providers.resolve(name) {
-            Ok(preset) => {
-                let text = super::preset::chosen_text(&preset);
-                set_preset(state, preset, effects);
-                state.push(EntryKind::Notice, text);
-            }
-            Err(e) => {
-                state.push(EntryKind::Error, format!("/model {name}: {e}."));
-            }
+    match found.id {
+        CommandId::Model => model(state, arg, effects),
+        CommandId::Approval => approval(state, arg, now, effects),
+        CommandId::Undo => effects.push(Effect::Command(AgentCommand::Undo(false))),
+        CommandId::Diff => effects.push(Effect::Command(AgentCommand::ShowDiff)),
+        CommandId::New => effects.push(Effect::Command(AgentCommand::NewSession)),
+        CommandId::Resume if arg.is_none() => super::picker::open_sessions(state, effects),
+        CommandId::Resume => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
+        CommandId::Rename => rename(state, rest, effects),
+        CommandId::Steps => steps(state, arg, effects),
+        CommandId::Copy => match arg {
+            None => copy(state, effects),
+            Some(n) => copy_block(state, n, effects),
         },
-        ("steps", None) => {
-            let text = format!(
-                "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
-                state.max_steps
-            );
-            state.push(EntryKind::Notice, text);
-        }
-        ("steps", Some(n)) => match n.parse::<usize>() {
-            Ok(max @ 1..=100) => {
-                state.max_steps = max;
-                effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
-                state.push(
-                    EntryKind::Notice,
-                    format!("Steps per turn: at most {max} from the next turn on."),
-                );
-            }
-            _ => {
-                state.push(
-                    EntryKind::Error,
-                    format!("`/steps {n}`: give a whole number from 1 to 100."),
-                );
-            }
-        },
-        ("clear", _) => ask_clear(state, now),
-        ("plan", _) => super::plan::start(state, rest, effects, now),
-        ("init", _) => init(state, now, effects),
-        ("quit" | "exit", _) => {
+        CommandId::Plan => super::plan::start(state, rest, effects, now),
+        CommandId::Init => init(state, now, effects),
+        CommandId::Instructions => instructions(state, arg, effects),
+        CommandId::Clear => ask_clear(state, now),
+        CommandId::Tools => tools(state),
+        CommandId::Mcp => mcp(state, arg, words.next(), effects),
+        CommandId::Key => super::key_dialog::open(state),
+        CommandId::Help => state.overlay = Overlay::Help { scroll: 0 },
+        CommandId::Quit => {
             state.quit = true;
-            effects.push(Effect::Quit);
         }
-        ("copy", None) => copy(state, effects),
-        ("copy", Some(n)) => copy_block(state, n, effects),
-        ("help", _) => state.overlay = Overlay::Help,
-        ("key", _) => super::key_dialog::open(state),
-        ("tools", _) => {
-            let mut text = String::from("Tools:");
-            if state.tools.is_empty() {
-                text.push_str(" none.");
-            }
-            for tool in &state.tools {
-                text.push_str(&format!(
-                    "\n  {} [{}] — {}",
-                    tool.name, tool.source, tool.summary
-                ));
-            }
-            for server in &state.mcp {
-                for (tool, summary) in &server.tools {
-                    text.push_str(&format!("\n  {tool} [mcp {}] — {summary}", server.name));
-                }
-            }
+    }
+}
+
+/// A name the table does not hold: says so, with every command.
+fn unknown(state: &mut State, name: &str) {
+    let all: Vec<String> = COMMANDS.iter().map(|c| c.usage()).collect();
+    state.push(
+        EntryKind::Error,
+        format!("Unknown command `/{name}`. Commands: {}.", all.join(", ")),
+    );
+}
+
+/// `/model` opens the picker; `/model NAME` takes any name, as --model does: a name that is not
+/// a preset is sent as it is; a provider that is not configured is refused (never DeepSeek with
+/// DeepSeek's key).
+fn model(state: &mut State, name: Option<&str>, effects: &mut Vec<Effect>) {
+    let Some(name) = name else {
+        return super::picker::open_models(state);
+    };
+    match state.providers.resolve(name) {
+        Ok(preset) => {
+            let text = super::preset::chosen_text(&preset);
+            set_preset(state, preset, effects);
             state.push(EntryKind::Notice, text);
+        }
+        Err(e) => {
+            state.push(EntryKind::Error, format!("/model {name}: {e}."));
+        }
+    }
+}
+
+/// `/steps` shows the step limit; `/steps N` sets it.
+fn steps(state: &mut State, n: Option<&str>, effects: &mut Vec<Effect>) {
+    let Some(n) = n else {
+        let text = format!(
+            "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
+            state.status.max_steps
+        );
+        state.push(EntryKind::Notice, text);
+        return;
+    };
+    match n.parse::<usize>() {
+        Ok(max @ 1..=100) => {
+            state.status.max_steps = max;
+            effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
+            state.push(
+                EntryKind::Notice,
+                format!("Steps per turn: at most {max} from the next turn on."),
+            );
         }
         _ => {
             state.push(
                 EntryKind::Error,
-                format!(
-                    "Unknown command `/{name}`. Commands: /model [NAME], /approval [MODE], /steps [N], /plan TASK, /new, /resume [TITLE], /rename TITLE, /undo, /diff, /init, /clear, /copy [N], /tools, /mcp [restart NAME], /key, /help, /quit."
-                ),
+                format!("`/steps {n}`: give a whole number from 1 to 100."),
             );
         }
     }
+}
+
+/// `/approval` shows the approval mode; `/approval MODE` sets it.
+fn approval(state: &mut State, name: Option<&str>, now: Instant, effects: &mut Vec<Effect>) {
+    let Some(name) = name else {
+        let text = format!(
+            "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
+            state.approval_mode.name()
+        );
+        state.push(EntryKind::Notice, text);
+        return;
+    };
+    match crate::approval::ApprovalMode::from_name(name) {
+        Some(mode) => {
+            super::approval::set_mode(state, mode, now, effects);
+            state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
+        }
+        None => {
+            state.push(
+                EntryKind::Error,
+                format!("`/approval {name}`: the modes are auto, ask and read-only."),
+            );
+        }
+    }
+}
+
+/// `/rename TITLE` names this session.
+fn rename(state: &mut State, title: &str, effects: &mut Vec<Effect>) {
+    if title.is_empty() {
+        state.push(
+            EntryKind::Error,
+            "`/rename` needs a title: /rename TITLE names this session.",
+        );
+    } else {
+        effects.push(Effect::Command(AgentCommand::Rename(title.into())));
+    }
+}
+
+/// `/instructions` (or `/instructions diff`) shows how AGENTS.md changed.
+fn instructions(state: &mut State, arg: Option<&str>, effects: &mut Vec<Effect>) {
+    match arg {
+        None | Some("diff") => effects.push(Effect::Command(AgentCommand::InstructionsDiff)),
+        Some(other) => {
+            state.push(
+                EntryKind::Error,
+                format!("`/instructions {other}`: use /instructions or /instructions diff."),
+            );
+        }
+    }
+}
+
+/// `/tools` lists the tools, built-in, plugin and MCP.
+fn tools(state: &mut State) {
+    let mut text = String::from("Tools:");
+    if state.tools.is_empty() {
+        text.push_str(" none.");
+    }
+    for tool in &state.tools {
+        text.push_str(&format!(
+            "\n  {} [{}] — {}",
+            tool.name, tool.source, tool.summary
+        ));
+    }
+    for server in &state.mcp {
+        for (tool, summary) in &server.tools {
+            text.push_str(&format!("\n  {tool} [mcp {}] — {summary}", server.name));
+        }
+    }
+    state.push(EntryKind::Notice, text);
 }
 
 /// `/init`: the turn in which the model writes a starter AGENTS.md.
@@ -127,9 +203,7 @@ fn init(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
             "A turn is running: wait for it, or press Esc to interrupt it",
         );
     } else {
-        state.busy_since = Some(now);
-        state.agent_state = crate::agent::AgentState::Thinking;
-        state.retry = None;
+        state.status.sent(now);
         effects.push(Effect::Command(AgentCommand::Init));
     }
 }
@@ -242,52 +316,4 @@ pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) 
             );
         }
     }
-}
-
-/// The commands about the session and its files (`/new`, `/resume`, `/rename`, `/undo`,
-/// `/diff`, `/approval`); returns whether `name` was one of them.
-fn session_command(
-    state: &mut State,
-    (name, arg, rest): (&str, Option<&str>, &str),
-    now: Instant,
-    effects: &mut Vec<Effect>,
-) -> bool {
-    match (name, arg) {
-        ("undo", _) => effects.push(Effect::Command(AgentCommand::Undo(false))),
-        ("diff", _) => effects.push(Effect::Command(AgentCommand::ShowDiff)),
-        ("instructions", None | Some("diff")) => {
-            effects.push(Effect::Command(AgentCommand::InstructionsDiff));
-        }
-        ("approval", None) => {
-            let text = format!(
-                "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
-                state.approval_mode.name()
-            );
-            state.push(EntryKind::Notice, text);
-        }
-        ("approval", Some(name)) => match crate::approval::ApprovalMode::from_name(name) {
-            Some(mode) => {
-                super::approval::set_mode(state, mode, now, effects);
-                state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
-            }
-            None => {
-                state.push(
-                    EntryKind::Error,
-                    format!("`/approval {name}`: the modes are auto, ask and read-only."),
-                );
-            }
-        },
-        ("new", _) => effects.push(Effect::Command(AgentCommand::NewSession)),
-        ("resume", None) => super::picker::open_sessions(state, effects),
-        ("resume", Some(_)) => effects.push(Effect::Command(AgentCommand::Resume(rest.into()))),
-        ("rename", None) => {
-            state.push(
-                EntryKind::Error,
-                "`/rename` needs a title: /rename TITLE names this session.",
-            );
-        }
-        ("rename", Some(_)) => effects.push(Effect::Command(AgentCommand::Rename(rest.into()))),
-        _ => return false,
-    }
-    true
 }

@@ -86,7 +86,7 @@ fn a_run_cut_short_ends_where_its_history_ends_and_two_runs_stay_apart() {
     s.push(Message::assistant("A done.", None, vec![]));
     s.push(item("r2", 0, &items));
     let mut cut = Message::assistant("Half", None, vec![]);
-    cut.incomplete = Some("interrupted".into());
+    cut.incomplete = Some(crate::agent::session::Incomplete::Interrupted);
     s.push(cut);
     let events = add_plan_events(&s, replay_without_plans(&s));
     let finished: Vec<&PlanSummary> = events
