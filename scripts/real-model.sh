@@ -6,7 +6,7 @@
 # the repository; a second run reuses it.
 #
 #   scripts/real-model.sh          start the server and print its URL (Ctrl+C stops it)
-#   scripts/real-model.sh test     start it, run `cargo test --test real_model`, stop it
+#   scripts/real-model.sh test     start it, run `cargo test --test it real_model`, stop it
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${MINICLAW_REAL_MODEL_DIR:-/tmp/miniclaw-real-model}"
@@ -38,7 +38,7 @@ done
 
 if [ "${1:-}" = "test" ]; then
   cd "$repo"
-  MINICLAW_REAL_MODEL_URL="$url" cargo test --test real_model -- --nocapture
+  MINICLAW_REAL_MODEL_URL="$url" cargo test --test it real_model -- --nocapture
 else
   echo "MINICLAW_REAL_MODEL_URL=$url"
   wait "$server"

@@ -241,7 +241,13 @@ fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
         Layer::DeleteQuestion => Action::PickerConfirmDelete(false),
         Layer::Picker => typed.map_or(Action::None, Action::PickerType),
         Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
-        Layer::Approval | Layer::ApprovalFresh | Layer::Help => Action::None,
+        // Logged, so a key held back can be told from one lost: the pseudo-terminal tests
+        // wait on it.
+        Layer::ApprovalFresh => {
+            tracing::debug!("a key came as the approval dialog appeared: not taken as its answer");
+            Action::None
+        }
+        Layer::Approval | Layer::Help => Action::None,
         // Every key but Esc is the dialog's, whatever its stage.
         Layer::KeyDialog => Action::KeyDialog(key),
         Layer::Input => Action::Edit(key),

@@ -44,3 +44,47 @@ pub fn history_id(ws: &Path) -> Value {
         serde_json::from_str(&std::fs::read_to_string(ws.join("history.json")).unwrap()).unwrap();
     history["id"].clone()
 }
+
+/// A child's stderr (the step trace) read as it comes, on a thread of its own.
+pub struct LiveStderr {
+    text: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl LiveStderr {
+    /// Takes over `child`'s stderr (spawned with `Stdio::piped()`).
+    pub fn of(child: &mut std::process::Child) -> Self {
+        use std::io::Read;
+        let mut stderr = child.stderr.take().expect("stderr piped");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let t = text.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr.read(&mut buf) {
+                t.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Self { text, reader }
+    }
+
+    /// What came so far.
+    pub fn text(&self) -> String {
+        text(&self.text.lock().unwrap())
+    }
+
+    /// Waits until `line` has come; fails showing what did.
+    pub fn wait_for(&self, line: &str) {
+        crate::support::wait::poll(
+            &format!("{line:?} on stderr"),
+            crate::support::wait::WAIT,
+            || self.text().contains(line).then_some(()),
+            || self.text(),
+        );
+    }
+
+    /// All of it, once the child has closed it.
+    pub fn finish(self) -> String {
+        self.reader.join().unwrap();
+        text(&self.text.lock().unwrap())
+    }
+}

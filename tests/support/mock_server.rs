@@ -4,8 +4,9 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -24,6 +25,54 @@ pub enum Piece {
     At(Duration),
     /// Print `LABEL <unix ms>` on stdout when reached (benchmarks time the stream by it).
     Note(String),
+    /// Hold the stream here until the condition holds (for at most `super::wait::WAIT`): what a
+    /// test must see while a turn runs, it sees before the turn can go on.
+    Until(Until),
+}
+
+/// A condition a stream waits on (`SseBuilder::until`), looked at every few milliseconds.
+#[derive(Clone)]
+pub struct Until {
+    what: String,
+    ready: Arc<dyn Fn() -> bool + Send + Sync>,
+}
+
+impl Until {
+    /// Waits until `ready` holds; `what` names it if it never does.
+    pub fn new(what: &str, ready: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Self {
+            what: what.to_string(),
+            ready: Arc::new(ready),
+        }
+    }
+}
+
+impl std::fmt::Debug for Until {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Until({:?})", self.what)
+    }
+}
+
+/// A gate the test opens: a stream held at `gate.until()` goes on once `open` is called.
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<AtomicBool>);
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets the streams held at it go on.
+    pub fn open(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// The condition a stream waits on: the gate open.
+    pub fn until(&self, what: &str) -> Until {
+        let open = self.0.clone();
+        Until::new(what, move || open.load(Ordering::SeqCst))
+    }
 }
 
 /// What the server answers to one request.
@@ -314,6 +363,16 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> bool {
                     Piece::Flush => {}
                     Piece::Pause(d) => tokio::time::sleep(d).await,
                     Piece::At(d) => tokio::time::sleep_until(began + d).await,
+                    Piece::Until(until) => {
+                        let start = Instant::now();
+                        while !(until.ready)() {
+                            if start.elapsed() > super::wait::WAIT {
+                                eprintln!("the mock server waited in vain for {}", until.what);
+                                break;
+                            }
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                    }
                     Piece::Note(label) => {
                         let ms = std::time::SystemTime::now()
                             .duration_since(std::time::UNIX_EPOCH)

@@ -1,18 +1,20 @@
-//! The real binary in a pseudo-terminal, its screen read through a vt100 emulator, with a home
-//! of its own (config, data) and none of the caller's keys or MiniClaw settings.
+//! The one pseudo-terminal harness: the real binary in a pseudo-terminal, its screen read through
+//! a vt100 emulator, with a home of its own (config, data) and none of the caller's keys or
+//! MiniClaw settings. Every wait is on something seen (the screen, the log, the process), with
+//! a deadline. (Test-only, beside `support/mod.rs`: the examples include that one, and only
+//! tests know where the binary is.)
+
+#![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 
-/// Generous: the machine may be busy with other builds.
-pub const WAIT: Duration = Duration::from_secs(15);
-const ROWS: u16 = 40;
-const COLS: u16 = 140;
+use crate::support::wait;
+pub use crate::support::wait::WAIT;
 
 /// Enter as a terminal sends it.
 pub const ENTER: &str = "\r";
@@ -21,23 +23,102 @@ pub const ESC: &str = "\x1b";
 /// Ctrl+D.
 pub const CTRL_D: &str = "\x04";
 
-/// A command for `binary` with a clean environment: `HOME` and the XDG folders inside `home`,
-/// no `DEEPSEEK_*`, `MINICLAW_*` or `SERPAPI*` variable, and `cwd` as the current folder.
-pub fn command(binary: &str, home: &Path, cwd: &Path) -> CommandBuilder {
-    let mut cmd = CommandBuilder::new(binary);
-    cmd.cwd(cwd);
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI") {
-            cmd.env_remove(k);
+/// What MiniClaw logs (at `debug`, the level these runs log at) for a key the approval dialog
+/// holds back because the dialog has only just appeared.
+const KEY_HELD_BACK: &str = "not taken as its answer";
+
+/// `miniclaw-tui` to be started in a pseudo-terminal: a clean environment (no `DEEPSEEK_*`,
+/// `MINICLAW_*` or `SERPAPI*` variable of the caller), `HOME` and the XDG folders in a home of
+/// its own, the log at `debug`, and a 140×40 terminal unless `size` says otherwise.
+pub struct Launch {
+    cmd: CommandBuilder,
+    data_home: PathBuf,
+    rows: u16,
+    cols: u16,
+}
+
+impl Launch {
+    /// The binary in `cwd`, with `HOME` and the XDG folders inside `home`.
+    pub fn new(home: &Path, cwd: &Path) -> Self {
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_miniclaw-tui"));
+        cmd.cwd(cwd);
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().to_string();
+            if k.starts_with("DEEPSEEK_") || k.starts_with("MINICLAW_") || k.starts_with("SERPAPI")
+            {
+                cmd.env_remove(k);
+            }
+        }
+        let data_home = home.join(".local/share");
+        cmd.env("HOME", home);
+        cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+        cmd.env("XDG_DATA_HOME", &data_home);
+        cmd.env("XDG_STATE_HOME", home.join(".local/state"));
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("MINICLAW_LOG", "debug");
+        Self {
+            cmd,
+            data_home,
+            rows: 40,
+            cols: 140,
         }
     }
-    cmd.env("HOME", home);
-    cmd.env("XDG_CONFIG_HOME", home.join(".config"));
-    cmd.env("XDG_DATA_HOME", home.join(".local/share"));
-    cmd.env("XDG_STATE_HOME", home.join(".local/state"));
-    cmd.env("TERM", "xterm-256color");
-    cmd
+
+    /// The full-screen UI as most tests run it: in `dir`, its home in `dir/home` (made here),
+    /// on the workspace `dir/ws`, without mouse capture, talking to the model server at
+    /// `base_url` (with no key: add one with `key`).
+    pub fn ui(dir: &Path, base_url: &str) -> Self {
+        let home = dir.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        Self::new(&home, dir)
+            .args(["--no-mouse", "--workspace"])
+            .arg(dir.join("ws"))
+            .env("DEEPSEEK_BASE_URL", base_url)
+    }
+
+    /// `DEEPSEEK_API_KEY`.
+    pub fn key(self, key: &str) -> Self {
+        self.env("DEEPSEEK_API_KEY", key)
+    }
+
+    /// One more argument.
+    pub fn arg(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    /// More arguments.
+    pub fn args<S: AsRef<std::ffi::OsStr>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.cmd.args(args);
+        self
+    }
+
+    /// An environment variable (this one wins over what `new` set).
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        if key == "XDG_DATA_HOME" {
+            self.data_home = PathBuf::from(value.as_ref());
+        }
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// No such environment variable.
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// The terminal's size.
+    pub fn size(mut self, rows: u16, cols: u16) -> Self {
+        self.rows = rows;
+        self.cols = cols;
+        self
+    }
+
+    /// Starts it.
+    pub fn start(self) -> Pty {
+        Pty::start(self)
+    }
 }
 
 /// A program running in a pseudo-terminal, with everything it printed.
@@ -47,17 +128,23 @@ pub struct Pty {
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
     reader: Option<JoinHandle<()>>,
+    log: PathBuf,
     // Kept so the pty stays open while the child runs.
     _master: Box<dyn MasterPty + Send>,
 }
 
 impl Pty {
-    /// Starts `cmd` in a 140×40 pseudo-terminal.
-    pub fn start(cmd: CommandBuilder) -> Self {
+    fn start(launch: Launch) -> Self {
+        let Launch {
+            cmd,
+            data_home,
+            rows,
+            cols,
+        } = launch;
         let pty = native_pty_system()
             .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -67,7 +154,7 @@ impl Pty {
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().unwrap();
         let writer = pty.master.take_writer().unwrap();
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let (p, r) = (parser.clone(), raw.clone());
         let reader = std::thread::spawn(move || {
@@ -88,6 +175,7 @@ impl Pty {
             writer,
             child,
             reader: Some(reader),
+            log: data_home.join("miniclaw/miniclaw.log"),
             _master: pty.master,
         }
     }
@@ -105,6 +193,11 @@ impl Pty {
     /// Everything the program wrote to the terminal.
     pub fn raw(&self) -> Vec<u8> {
         self.raw.lock().unwrap().clone()
+    }
+
+    /// What the program logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// Sends bytes as if typed.
@@ -127,41 +220,70 @@ impl Pty {
 
     /// Waits until `pred` holds for the screen text.
     pub fn wait_until(&self, what: &str, pred: impl Fn(&str) -> bool) {
-        let start = Instant::now();
+        self.wait_on(what, || pred(&self.screen()).then_some(()));
+    }
+
+    /// Waits until `ready` gives a value (anything the test can look at: a file, the requests
+    /// a server saw); fails naming `what`, with the screen shown.
+    pub fn wait_on<T>(&self, what: &str, ready: impl FnMut() -> Option<T>) -> T {
+        wait::poll(what, WAIT, ready, || {
+            format!("the screen:\n{}", self.screen())
+        })
+    }
+
+    /// Answers the approval dialog on the screen with `key` once the dialog takes answers (it
+    /// holds back keys for a moment after it appears, so a key typed for something else does
+    /// not answer it), until `taken` holds for the screen. Each press is followed to its end:
+    /// the screen shows it taken, or the log says it was held back and it is pressed again.
+    pub fn answer(&mut self, key: &str, what: &str, taken: impl Fn(&str) -> bool) {
+        let held_back = |log: &str| log.matches(KEY_HELD_BACK).count();
+        let deadline = std::time::Instant::now() + WAIT;
         loop {
-            let screen = self.screen();
-            if pred(&screen) {
+            let before = held_back(&self.log());
+            self.send(key);
+            let was_taken = self.wait_on(
+                &format!("{key:?} to be taken ({what}) or held back"),
+                || {
+                    if taken(&self.screen()) {
+                        Some(true)
+                    } else {
+                        (held_back(&self.log()) > before).then_some(false)
+                    }
+                },
+            );
+            if was_taken {
                 return;
             }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; the screen was:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(30));
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the approval dialog held back {key:?} for {WAIT:?}; the screen:\n{}",
+                self.screen()
+            );
         }
+    }
+
+    /// Whether the process has exited (without waiting for its output to end).
+    pub fn exited(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_some()
     }
 
     /// Waits for the process to exit and for its output to end; returns the exit code.
     pub fn wait_exit(&mut self) -> u32 {
-        let start = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if start.elapsed() > WAIT {
-                let _ = self.child.kill();
-                panic!(
-                    "the program did not exit; the screen was:\n{}",
-                    self.screen()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        };
+        let parser = self.parser.clone();
+        let child = &mut self.child;
+        let status = wait::poll(
+            "the program to exit",
+            WAIT,
+            || child.try_wait().unwrap(),
+            || {
+                format!(
+                    "the screen:\n{}",
+                    parser.lock().unwrap().screen().contents()
+                )
+            },
+        );
         if let Some(reader) = self.reader.take() {
-            let start = Instant::now();
-            while !reader.is_finished() {
-                assert!(start.elapsed() < WAIT, "the pty output never ended");
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            wait::until("the pty output to end", || reader.is_finished());
             let _ = reader.join();
         }
         status.exit_code()

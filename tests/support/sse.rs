@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::mock_server::{Piece, Reply};
+use super::mock_server::{Piece, Reply, Until};
 
 /// Builds one streamed response, chunk by chunk.
 #[derive(Default, Clone)]
@@ -144,6 +144,13 @@ impl SseBuilder {
     /// A pause before the next piece.
     pub fn pause(mut self, ms: u64) -> Self {
         self.pieces.push(Piece::Pause(Duration::from_millis(ms)));
+        self
+    }
+
+    /// Holds the stream here, what came before it sent, until `until` holds (a `Gate` opened, a
+    /// file written): a turn waits for the test instead of the test guessing a pause.
+    pub fn until(mut self, until: Until) -> Self {
+        self.pieces.push(Piece::Until(until));
         self
     }
 

@@ -1,0 +1,149 @@
+//! Files MiniClaw reads itself, planted by a cloned repository or a workspace nobody checked,
+//! against the real binary: a 2 GiB sparse `history.json` or session archive, FIFOs and giants
+//! where settings, plugin files and the choices file belong. Each is refused by its size or its
+//! kind before it is read, reported, kept (never overwritten), and the start neither hangs nor
+//! loads gigabytes.
+
+use crate::support;
+
+use crate::headless_bin as headless;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{MockServer, SseBuilder};
+
+/// Far longer than a start takes, far shorter than reading 2 GiB on a busy machine.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A sparse file of `len` bytes: it takes no disk space, but a whole read would take gigabytes.
+fn sparse(path: &Path, len: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
+}
+
+/// A FIFO at `path`: a read without `O_NONBLOCK` would wait forever for a writer.
+fn fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Runs `c`, killing it at the deadline (a hang fails the test instead of stalling it).
+fn run_within(mut c: Command) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return (child.wait_with_output().unwrap(), started.elapsed());
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "still running after {DEADLINE:?}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_planted_2_gib_history_is_kept_aside_unread_and_the_turn_goes_on() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("fresh answer")]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    sparse(&ws.join("history.json"), 2 << 30);
+    let mut c = headless::headless(&ws, &server.url());
+    c.env("XDG_DATA_HOME", dir.path().join("data"))
+        .args(["-p", "hello"]);
+    let (out, took) = run_within(c);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fresh answer"));
+    assert!(
+        stderr.contains("is larger than the 64 MiB MiniClaw reads of a history file"),
+        "{stderr}"
+    );
+    let aside: Vec<_> = std::fs::read_dir(&ws)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "kept aside, not overwritten");
+    assert_eq!(aside[0].metadata().unwrap().len(), 2 << 30);
+    // The new history holds this turn only.
+    assert!(std::fs::metadata(ws.join("history.json")).unwrap().len() < 64 * 1024);
+    assert!(took < DEADLINE);
+}
+
+#[test]
+fn a_planted_2_gib_session_archive_is_listed_with_its_problem_and_cannot_be_resumed() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let giant = ws.join(".miniclaw/sessions/giant.json");
+    sparse(&giant, 2 << 30);
+    let mut c = headless::headless(&ws, &server.url());
+    c.env("XDG_DATA_HOME", dir.path().join("data"))
+        .args(["--resume", "giant", "-p", "hello"]);
+    let (out, _) = run_within(c);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is larger than the 64 MiB"), "{stderr}");
+    // The newest readable session: there is none, and the giant is not taken for one.
+    let mut c = headless::headless(&ws, &server.url());
+    c.env("XDG_DATA_HOME", dir.path().join("data"))
+        .args(["--resume", "-p", "hello"]);
+    let (out, _) = run_within(c);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(server.requests().is_empty());
+    assert_eq!(std::fs::metadata(&giant).unwrap().len(), 2 << 30, "kept");
+}
+
+#[test]
+fn fifos_and_giants_where_settings_plugins_and_choices_belong_never_hang_a_start() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("started fine")]);
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let config = dir.path().join("config");
+    let data = dir.path().join("data");
+    // The person's own folders, as a hostile workspace tool could never make them, still must
+    // not stall a start: a FIFO config.toml and choices file, a giant plugin file.
+    fifo(&config.join("miniclaw/config.toml"));
+    sparse(&config.join("miniclaw/tools_plugins/giant.toml"), 2 << 30);
+    fifo(&data.join("miniclaw/choices.json"));
+    // The project's: a FIFO .mcp.json, a giant miniclaw.toml, a FIFO and a giant beside its
+    // plugin (all hashed for trust).
+    std::fs::create_dir_all(project.join("tools_plugins")).unwrap();
+    fifo(&project.join(".mcp.json"));
+    sparse(&project.join("miniclaw.toml"), 2 << 30);
+    fifo(&project.join("tools_plugins/pipe.toml"));
+    sparse(&project.join("tools_plugins/blob.bin"), 2 << 30);
+    let mut c = headless::bin();
+    c.current_dir(&project)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("XDG_DATA_HOME", &data)
+        .env("DEEPSEEK_API_KEY", "sk-x")
+        .env("DEEPSEEK_BASE_URL", server.url())
+        .args(["--workspace", "ws", "--trust", "-p", "hello"]);
+    let (out, _) = run_within(c);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("started fine"));
+    for said in [
+        "config.toml is not a regular file",
+        "giant.toml is 2147483648 bytes, over the 262144 bytes",
+        "miniclaw.toml is 2147483648 bytes, over the 1048576 bytes",
+        ".mcp.json is not a regular file",
+    ] {
+        assert!(stderr.contains(said), "{said}: {stderr}");
+    }
+}
