@@ -21,6 +21,6 @@ pub mod settings;
 pub mod startup;
 pub mod terminal_text;
 pub mod tools;
-pub(crate) mod transcript;
+pub mod transcript;
 pub mod trust;
 pub mod tui;

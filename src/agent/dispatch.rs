@@ -76,9 +76,8 @@ fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observ
         .collect()
 }
 
-/// Reports a call that did not run as one that started and finished at once with `refused`;
-/// returns it.
-fn report_refused(events: &EventSink, call: &ToolCall, refused: Observed) -> Observed {
+/// Reports a call that did not run as one that started and finished at once with `refused`.
+fn report_refused(events: &EventSink, call: &ToolCall, refused: &Observed) {
     events.send(AgentEvent::ToolCallStarted {
         id: call.id.clone(),
         name: call.function.name.clone(),
@@ -92,7 +91,6 @@ fn report_refused(events: &EventSink, call: &ToolCall, refused: Observed) -> Obs
         approved: false,
         duration: Some(std::time::Duration::ZERO),
     });
-    refused
 }
 
 /// More calls than this in one response are answered with an error instead of being run.
@@ -119,7 +117,7 @@ impl Agent {
             mut observations,
             runnable,
             repeated,
-        } = self.screen(calls, previous_calls, events);
+        } = self.screen(calls, previous_calls);
         // Calls that ask, counted up front so each is shown as "k of n".
         let asking: Vec<usize> = runnable
             .iter()
@@ -137,7 +135,20 @@ impl Agent {
             events,
             cancel,
         };
-        for &i in &runnable {
+        // In the model's order, so every view lists the calls as the model wrote them (a
+        // saved session is told in that order too).
+        for i in 0..calls.len() {
+            if !runnable.contains(&i) {
+                if observations[i].is_some() {
+                    // What ran before it has started: the refusal comes after it.
+                    self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
+                        .await;
+                }
+                if let Some(refused) = &observations[i] {
+                    report_refused(events, &calls[i], refused);
+                }
+                continue;
+            }
             let name = &calls[i].function.name;
             let mut asked = false;
             // In `auto` nothing asks but a write to configuration: no flush, no preview,
@@ -196,13 +207,8 @@ impl Agent {
     }
 
     /// Applies the repeated-call guard and the per-step caps: the refused calls get their
-    /// observation at once (reported as calls that finished), the rest may run.
-    fn screen(
-        &self,
-        calls: &[ToolCall],
-        previous_calls: &[(String, String)],
-        events: &EventSink,
-    ) -> Screened {
+    /// observation at once (reported in their turn as calls that finished), the rest may run.
+    fn screen(&self, calls: &[ToolCall], previous_calls: &[(String, String)]) -> Screened {
         let mut screened = Screened {
             observations: calls.iter().map(|_| None).collect(),
             runnable: Vec::new(),
@@ -251,7 +257,7 @@ impl Agent {
                         },
                         approved: false,
                     };
-                    screened.observations[i] = Some(report_refused(events, call, refused));
+                    screened.observations[i] = Some(refused);
                 }
                 None => screened.runnable.push(i),
             }
@@ -293,7 +299,8 @@ impl Agent {
                 approved: false,
             },
         };
-        Err(report_refused(events, call, refused))
+        report_refused(events, call, &refused);
+        Err(refused)
     }
 
     /// Whether the call writes configuration (an `AGENTS.md`): the sandbox decides, from the

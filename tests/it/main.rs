@@ -56,6 +56,7 @@ mod tools_files;
 mod tools_sandbox;
 mod tools_search;
 mod tools_time_calc;
+mod transcript_replay;
 mod trust_changes;
 mod tui_approvals;
 mod tui_e2e;
