@@ -1,6 +1,7 @@
 //! The `@` popup on a 20,000-file workspace: the time from typing `@` to the popup's first
 //! rows (the walk `search_files` uses, handing out batches, matched as they come), the time to
 //! every match of a typed query, and one keystroke matched over the whole list.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A benchmark stops at any surprise.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,4 +1,5 @@
 //! `search_files` against ripgrep on the same 20,000-file tree and query, side by side.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A benchmark stops at any surprise.
 
 use std::path::Path;
 use std::process::Command;

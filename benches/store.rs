@@ -1,4 +1,5 @@
 //! Loading and saving history, the sandbox path check and SSE parsing of one delta.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A benchmark stops at any surprise.
 
 #[path = "support/mod.rs"]
 mod support;

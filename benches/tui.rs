@@ -1,6 +1,7 @@
 //! The TUI's hot paths: one streamed delta (answer, reasoning, tool output), one frame
 //! (conversation, timeline, status line), markdown rendering and wrapping. Ratio budgets are
 //! benchmarked side by side in one group.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A benchmark stops at any surprise.
 
 #[path = "support/mod.rs"]
 mod support;

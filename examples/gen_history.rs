@@ -3,6 +3,8 @@
 //! turn first reads a file of that many bytes (a tool call and its output):
 //! `… -- WORKSPACE 1000 262144`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A developer tool: it stops at any surprise.
+
 #[path = "../benches/support/mod.rs"]
 mod support;
 

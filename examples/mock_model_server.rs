@@ -10,6 +10,8 @@
 //! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
 //! ```
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A developer tool: it stops at any surprise.
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

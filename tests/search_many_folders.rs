@@ -1,6 +1,7 @@
 //! `search_files` on a tree with more folders than the process may hold open: the walk keeps
 //! only a few folders open, so nothing is silently missed. (Its own test binary: it lowers the
 //! process's file-descriptor limit.)
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test fails loudly at any surprise.
 
 use std::sync::Arc;
 

@@ -2,6 +2,7 @@
 //! binary links after a change instead of one per file. (`tests/search_many_folders.rs` stays
 //! its own binary: it lowers the process's file-descriptor limit, which every test in the same
 //! process would share.)
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A test fails loudly at any surprise.
 
 #[path = "../support/headless.rs"]
 mod headless_bin;
