@@ -31,7 +31,7 @@ impl Screen {
 
     /// Types `text` into the input and presses Enter.
     pub fn send(&mut self, text: &str, now: Instant) {
-        self.state.set_input(text);
+        self.state.composer.set_input(text);
         update::apply(&mut self.state, keymap::Action::Send, now);
     }
 
@@ -54,13 +54,14 @@ impl Screen {
 
     /// The listing of workspace files the `@` popup waits for, while one is under way.
     pub fn listing(&self) -> Option<u64> {
-        let files = &self.state.files;
+        let files = &self.state.composer.files;
         files.listing.then_some(files.generation)
     }
 
     /// The rows the completion popup shows (none while it is closed).
     pub fn popup_rows(&self) -> Vec<String> {
         self.state
+            .composer
             .popup
             .iter()
             .flat_map(|p| p.rows.iter().map(|r| r.choice.label.clone()))

@@ -18,7 +18,7 @@ const MAX_WIDTH: u16 = 100;
 
 /// Draws the open popup over the panes above `input` (the input pane's area).
 pub fn draw(frame: &mut Frame<'_>, state: &State, input: Rect) {
-    let Some(popup) = &state.popup else {
+    let Some(popup) = &state.composer.popup else {
         return;
     };
     let room_above = input.y.saturating_sub(state.areas.screen.y);
@@ -66,10 +66,10 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, input: Rect) {
 fn title(state: &State, popup: &Popup) -> String {
     let shown = popup.rows.len();
     match popup.kind {
-        PopupKind::Files if state.files.listing => {
+        PopupKind::Files if state.composer.files.listing => {
             format!(
                 " Files · {} found so far… ",
-                thousands(state.files.paths.len())
+                thousands(state.composer.files.paths.len())
             )
         }
         PopupKind::Files if popup.total > shown => {
@@ -95,8 +95,8 @@ fn keys(kind: PopupKind) -> &'static str {
 fn empty(state: &State, popup: &Popup) -> String {
     let query = &popup.query;
     match popup.kind {
-        PopupKind::Files if state.files.listing => "Listing the workspace…".to_string(),
-        PopupKind::Files if state.files.paths.is_empty() => {
+        PopupKind::Files if state.composer.files.listing => "Listing the workspace…".to_string(),
+        PopupKind::Files if state.composer.files.paths.is_empty() => {
             "No files in the workspace.".to_string()
         }
         PopupKind::Files => format!("No file matches \u{201c}{query}\u{201d}."),

@@ -3,11 +3,8 @@
 //! positions (`scroll`), input, focus, and the open overlay with its own data. The side panes'
 //! caches are the panes' own, kept beside the state.
 
-use std::time::Instant;
-
-use ratatui_textarea::TextArea;
-
 mod approval;
+mod composer;
 mod conversation;
 mod key_dialog;
 mod picker;
@@ -17,11 +14,12 @@ mod scroll;
 mod status;
 
 pub use approval::ApprovalView;
+pub use composer::Composer;
 pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
 pub use plan::{ItemView, PlanPhase, PlanView, Plans};
-pub use popup::{Choice, FileBatch, FileList, Popup, PopupKind, PopupRow};
+pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use status::{RetryView, TurnStatus};
 
@@ -193,20 +191,8 @@ pub struct State {
     pub show_reasoning: bool,
     /// Whether the side panes are collapsed (narrow terminals).
     pub side_collapsed: bool,
-    /// The prompt editor.
-    pub input: TextArea<'static>,
-    /// Messages sent while a turn ran, oldest first: each starts a turn when the one before ends.
-    pub queued: Vec<String>,
-    /// Long pastes standing in the input as markers.
-    pub pastes: Vec<super::paste::Paste>,
-    /// Earlier prompts, oldest first.
-    pub prompt_history: Vec<String>,
-    /// The recalled prompt, if recalling.
-    pub history_pos: Option<usize>,
-    /// The text being written before recalling started.
-    pub draft: String,
-    /// When Ctrl+C last cleared the input while idle.
-    pub last_ctrl_c: Option<Instant>,
+    /// The message being written, the queue behind the turn, and the completion popup.
+    pub composer: Composer,
     /// Scroll of conversation, timeline, reasoning and tool output.
     pub scroll: Scrolls,
     /// Pane areas of the last layout.
@@ -230,12 +216,6 @@ pub struct State {
     pub approvals: Vec<ApprovalView>,
     /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
     pub mcp: Vec<crate::events::McpServerStatus>,
-    /// The completion popup over the input (files after `@`, commands after `/`).
-    pub popup: Option<Popup>,
-    /// Where the word starts whose popup Esc closed (it stays closed for that word).
-    pub popup_dismissed: Option<(usize, usize)>,
-    /// The workspace's files, for the `@` popup.
-    pub files: FileList,
     /// Set when the person asked to quit.
     pub quit: bool,
     /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
@@ -265,13 +245,7 @@ impl State {
             flash: None,
             show_reasoning: true,
             side_collapsed: false,
-            input: TextArea::default(),
-            queued: Vec::new(),
-            pastes: Vec::new(),
-            prompt_history: Vec::new(),
-            history_pos: None,
-            draft: String::new(),
-            last_ctrl_c: None,
+            composer: Composer::new(options.theme.muted, options.theme.text),
             scroll: Scrolls::default(),
             areas: Areas::default(),
             conv_index: ConvIndex::default(),
@@ -283,15 +257,11 @@ impl State {
             approval_mode: options.approval,
             approvals: Vec::new(),
             mcp: Vec::new(),
-            popup: None,
-            popup_dismissed: None,
-            files: FileList::default(),
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
             plans: Plans::default(),
         };
-        state.reset_input();
         for notice in &options.notices {
             state.push(EntryKind::Notice, notice.clone());
         }
@@ -351,49 +321,6 @@ impl State {
     /// Whether a turn is running (or was asked for, or a plan's executor is between items).
     pub fn busy(&self) -> bool {
         self.status.busy()
-    }
-
-    /// The prompt text as typed (long pastes still as their markers).
-    pub fn input_text(&self) -> String {
-        self.input.lines().join("\n")
-    }
-
-    /// The prompt text to send: the typed text with each paste marker replaced by its paste.
-    pub fn input_expanded(&self) -> String {
-        super::paste::expand(&self.input_text(), &self.pastes)
-    }
-
-    /// Whether the input is empty.
-    pub fn input_empty(&self) -> bool {
-        self.input.lines().iter().all(String::is_empty)
-    }
-
-    /// Replaces the input text (cursor at the end).
-    pub fn set_input(&mut self, text: &str) {
-        let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-        self.input = TextArea::new(lines);
-        self.pastes.clear();
-        self.style_input();
-        self.input.move_cursor(ratatui_textarea::CursorMove::Bottom);
-        self.input.move_cursor(ratatui_textarea::CursorMove::End);
-    }
-
-    /// Empties the input.
-    pub fn reset_input(&mut self) {
-        self.input = TextArea::default();
-        self.pastes.clear();
-        self.style_input();
-    }
-
-    fn style_input(&mut self) {
-        self.input
-            .set_cursor_line_style(ratatui::style::Style::default());
-        self.input
-            .set_placeholder_text("Ask anything — Enter sends, Alt+Enter adds a line, F1 help");
-        self.input.set_placeholder_style(self.theme.muted);
-        self.input.set_style(self.theme.text);
-        self.input
-            .set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     }
 
     /// The step that drawing details (reasoning, tool output) follow: the selection, else the

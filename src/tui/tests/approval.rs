@@ -262,7 +262,7 @@ fn slash_approval_with_no_value_chosen_shows_the_mode_and_changes_nothing() {
     for c in "/approval ".chars() {
         press(&mut s, KeyCode::Char(c));
     }
-    assert!(s.popup.is_some(), "the modes are offered");
+    assert!(s.composer.popup.is_some(), "the modes are offered");
     let effects = press(&mut s, KeyCode::Enter);
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::SetApproval(_))),

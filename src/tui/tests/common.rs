@@ -53,7 +53,7 @@ pub fn feed(state: &mut State, now: Instant, events: Vec<AgentEvent>) -> Vec<Eff
 
 /// Types `text` into the input and presses Enter, returning the effects.
 pub fn send(state: &mut State, now: Instant, text: &str) -> Vec<Effect> {
-    state.set_input(text);
+    state.composer.set_input(text);
     press_send(state, now)
 }
 

@@ -131,7 +131,7 @@ fn earlier_history_is_shown_and_recallable() {
     let mut s = state();
     crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
     assert_eq!(s.entries.len(), 2);
-    assert_eq!(s.prompt_history, vec!["old question".to_string()]);
+    assert_eq!(s.composer.prompt_history, vec!["old question".to_string()]);
     assert!(s.entries[1].done);
 }
 
@@ -335,20 +335,22 @@ fn a_long_paste_is_one_marker_deleted_as_a_unit_and_sent_whole() {
     let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     update::apply(&mut s, Action::Edit(k(KeyCode::Char('x'), NONE)), t0);
     update::apply(&mut s, Action::Paste(big.replace('\n', "\r\n")), t0);
-    assert_eq!(s.input_text(), "x[pasted 5,000 lines]");
+    assert_eq!(s.composer.input_text(), "x[pasted 5,000 lines]");
     // A short paste goes in as it is.
     update::apply(&mut s, Action::Paste("a\nb".into()), t0);
-    assert_eq!(s.input_text(), "x[pasted 5,000 lines]a\nb");
+    assert_eq!(s.composer.input_text(), "x[pasted 5,000 lines]a\nb");
     // Backspace right after the marker removes it whole; so does Delete right before it.
     let mut t = state();
     update::apply(&mut t, Action::Paste(big.clone()), t0);
     update::apply(&mut t, Action::Edit(k(KeyCode::Backspace, NONE)), t0);
-    assert_eq!(t.input_text(), "");
-    assert!(t.pastes.is_empty());
+    assert_eq!(t.composer.input_text(), "");
+    assert!(t.composer.pastes.is_empty());
     update::apply(&mut t, Action::Paste(big.clone()), t0);
-    t.input.move_cursor(ratatui_textarea::CursorMove::Head);
+    t.composer
+        .input
+        .move_cursor(ratatui_textarea::CursorMove::Head);
     update::apply(&mut t, Action::Edit(k(KeyCode::Delete, NONE)), t0);
-    assert_eq!(t.input_text(), "");
+    assert_eq!(t.composer.input_text(), "");
     // Sent, the marker is replaced by the whole paste.
     let effects = press_send(&mut s, t0);
     let expected = format!("x{big}a\nb");
@@ -356,7 +358,7 @@ fn a_long_paste_is_one_marker_deleted_as_a_unit_and_sent_whole() {
         effects,
         vec![Effect::Command(AgentCommand::Prompt(expected.clone()))]
     );
-    assert!(s.pastes.is_empty());
+    assert!(s.composer.pastes.is_empty());
     assert_eq!(s.entries.last().unwrap().text, expected);
 }
 
@@ -434,8 +436,8 @@ fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
     // Enter during the turn queues it: no command now, the input is free again.
     assert!(send(&mut s, t0, "second").is_empty());
     assert!(send(&mut s, t0, "third").is_empty());
-    assert_eq!(s.queued, ["second", "third"]);
-    assert!(s.input_empty());
+    assert_eq!(s.composer.queued, ["second", "third"]);
+    assert!(s.composer.input_empty());
     let screen = render(&mut s, 120, 20, t0);
     assert!(
         screen.contains("2 queued: second (Up edits · Esc removes)"),
@@ -445,19 +447,19 @@ fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
     let ctx = key_context(&s, t0);
     assert_eq!(map_key(&ctx, k(KeyCode::Up, NONE)), Action::EditQueued);
     update::apply(&mut s, Action::EditQueued, t0);
-    assert_eq!(s.input_text(), "third");
-    assert_eq!(s.queued, ["second"]);
-    s.reset_input();
+    assert_eq!(s.composer.input_text(), "third");
+    assert_eq!(s.composer.queued, ["second"]);
+    s.composer.reset_input();
     let ctx = key_context(&s, t0);
     assert_eq!(map_key(&ctx, k(KeyCode::Esc, NONE)), Action::DropQueued);
     send(&mut s, t0, "fourth");
     update::apply(&mut s, Action::DropQueued, t0);
-    assert_eq!(s.queued, ["second"]);
+    assert_eq!(s.composer.queued, ["second"]);
     // A command that cannot run during a turn stays in the input.
-    s.set_input("/clear");
+    s.composer.set_input("/clear");
     assert!(press_send(&mut s, t0).is_empty());
-    assert_eq!(s.input_text(), "/clear");
-    s.reset_input();
+    assert_eq!(s.composer.input_text(), "/clear");
+    s.composer.reset_input();
     // Nothing starts while the turn runs; when its end is applied, the oldest message does.
     let mut turn = whole_turn("done");
     let end = turn.pop().unwrap();
@@ -466,5 +468,5 @@ fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
         feed(&mut s, t0, vec![end]),
         vec![Effect::Command(AgentCommand::Prompt("second".into()))]
     );
-    assert!(s.busy() && s.queued.is_empty());
+    assert!(s.busy() && s.composer.queued.is_empty());
 }

@@ -87,8 +87,12 @@ fn a_megabyte_paste_is_kept_whole_without_sending() {
     let effects = update::apply(&mut s, Action::Paste(big.clone()), t0);
     assert!(effects.is_empty(), "a paste never sends");
     // The editor holds one marker; every byte of the paste is what would be sent.
-    assert!(s.input_text().starts_with("[pasted "), "{}", s.input_text());
-    let got = s.input_expanded();
+    assert!(
+        s.composer.input_text().starts_with("[pasted "),
+        "{}",
+        s.composer.input_text()
+    );
+    let got = s.composer.input_expanded();
     assert_eq!(
         got.len(),
         big.len(),

@@ -62,8 +62,8 @@ fn assert_key_nowhere(s: &State) {
     for e in &s.entries {
         assert!(!e.text.contains(KEY), "an entry shows the key: {}", e.text);
     }
-    assert!(s.prompt_history.iter().all(|p| !p.contains(KEY)));
-    assert!(!s.input_text().contains(KEY));
+    assert!(s.composer.prompt_history.iter().all(|p| !p.contains(KEY)));
+    assert!(!s.composer.input_text().contains(KEY));
     assert!(s.flash.as_ref().is_none_or(|(t, _)| !t.contains(KEY)));
 }
 
@@ -133,7 +133,10 @@ fn typing_backspace_and_ctrl_u_edit_the_key_but_never_the_input() {
     );
     update::apply(&mut s, action, Instant::now());
     assert!(s.overlay.key_dialog().unwrap().typed.is_empty());
-    assert!(s.input_empty(), "nothing went to the prompt editor");
+    assert!(
+        s.composer.input_empty(),
+        "nothing went to the prompt editor"
+    );
     assert_eq!(s.focus, Focus::Input);
 }
 

@@ -160,7 +160,7 @@ fn paste_inserts_newlines_without_sending() {
         Instant::now(),
     );
     assert!(fx.is_empty());
-    assert_eq!(s.input_text(), "line one\nline two");
+    assert_eq!(s.composer.input_text(), "line one\nline two");
     assert!(s.entries.is_empty());
 }
 
@@ -173,7 +173,7 @@ fn enter_sends_the_prompt_and_empties_the_input() {
         fx,
         vec![Effect::Command(AgentCommand::Prompt("hello\nworld".into()))]
     );
-    assert!(s.input_empty());
+    assert!(s.composer.input_empty());
     assert_eq!(s.entries[0].kind, EntryKind::User);
     assert!(s.busy());
     // A second prompt while busy is queued, with a hint in the status line, not lost.
@@ -181,7 +181,7 @@ fn enter_sends_the_prompt_and_empties_the_input() {
     assert!(fx.is_empty());
     assert_eq!(s.entries.last().unwrap().kind, EntryKind::User);
     assert!(s.flash.as_ref().unwrap().0.contains("Queued"));
-    assert_eq!(s.queued, ["again"]);
+    assert_eq!(s.composer.queued, ["again"]);
     let screen = render(&mut s, 120, 20, t0);
     assert!(
         screen.contains("Queued: it is sent when this turn ends"),
@@ -200,16 +200,16 @@ fn up_and_down_recall_earlier_prompts() {
         send(&mut s, t0, p);
         let _ = update::on_event(&mut s, turn_over(), t0);
     }
-    s.set_input("draft");
+    s.composer.set_input("draft");
     update::apply(&mut s, Action::HistoryPrev, t0);
-    assert_eq!(s.input_text(), "second");
+    assert_eq!(s.composer.input_text(), "second");
     update::apply(&mut s, Action::HistoryPrev, t0);
-    assert_eq!(s.input_text(), "first");
+    assert_eq!(s.composer.input_text(), "first");
     update::apply(&mut s, Action::HistoryPrev, t0);
-    assert_eq!(s.input_text(), "first");
+    assert_eq!(s.composer.input_text(), "first");
     update::apply(&mut s, Action::HistoryNext, t0);
     update::apply(&mut s, Action::HistoryNext, t0);
-    assert_eq!(s.input_text(), "draft");
+    assert_eq!(s.composer.input_text(), "draft");
 }
 
 #[test]
@@ -315,12 +315,12 @@ fn clearing_is_refused_while_a_turn_runs() {
 fn ctrl_c_clears_then_quits_within_two_seconds() {
     let t0 = Instant::now();
     let mut s = state();
-    s.set_input("some text");
+    s.composer.set_input("some text");
     let c = k(KeyCode::Char('c'), CTRL);
     let a = map_key(&key_context(&s, t0), c);
     assert_eq!(a, Action::ClearInput);
     update::apply(&mut s, a, t0);
-    assert!(s.input_empty());
+    assert!(s.composer.input_empty());
     // Too late: it only clears again.
     let late = t0 + Duration::from_secs(3);
     assert_eq!(map_key(&key_context(&s, late), c), Action::ClearInput);

@@ -126,7 +126,11 @@ fn slash_plan_asks_the_agent_for_a_plan_and_the_plan_waits_in_the_input() {
     );
     assert!(s.busy());
     feed(&mut s, t0, planner_turn(false));
-    assert_eq!(s.input_text(), PLAN, "the plan is in the input, to edit");
+    assert_eq!(
+        s.composer.input_text(),
+        PLAN,
+        "the plan is in the input, to edit"
+    );
     assert!(s.plans.draft());
     // The planner's answer is shown once: as the plan's block.
     let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
@@ -147,7 +151,7 @@ fn enter_runs_the_plan_as_edited_and_esc_sets_it_aside() {
         effects,
         [Effect::Command(AgentCommand::RunPlan(edited.into()))]
     );
-    assert!(s.input_empty());
+    assert!(s.composer.input_empty());
 
     let mut s = state();
     send(&mut s, t0, "/plan Tidy the notes");
@@ -156,7 +160,7 @@ fn enter_runs_the_plan_as_edited_and_esc_sets_it_aside() {
     let esc = map_key(&ctx, k(KeyCode::Esc, KeyModifiers::NONE));
     assert_eq!(esc, Action::DiscardPlan);
     update::apply(&mut s, esc, t0);
-    assert!(s.input_empty());
+    assert!(s.composer.input_empty());
     assert_eq!(s.plans.list[0].phase, PlanPhase::NotRun);
     let effects = send(&mut s, t0, "just a question");
     assert_eq!(
@@ -174,7 +178,7 @@ fn a_plan_without_numbered_items_is_not_run() {
     send(&mut s, t0, "/plan Tidy the notes");
     feed(&mut s, t0, planner_turn(false));
     assert!(send(&mut s, t0, "no list here").is_empty());
-    assert_eq!(s.input_text(), "no list here", "kept to be fixed");
+    assert_eq!(s.composer.input_text(), "no list here", "kept to be fixed");
     assert!(send(&mut s, t0, "/plan").is_empty());
     assert!(s.entries.last().unwrap().text.contains("needs a task"));
 }

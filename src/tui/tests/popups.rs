@@ -47,7 +47,8 @@ const TREE: [&str; 6] = [
 
 /// The labels of the popup's rows.
 fn rows(s: &State) -> Vec<String> {
-    s.popup
+    s.composer
+        .popup
         .iter()
         .flat_map(|p| p.rows.iter().map(|r| r.choice.label.clone()))
         .collect()
@@ -121,7 +122,7 @@ fn at_opens_the_file_popup_which_lists_off_the_loop_and_filters_as_typed() {
         vec![Effect::ListFiles(1)],
         "one listing per opening"
     );
-    assert_eq!(s.popup.as_ref().unwrap().kind, PopupKind::Files);
+    assert_eq!(s.composer.popup.as_ref().unwrap().kind, PopupKind::Files);
     assert!(rows(&s).is_empty(), "nothing until the list comes");
     on_files(&mut s, files(1, &TREE[..3], false), t0);
     assert_eq!(rows(&s), TREE[..3], "the first batch shows at once");
@@ -129,22 +130,22 @@ fn at_opens_the_file_popup_which_lists_off_the_loop_and_filters_as_typed() {
     assert_eq!(rows(&s).len(), TREE.len());
     typed(&mut s, "mai");
     assert_eq!(rows(&s), ["src/main.rs", "benches/main_loop.rs"]);
-    let first = &s.popup.as_ref().unwrap().rows[0];
+    let first = &s.composer.popup.as_ref().unwrap().rows[0];
     assert_eq!(
         first.matched,
         vec![4, 5, 6],
         "the matched letters of src/main.rs"
     );
     // Down moves in the popup, not through the prompt history; Tab inserts.
-    s.prompt_history.push("an earlier prompt".into());
+    s.composer.prompt_history.push("an earlier prompt".into());
     press(&mut s, KeyCode::Down);
-    assert_eq!(s.popup.as_ref().unwrap().selected, 1);
+    assert_eq!(s.composer.popup.as_ref().unwrap().selected, 1);
     press(&mut s, KeyCode::Tab);
-    assert_eq!(s.input_text(), "see @benches/main_loop.rs ");
-    assert!(s.popup.is_none());
+    assert_eq!(s.composer.input_text(), "see @benches/main_loop.rs ");
+    assert!(s.composer.popup.is_none());
     // A batch of an older listing changes nothing.
     on_files(&mut s, files(0, &["stale.txt"], true), t0);
-    assert_eq!(s.files.paths.len(), TREE.len());
+    assert_eq!(s.composer.files.paths.len(), TREE.len());
 }
 
 #[test]
@@ -159,19 +160,19 @@ fn enter_inserts_a_quoted_path_and_esc_closes_the_popup_for_that_word() {
         effects.is_empty(),
         "Enter inserted the path, it sent nothing"
     );
-    assert_eq!(s.input_text(), "@\"docs/my notes.md\" ");
+    assert_eq!(s.composer.input_text(), "@\"docs/my notes.md\" ");
     // Esc closes it; typing on in the same word keeps it closed, a new word opens it again.
     typed(&mut s, "and @ma");
-    assert!(s.popup.is_some());
+    assert!(s.composer.popup.is_some());
     assert!(
         press(&mut s, KeyCode::Esc).is_empty(),
         "Esc interrupts nothing"
     );
-    assert!(s.popup.is_none());
+    assert!(s.composer.popup.is_none());
     typed(&mut s, "in");
-    assert!(s.popup.is_none());
+    assert!(s.composer.popup.is_none());
     typed(&mut s, " (@");
-    assert!(s.popup.is_some(), "after a bracket too");
+    assert!(s.composer.popup.is_some(), "after a bracket too");
     // With the popup closed, Enter sends the prompt as typed.
     press(&mut s, KeyCode::Esc);
     let effects = press(&mut s, KeyCode::Enter);
@@ -207,9 +208,9 @@ fn the_file_list_is_reused_for_a_while_then_listed_again() {
     );
     assert_eq!(later, vec![Effect::ListFiles(2)]);
     // Up in a popup with nothing listed yet does not recall a prompt either.
-    s.prompt_history.push("earlier".into());
+    s.composer.prompt_history.push("earlier".into());
     press(&mut s, KeyCode::Up);
-    assert_eq!(s.input_text(), "@ @ @");
+    assert_eq!(s.composer.input_text(), "@ @ @");
 }
 
 #[test]
@@ -222,8 +223,11 @@ fn slash_offers_the_commands_and_their_values() {
     assert_eq!(rows(&s)[0], "/model");
     // Tab completes the name and offers the values of its argument.
     press(&mut s, KeyCode::Tab);
-    assert_eq!(s.input_text(), "/model ");
-    assert_eq!(s.popup.as_ref().unwrap().kind, PopupKind::Values("model"));
+    assert_eq!(s.composer.input_text(), "/model ");
+    assert_eq!(
+        s.composer.popup.as_ref().unwrap().kind,
+        PopupKind::Values("model")
+    );
     assert_eq!(
         rows(&s),
         ["deepseek-v4-flash", "deepseek-v4-pro", "qwen2.5-coder"]
@@ -231,7 +235,7 @@ fn slash_offers_the_commands_and_their_values() {
     typed(&mut s, "pro");
     let effects = press(&mut s, KeyCode::Enter);
     assert_eq!(effects, vec![Effect::SetPreset(Preset::Pro)]);
-    assert!(s.input_empty() && s.popup.is_none());
+    assert!(s.composer.input_empty() && s.composer.popup.is_none());
     // Enter runs a command without an argument at once ...
     typed(&mut s, "/ste");
     press(&mut s, KeyCode::Enter);
@@ -245,9 +249,9 @@ fn slash_offers_the_commands_and_their_values() {
     // ... completes one that needs its argument ...
     typed(&mut s, "/ren");
     assert!(press(&mut s, KeyCode::Enter).is_empty());
-    assert_eq!(s.input_text(), "/rename ");
-    assert!(s.popup.is_none(), "a title has no values to offer");
-    s.reset_input();
+    assert_eq!(s.composer.input_text(), "/rename ");
+    assert!(s.composer.popup.is_none(), "a title has no values to offer");
+    s.composer.reset_input();
     // ... and sends what matches nothing as typed.
     typed(&mut s, "/zzz");
     assert!(rows(&s).is_empty());
@@ -264,15 +268,15 @@ fn slash_offers_the_commands_and_their_values() {
     press(&mut s, KeyCode::Tab);
     assert_eq!(rows(&s), ["auto", "ask", "read-only"]);
     assert!(
-        s.popup.as_ref().unwrap().rows[0]
+        s.composer.popup.as_ref().unwrap().rows[0]
             .choice
             .detail
             .ends_with("current")
     );
-    s.reset_input();
+    s.composer.reset_input();
     // Steps offer a few limits, the current one marked.
     typed(&mut s, "/steps ");
-    let popup = s.popup.as_ref().unwrap();
+    let popup = s.composer.popup.as_ref().unwrap();
     assert!(
         popup
             .rows
@@ -293,6 +297,7 @@ fn copy_offers_the_code_blocks_of_the_last_answer() {
     typed(&mut s, "/copy ");
     assert_eq!(rows(&s), ["1", "2"]);
     let details: Vec<&str> = s
+        .composer
         .popup
         .as_ref()
         .unwrap()
@@ -309,18 +314,21 @@ fn copy_offers_the_code_blocks_of_the_last_answer() {
 #[test]
 fn recalling_a_prompt_opens_no_popup_and_an_overlay_closes_it() {
     let mut s = state();
-    s.prompt_history = vec!["/model".into(), "see @notes.md".into()];
+    s.composer.prompt_history = vec!["/model".into(), "see @notes.md".into()];
     press(&mut s, KeyCode::Up);
-    assert_eq!(s.input_text(), "see @notes.md");
-    assert!(s.popup.is_none(), "Up again recalls, not moves in a popup");
+    assert_eq!(s.composer.input_text(), "see @notes.md");
+    assert!(
+        s.composer.popup.is_none(),
+        "Up again recalls, not moves in a popup"
+    );
     press(&mut s, KeyCode::Up);
-    assert_eq!(s.input_text(), "/model");
-    assert!(s.popup.is_none());
-    s.reset_input();
+    assert_eq!(s.composer.input_text(), "/model");
+    assert!(s.composer.popup.is_none());
+    s.composer.reset_input();
     typed(&mut s, "@");
-    assert!(s.popup.is_some());
+    assert!(s.composer.popup.is_some());
     press(&mut s, KeyCode::F(1));
-    assert!(s.popup.is_none());
+    assert!(s.composer.popup.is_none());
 }
 
 #[test]
@@ -410,5 +418,5 @@ fn an_attached_mention_is_a_chip_live_and_when_replayed() {
         (entry.text.as_str(), entry.mentions.as_slice()),
         ("sum up @notes.md please", &["notes.md".to_string()][..])
     );
-    assert_eq!(again.prompt_history, ["sum up @notes.md please"]);
+    assert_eq!(again.composer.prompt_history, ["sum up @notes.md please"]);
 }

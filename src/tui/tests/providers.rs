@@ -81,12 +81,13 @@ fn the_picker_and_the_popup_offer_the_providers_models() {
         ]
     );
     update::apply(&mut s, Action::CloseOverlay, t0);
-    s.set_input("");
+    s.composer.set_input("");
     for c in "/model lla".chars() {
         let action = map_key(&key_context(&s, t0), k(KeyCode::Char(c), NONE));
         update::apply(&mut s, action, t0);
     }
     let offered: Vec<String> = s
+        .composer
         .popup
         .iter()
         .flat_map(|p| p.rows.iter().map(|r| r.choice.label.clone()))

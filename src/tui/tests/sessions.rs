@@ -228,7 +228,7 @@ fn ctrl_l_offers_archiving_and_session_switches_wait_for_the_turn() {
     for command in ["/new", "/resume"] {
         let effects = send(&mut s, Instant::now(), command);
         assert!(effects.is_empty(), "{command} ran during a turn");
-        assert_eq!(s.input_text(), command, "kept in the input");
+        assert_eq!(s.composer.input_text(), command, "kept in the input");
     }
     assert_eq!(s.overlay, Overlay::None);
 }

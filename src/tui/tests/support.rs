@@ -28,7 +28,7 @@ pub fn busy_state() -> State {
         resume_picker: false,
         approval: crate::approval::ApprovalMode::Auto,
     });
-    s.set_input("think hard");
+    s.composer.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());
     s
 }

@@ -283,10 +283,10 @@ fn the_commands_that_wait_for_a_turn_are_the_ones_the_table_says() {
     for c in COMMANDS {
         let mut s = super::support::busy_state();
         let line = format!("/{} x", c.name);
-        s.set_input(&line);
+        s.composer.set_input(&line);
         crate::tui::update::apply(&mut s, Action::Send, Instant::now());
         assert_eq!(
-            s.input_text() == line,
+            s.composer.input_text() == line,
             c.waits,
             "{line} during a turn (waits: {})",
             c.waits

@@ -127,10 +127,10 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
 /// Nothing runs any more: the oldest message queued meanwhile starts its turn.
 fn turn_over(state: &mut State, now: Instant) -> Vec<Effect> {
     state.status.idle();
-    if state.queued.is_empty() {
+    if state.composer.queued.is_empty() {
         return Vec::new();
     }
-    let text = state.queued.remove(0);
+    let text = state.composer.queued.remove(0);
     state.status.sent(now);
     vec![Effect::Command(AgentCommand::Prompt(text))]
 }
@@ -203,7 +203,7 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
     for event in replay(session, state.status.max_steps) {
         let _ = on_event(state, event, now);
     }
-    state.prompt_history.extend(
+    state.composer.prompt_history.extend(
         session
             .messages
             .iter()

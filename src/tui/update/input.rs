@@ -11,7 +11,7 @@ use crate::tui::paste;
 use crate::tui::state::{Focus, State};
 
 pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
-    let text = state.input_expanded();
+    let text = state.composer.input_expanded();
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return;
@@ -30,7 +30,7 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
             );
             return;
         }
-        state.reset_input();
+        state.composer.reset_input();
         // Another command takes the input's place: a plan waiting there is set aside.
         super::plan::set_aside(state);
         slash::slash(state, &command, now, effects);
@@ -38,10 +38,10 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     }
     if state.busy() {
         // Sent when the turn ends, in order; shown as pending meanwhile.
-        state.prompt_history.push(text.clone());
-        state.history_pos = None;
-        state.reset_input();
-        state.queued.push(text);
+        state.composer.prompt_history.push(text.clone());
+        state.composer.history_pos = None;
+        state.composer.reset_input();
+        state.composer.queued.push(text);
         flash(
             state,
             now,
@@ -49,9 +49,9 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
         );
         return;
     }
-    state.prompt_history.push(text.clone());
-    state.history_pos = None;
-    state.reset_input();
+    state.composer.prompt_history.push(text.clone());
+    state.composer.history_pos = None;
+    state.composer.reset_input();
     // The prompt shows when the agent starts its turn (`TurnStarted`, within a moment); the
     // state is busy from now on, so a second Enter is not a second prompt.
     state.status.sent(now);
@@ -60,12 +60,12 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
 
 /// Ctrl+C while idle: clears the input (Up brings it back) and arms the second press to quit.
 pub(super) fn clear(state: &mut State, now: Instant) {
-    if state.input_empty() {
+    if state.composer.input_empty() {
         flash(state, now, "Press Ctrl+C again within 2 s to quit");
     } else {
         // The cleared text can be recalled with Up, like a sent prompt.
-        let text = state.input_expanded();
-        state.prompt_history.push(text);
+        let text = state.composer.input_expanded();
+        state.composer.prompt_history.push(text);
         super::plan::set_aside(state);
         flash(
             state,
@@ -73,75 +73,84 @@ pub(super) fn clear(state: &mut State, now: Instant) {
             "Input cleared (Up brings it back) · Ctrl+C again quits",
         );
     }
-    state.reset_input();
-    state.history_pos = None;
-    state.last_ctrl_c = Some(now);
+    state.composer.reset_input();
+    state.composer.history_pos = None;
+    state.composer.last_ctrl_c = Some(now);
 }
 
 /// A key typed into the input (a paste marker is deleted whole).
 pub(super) fn edit(state: &mut State, key: KeyEvent) {
     state.focus = Focus::Input;
-    state.history_pos = None;
+    state.composer.history_pos = None;
     if !delete_paste(state, key) {
-        state.input.input(key);
+        state.composer.input.input(key);
     }
 }
 
 /// Inserts a paste; more than [`paste::FOLD_LINES`] lines stand in the input as one marker.
 pub(super) fn paste(state: &mut State, text: &str) {
     state.focus = Focus::Input;
-    state.history_pos = None;
+    state.composer.history_pos = None;
     // Terminals send pasted newlines as CR.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let lines = text.trim_end_matches('\n').split('\n').count();
     if lines <= paste::FOLD_LINES {
-        state.input.insert_str(text);
+        state.composer.input.insert_str(text);
         return;
     }
-    let marker = paste::marker(lines, &state.pastes);
-    state.input.insert_str(&marker);
-    state.pastes.push(paste::Paste { marker, text });
+    let marker = paste::marker(lines, &state.composer.pastes);
+    state.composer.input.insert_str(&marker);
+    state.composer.pastes.push(paste::Paste { marker, text });
 }
 
 /// Backspace just after a paste marker, or Delete just before one, removes the whole marker
 /// and its paste. Returns whether it did.
 fn delete_paste(state: &mut State, key: KeyEvent) -> bool {
-    if state.pastes.is_empty() || !key.modifiers.is_empty() {
+    if state.composer.pastes.is_empty() || !key.modifiers.is_empty() {
         return false;
     }
-    let ratatui_textarea::DataCursor(row, col) = state.input.cursor();
-    let line = state.input.lines().get(row).cloned().unwrap_or_default();
+    let ratatui_textarea::DataCursor(row, col) = state.composer.input.cursor();
+    let line = state
+        .composer
+        .input
+        .lines()
+        .get(row)
+        .cloned()
+        .unwrap_or_default();
     let found = match key.code {
-        KeyCode::Backspace => paste::ending_at(&line, col, &state.pastes),
-        KeyCode::Delete => paste::starting_at(&line, col, &state.pastes),
+        KeyCode::Backspace => paste::ending_at(&line, col, &state.composer.pastes),
+        KeyCode::Delete => paste::starting_at(&line, col, &state.composer.pastes),
         _ => None,
     };
     let Some(i) = found else {
         return false;
     };
-    let removed = state.pastes.remove(i);
+    let removed = state.composer.pastes.remove(i);
     let chars = removed.marker.chars().count();
     if key.code == KeyCode::Backspace {
         for _ in 0..chars {
-            state.input.move_cursor(ratatui_textarea::CursorMove::Back);
+            state
+                .composer
+                .input
+                .move_cursor(ratatui_textarea::CursorMove::Back);
         }
     }
-    state.input.delete_str(chars);
+    state.composer.input.delete_str(chars);
     true
 }
 
 pub(super) fn recall(state: &mut State, direction: isize) {
-    if state.prompt_history.is_empty() {
+    if state.composer.prompt_history.is_empty() {
         return;
     }
-    let len = state.prompt_history.len() as isize;
-    let current = match state.history_pos {
+    let len = state.composer.prompt_history.len() as isize;
+    let current = match state.composer.history_pos {
         Some(p) => p as isize,
         None => {
             if direction > 0 {
                 return;
             }
-            state.draft = state.input_text();
+            state.composer.draft = state.composer.input_text();
             len
         }
     };
@@ -150,27 +159,27 @@ pub(super) fn recall(state: &mut State, direction: isize) {
         return;
     }
     if next >= len {
-        state.history_pos = None;
-        let draft = std::mem::take(&mut state.draft);
-        state.set_input(&draft);
+        state.composer.history_pos = None;
+        let draft = std::mem::take(&mut state.composer.draft);
+        state.composer.set_input(&draft);
         return;
     }
-    state.history_pos = Some(next as usize);
-    let text = state.prompt_history[next as usize].clone();
-    state.set_input(&text);
+    state.composer.history_pos = Some(next as usize);
+    let text = state.composer.prompt_history[next as usize].clone();
+    state.composer.set_input(&text);
 }
 
 /// Up on an empty input while messages wait: the last one comes back to be edited.
 pub(super) fn edit_queued(state: &mut State) {
-    if let Some(text) = state.queued.pop() {
-        state.set_input(&text);
+    if let Some(text) = state.composer.queued.pop() {
+        state.composer.set_input(&text);
         state.focus = Focus::Input;
     }
 }
 
 /// Esc while messages wait: the last one is removed.
 pub(super) fn drop_queued(state: &mut State, now: Instant) {
-    if state.queued.pop().is_some() {
+    if state.composer.queued.pop().is_some() {
         flash(
             state,
             now,

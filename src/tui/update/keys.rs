@@ -10,21 +10,22 @@ use crate::tui::state::{Focus, Overlay, State};
 
 /// The keymap's view of the state at `now`.
 pub fn key_context(state: &State, now: Instant) -> KeyContext {
-    let row = state.input.cursor().0;
+    let row = state.composer.input.cursor().0;
     KeyContext {
         focus: state.focus,
         overlay: state.overlay.kind(),
         busy: state.busy(),
-        input_empty: state.input_empty(),
+        input_empty: state.composer.input_empty(),
         on_first_line: row == 0,
-        on_last_line: row + 1 >= state.input.lines().len(),
-        queued: !state.queued.is_empty(),
+        on_last_line: row + 1 >= state.composer.input.lines().len(),
+        queued: !state.composer.queued.is_empty(),
         picker_confirming: state.overlay.picker().is_some_and(|p| p.confirm_delete),
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
-        popup: state.popup.is_some(),
+        popup: state.composer.popup.is_some(),
         plan_draft: state.plans.draft(),
         quit_armed: state
+            .composer
             .last_ctrl_c
             .is_some_and(|t| now.saturating_duration_since(t) < QUIT_WINDOW),
     }
@@ -42,7 +43,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
     match action {
         Action::None => {}
         Action::Send => input::send(state, now, &mut effects),
-        Action::Newline => state.input.insert_newline(),
+        Action::Newline => state.composer.input.insert_newline(),
         Action::Edit(key) => input::edit(state, key),
         Action::Paste(text) => input::paste(state, &text),
         Action::HistoryPrev => input::recall(state, -1),

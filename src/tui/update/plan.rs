@@ -61,7 +61,7 @@ fn proposed(state: &mut State, items: &[String], replayed: bool) {
     state.plans.list.push(plan);
     sync(state, state.plans.list.len() - 1);
     if !replayed {
-        state.set_input(&format_items(items));
+        state.composer.set_input(&format_items(items));
         state.focus = Focus::Input;
     }
 }
@@ -185,9 +185,9 @@ pub(super) fn run(state: &mut State, text: &str, now: Instant, effects: &mut Vec
         );
         return;
     }
-    state.prompt_history.push(text.to_string());
-    state.history_pos = None;
-    state.reset_input();
+    state.composer.prompt_history.push(text.to_string());
+    state.composer.history_pos = None;
+    state.composer.reset_input();
     state.status.sent(now);
     effects.push(Effect::Command(AgentCommand::RunPlan(text.to_string())));
 }
@@ -195,7 +195,7 @@ pub(super) fn run(state: &mut State, text: &str, now: Instant, effects: &mut Vec
 /// Esc on a plan waiting in the input: it is set aside, and the input emptied.
 pub(super) fn discard(state: &mut State, now: Instant) {
     set_aside(state);
-    state.reset_input();
+    state.composer.reset_input();
     flash(state, now, "Plan set aside (it stays in the conversation)");
 }
 

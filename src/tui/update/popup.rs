@@ -32,43 +32,49 @@ pub(super) fn refresh(state: &mut State, open: bool, now: Instant, effects: &mut
         .then(|| word_at_cursor(state))
         .flatten();
     let Some(word) = word else {
-        state.popup = None;
-        state.popup_dismissed = None;
+        state.composer.popup = None;
+        state.composer.popup_dismissed = None;
         return;
     };
-    if state.popup_dismissed == Some(word.anchor) {
-        state.popup = None;
+    if state.composer.popup_dismissed == Some(word.anchor) {
+        state.composer.popup = None;
         return;
     }
-    state.popup_dismissed = None;
+    state.composer.popup_dismissed = None;
     let same = state
+        .composer
         .popup
         .as_ref()
         .is_some_and(|p| p.kind == word.kind && p.anchor == word.anchor);
     match (same, word.kind) {
-        (true, _) if state.popup.as_ref().is_some_and(|p| p.query == word.query) => {}
+        (true, _)
+            if state
+                .composer
+                .popup
+                .as_ref()
+                .is_some_and(|p| p.query == word.query) => {}
         (true, PopupKind::Files) => {
-            if let Some(p) = state.popup.as_mut() {
-                p.set_file_query(&word.query, &state.files.paths);
+            if let Some(p) = state.composer.popup.as_mut() {
+                p.set_file_query(&word.query, &state.composer.files.paths);
             }
         }
         (true, _) => {
-            if let Some(p) = state.popup.as_mut() {
+            if let Some(p) = state.composer.popup.as_mut() {
                 p.set_choice_query(&word.query);
             }
         }
-        (false, _) if !open => state.popup = None,
+        (false, _) if !open => state.composer.popup = None,
         (false, PopupKind::Files) => open_files(state, word, now, effects),
         (false, kind) => {
             let list = choices::for_kind(state, kind);
-            state.popup = Some(Popup::choices(kind, word.anchor, &word.query, list));
+            state.composer.popup = Some(Popup::choices(kind, word.anchor, &word.query, list));
         }
     }
 }
 
 /// Opens the file popup, listing the workspace again unless a recent list is at hand.
 fn open_files(state: &mut State, word: Word, now: Instant, effects: &mut Vec<Effect>) {
-    let files = &mut state.files;
+    let files = &mut state.composer.files;
     let fresh = files
         .listed_at
         .is_some_and(|t| now.saturating_duration_since(t) < FILES_FRESH);
@@ -78,35 +84,44 @@ fn open_files(state: &mut State, word: Word, now: Instant, effects: &mut Vec<Eff
         files.listing = true;
         effects.push(Effect::ListFiles(files.generation));
     }
-    state.popup = Some(Popup::files(word.anchor, &word.query, &state.files.paths));
+    state.composer.popup = Some(Popup::files(
+        word.anchor,
+        &word.query,
+        &state.composer.files.paths,
+    ));
 }
 
 /// Files found by the running listing: kept, and matched when the file popup is open.
 pub fn on_files(state: &mut State, batch: FileBatch, now: Instant) {
-    if batch.generation != state.files.generation || !state.files.listing {
+    if batch.generation != state.composer.files.generation || !state.composer.files.listing {
         return;
     }
-    let from = state.files.paths.len();
-    state.files.paths.extend(batch.paths);
+    let from = state.composer.files.paths.len();
+    state.composer.files.paths.extend(batch.paths);
     if batch.done {
-        state.files.listing = false;
-        state.files.listed_at = Some(now);
+        state.composer.files.listing = false;
+        state.composer.files.listed_at = Some(now);
     }
-    if let Some(popup) = state.popup.as_mut().filter(|p| p.kind == PopupKind::Files) {
-        popup.add_files(&state.files.paths, from);
+    if let Some(popup) = state
+        .composer
+        .popup
+        .as_mut()
+        .filter(|p| p.kind == PopupKind::Files)
+    {
+        popup.add_files(&state.composer.files.paths, from);
     }
 }
 
 /// Applies a popup key.
 pub(super) fn apply(state: &mut State, action: Action, now: Instant, effects: &mut Vec<Effect>) {
-    let Some(popup) = state.popup.as_mut() else {
+    let Some(popup) = state.composer.popup.as_mut() else {
         return;
     };
     match action {
         Action::PopupMove(delta) => popup.step(delta),
         Action::PopupClose => {
-            state.popup_dismissed = Some(popup.anchor);
-            state.popup = None;
+            state.composer.popup_dismissed = Some(popup.anchor);
+            state.composer.popup = None;
         }
         Action::PopupComplete => complete(state, now, effects),
         Action::PopupChoose => choose(state, now, effects),
@@ -116,31 +131,31 @@ pub(super) fn apply(state: &mut State, action: Action, now: Instant, effects: &m
 
 /// Tab: the selected choice takes the place of the typed word.
 fn complete(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
-    let Some(popup) = state.popup.as_ref() else {
+    let Some(popup) = state.composer.popup.as_ref() else {
         return;
     };
     let Some(choice) = popup.chosen().cloned() else {
         return;
     };
     let (kind, anchor) = (popup.kind, popup.anchor);
-    state.history_pos = None;
+    state.composer.history_pos = None;
     match kind {
         PopupKind::Files => replace_word(state, anchor, &format!("@{} ", choice.insert)),
         PopupKind::Commands => replace_word(state, anchor, &choice.insert),
         PopupKind::Values(_) => {
             replace_word(state, anchor, &choice.insert);
             // The value is complete: the popup would only show it again.
-            state.popup_dismissed = Some(anchor);
+            state.composer.popup_dismissed = Some(anchor);
         }
     }
-    state.popup = None;
+    state.composer.popup = None;
     refresh(state, true, now, effects);
 }
 
 /// Enter: a file is inserted; a command (or a command with its value) runs, unless it needs
 /// an argument, when it is completed instead. With nothing to choose, Enter sends as usual.
 fn choose(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
-    let Some(popup) = state.popup.as_ref() else {
+    let Some(popup) = state.composer.popup.as_ref() else {
         return;
     };
     let kind = popup.kind;
@@ -157,17 +172,17 @@ fn choose(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
         (PopupKind::Files, Some(_)) => complete(state, now, effects),
         (PopupKind::Commands, Some(c)) if needs_argument(&c.label) => complete(state, now, effects),
         (PopupKind::Commands, Some(c)) => {
-            state.set_input(&c.label);
-            state.popup = None;
+            state.composer.set_input(&c.label);
+            state.composer.popup = None;
             input::send(state, now, effects);
         }
         (PopupKind::Values(_), Some(_)) => {
             complete(state, now, effects);
-            state.popup = None;
+            state.composer.popup = None;
             input::send(state, now, effects);
         }
         (_, None) => {
-            state.popup = None;
+            state.composer.popup = None;
             input::send(state, now, effects);
         }
     }
@@ -177,8 +192,14 @@ fn choose(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
 /// with `text`, the cursor after it.
 fn replace_word(state: &mut State, anchor: (usize, usize), text: &str) {
     let (row, col) = anchor;
-    let line = state.input.lines().get(row).cloned().unwrap_or_default();
-    let cursor = state.input.cursor().1;
+    let line = state
+        .composer
+        .input
+        .lines()
+        .get(row)
+        .cloned()
+        .unwrap_or_default();
+    let cursor = state.composer.input.cursor().1;
     let end = cursor
         + line
             .chars()
@@ -187,16 +208,17 @@ fn replace_word(state: &mut State, anchor: (usize, usize), text: &str) {
             .count();
     let to_u16 = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
     state
+        .composer
         .input
         .move_cursor(CursorMove::Jump(to_u16(row), to_u16(col)));
-    state.input.delete_str(end.saturating_sub(col));
-    state.input.insert_str(text);
+    state.composer.input.delete_str(end.saturating_sub(col));
+    state.composer.input.insert_str(text);
 }
 
 /// The word the cursor is in or just after, when a popup completes it.
 fn word_at_cursor(state: &State) -> Option<Word> {
-    let ratatui_textarea::DataCursor(row, col) = state.input.cursor();
-    let lines = state.input.lines();
+    let ratatui_textarea::DataCursor(row, col) = state.composer.input.cursor();
+    let lines = state.composer.input.lines();
     let before: String = lines.get(row)?.chars().take(col).collect();
     if row == 0 && lines.len() == 1 && before.starts_with('/') {
         return command_word(&before);
