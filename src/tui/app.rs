@@ -254,9 +254,9 @@ mod tests {
             drain(&mut state, &mut rx, 4, &mut effects),
             "the limit was reached"
         );
-        assert_eq!(state.entries.len(), 4);
+        assert_eq!(state.view.entries.len(), 4);
         assert!(drain(&mut state, &mut rx, 4, &mut effects));
         assert!(!drain(&mut state, &mut rx, 4, &mut effects), "all drained");
-        assert_eq!(state.entries.len(), 10);
+        assert_eq!(state.view.entries.len(), 10);
     }
 }

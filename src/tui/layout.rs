@@ -38,7 +38,7 @@ pub fn areas(state: &State, screen: Rect) -> Areas {
     // Stacked in a short terminal, the side panes would leave the conversation a line or two:
     // they hide (F3 still toggles them once there is room).
     let cramped = !wide && main.height < 16;
-    if state.side_collapsed || cramped || (!wide && state.transcript.steps.is_empty()) {
+    if state.side_collapsed || cramped || (!wide && state.view.transcript.steps.is_empty()) {
         a.conversation = main;
         return a;
     }

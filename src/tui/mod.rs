@@ -76,9 +76,9 @@ pub enum TuiError {
 /// way out.
 pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let mut state = state::State::new(&options);
-    let notices = std::mem::take(&mut state.entries);
+    let notices = std::mem::take(&mut state.view.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
-    state.entries.extend(notices);
+    state.view.entries.extend(notices);
     state.providers = agent.client().providers().clone();
     state.key_set = !state.preset.is_deepseek() || agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());

@@ -271,14 +271,14 @@ pub fn prepare(state: &mut State, area: Rect) {
     let inner = inner(area);
     let width = inner.width;
     let height = inner.height as usize;
-    let len = state.entries.len();
-    let idx = &mut state.conv_index;
+    let len = state.view.entries.len();
+    let idx = &mut state.view.conv_index;
     let mut start = if idx.width == width {
         idx.offsets.len().saturating_sub(1).min(len)
     } else {
         0
     };
-    for live in [idx.live, state.live, state.conv_dirty.take()]
+    for live in [idx.live, state.view.live, state.view.conv_dirty.take()]
         .into_iter()
         .flatten()
     {
@@ -286,7 +286,7 @@ pub fn prepare(state: &mut State, area: Rect) {
     }
     // The entry before `start` must still be the one measured (not replaced after a clear).
     if start > 0 {
-        let e = &state.entries[start - 1];
+        let e = &state.view.entries[start - 1];
         if e.cache.width != width || e.cache.version != e.version {
             start = 0;
         }
@@ -296,9 +296,9 @@ pub fn prepare(state: &mut State, area: Rect) {
     let mut lines_below = 0;
     while exact_from > start && lines_below < EXACT_SCREENS * height.max(1) {
         exact_from -= 1;
-        lines_below += height_guess(&state.entries[exact_from], width);
+        lines_below += height_guess(&state.view.entries[exact_from], width);
     }
-    for (i, entry) in state.entries.iter_mut().enumerate().skip(start) {
+    for (i, entry) in state.view.entries.iter_mut().enumerate().skip(start) {
         let current = entry.cache.width == width && entry.cache.version == entry.version;
         if i >= exact_from {
             measure(entry, width, &state.theme);
@@ -312,40 +312,40 @@ pub fn prepare(state: &mut State, area: Rect) {
         }
     }
     rebuild_offsets(state, start, width);
-    state.conv_index.live = state.live;
-    state.scroll[Pane::Conversation].resize(state.conv_index.total(), height);
+    state.view.conv_index.live = state.view.live;
+    state.scroll[Pane::Conversation].resize(state.view.conv_index.total(), height);
     // Estimated entries that are now in view are rendered, and the offsets fixed from there;
     // a few rounds settle it, since each only makes heights exact.
     for _ in 0..4 {
         let top = state.scroll[Pane::Conversation].effective_top();
-        let offsets = &state.conv_index.offsets;
+        let offsets = &state.view.conv_index.offsets;
         let first = offsets.partition_point(|&o| o <= top).saturating_sub(1);
         let last = offsets
             .partition_point(|&o| o < top + height.max(1))
             .min(len);
         let unrendered: Vec<usize> = (first..last)
-            .filter(|&i| state.entries[i].cache.estimated.is_some())
+            .filter(|&i| state.view.entries[i].cache.estimated.is_some())
             .collect();
         let Some(&from) = unrendered.first() else {
             break;
         };
         for i in unrendered {
-            measure(&mut state.entries[i], width, &state.theme);
+            measure(&mut state.view.entries[i], width, &state.theme);
         }
         rebuild_offsets(state, from, width);
-        state.scroll[Pane::Conversation].resize(state.conv_index.total(), height);
+        state.scroll[Pane::Conversation].resize(state.view.conv_index.total(), height);
     }
 }
 
 /// Recomputes the line offsets of entries from `from` on.
 fn rebuild_offsets(state: &mut State, from: usize, width: u16) {
-    let idx = &mut state.conv_index;
+    let idx = &mut state.view.conv_index;
     idx.width = width;
     idx.offsets.truncate(from + 1);
     if idx.offsets.is_empty() {
         idx.offsets.push(0);
     }
-    for entry in &state.entries[from..] {
+    for entry in &state.view.entries[from..] {
         let last = idx.offsets.last().copied().unwrap_or(0);
         idx.offsets.push(last + entry.cache.height());
     }
@@ -363,7 +363,7 @@ fn spinner(state: &State, now: Instant) -> &'static str {
 /// Draws the visible part of the conversation.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     let scroll = &state.scroll[Pane::Conversation];
-    let title = match &state.session_title {
+    let title = match &state.view.session_title {
         Some(name) => format!("Conversation · {name}"),
         None => "Conversation".into(),
     };
@@ -371,11 +371,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
     // The entry holding the top line, found by binary search over the offsets.
-    let offsets = &state.conv_index.offsets;
+    let offsets = &state.view.conv_index.offsets;
     let first = offsets.partition_point(|&o| o <= top).saturating_sub(1);
     let mut skip = top - offsets.get(first).copied().unwrap_or(0).min(top);
     let mut visible: Vec<Line<'static>> = Vec::with_capacity(height);
-    for entry in state.entries.iter().skip(first) {
+    for entry in state.view.entries.iter().skip(first) {
         let n = entry.cache.height();
         if skip >= n {
             skip -= n;
@@ -411,7 +411,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
             break;
         }
     }
-    if state.entries.is_empty() {
+    if state.view.entries.is_empty() {
         visible.push(Line::styled(
             "Type a prompt below and press Enter. F1 shows every key.",
             state.theme.muted,

@@ -23,7 +23,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         )
     } else if state.busy() {
         "Message · Esc interrupts".to_string()
-    } else if state.plans.draft() {
+    } else if state.view.plans.draft() {
         "Plan · edit it · Enter runs it item by item · Esc sets it aside".to_string()
     } else {
         "Message · Enter sends · Alt+Enter newline".to_string()

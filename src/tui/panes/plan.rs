@@ -128,7 +128,7 @@ pub fn block_lines(plan: &PlanView, width: usize, theme: &Theme) -> Vec<Line<'st
 
 /// What step `i`'s turn belongs to.
 fn group(state: &State, i: usize) -> Group {
-    let t = &state.transcript;
+    let t = &state.view.transcript;
     t.steps
         .get(i)
         .and_then(|s| t.turns.get(s.turn))
@@ -138,10 +138,10 @@ fn group(state: &State, i: usize) -> Group {
 /// What the timeline shows around step `i`, as a key: 0 for a plain turn label, else a hash
 /// of everything its plan lines show (so they are built again only when that changes).
 pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
-    let step = &state.transcript.steps[i];
+    let step = &state.view.transcript.steps[i];
     let this = group(state, i);
     let last_of_plan = this.item_of().is_some()
-        && (i + 1 >= state.transcript.steps.len()
+        && (i + 1 >= state.view.transcript.steps.len()
             || group(state, i + 1).item_of() != this.item_of());
     if !separator && !last_of_plan {
         return 0;
@@ -155,7 +155,7 @@ pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
     )
         .hash(&mut h);
     if let Group::Item { plan, item } = this
-        && let Some(p) = state.transcript.plans.get(plan)
+        && let Some(p) = state.view.transcript.plans.get(plan)
     {
         (plan, item, p.items.len()).hash(&mut h);
         for it in &p.items[item.min(p.items.len())..] {
@@ -178,7 +178,7 @@ pub fn group_lines(
     separator: bool,
     width: usize,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let steps = &state.transcript.steps;
+    let steps = &state.view.transcript.steps;
     let step = &steps[i];
     let this = group(state, i);
     let theme = &state.theme;
@@ -201,7 +201,7 @@ pub fn group_lines(
         }
         return (head, tail);
     };
-    let Some(p) = state.transcript.plans.get(plan) else {
+    let Some(p) = state.view.transcript.plans.get(plan) else {
         return (head, tail);
     };
     let first_of_plan = i == 0 || group(state, i - 1).item_of() != Some(plan);

@@ -9,7 +9,10 @@ use crate::tui::state::{Focus, Pane, State};
 
 /// Whether there is reasoning to show.
 pub fn has_content(state: &State) -> bool {
-    state.detail_step().is_some_and(|s| !s.reasoning.is_empty())
+    state
+        .view
+        .detail_step()
+        .is_some_and(|s| !s.reasoning.is_empty())
 }
 
 /// Brings the wrapped reasoning up to date for the current width and sets the scroll size. The
@@ -19,7 +22,10 @@ pub fn has_content(state: &State) -> bool {
 pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
     let cache = &mut caches.reasoning;
-    let text = state.detail_step().map_or("", |s| s.reasoning.as_str());
+    let text = state
+        .view
+        .detail_step()
+        .map_or("", |s| s.reasoning.as_str());
     cache.update(text, state.theme.reasoning, inner.width as usize);
     state.scroll[Pane::Reasoning].resize(cache.lines().len(), inner.height as usize);
 }
@@ -27,7 +33,7 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
 /// Draws the reasoning pane.
 pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::Reasoning];
-    let title = match state.detail_step() {
+    let title = match state.view.detail_step() {
         Some(s) => format!(
             "Reasoning · turn {}, step {} (Ctrl+T hides)",
             s.turn + 1,

@@ -102,7 +102,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
             let what = if state.status.doing() == Some(AgentState::Acting) {
                 "acting"
-            } else if state.live.is_some() {
+            } else if state.view.live.is_some() {
                 "answering"
             } else {
                 "thinking"

@@ -250,7 +250,7 @@ fn fingerprint(shown: &Shown<'_>) -> [usize; 8] {
 pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
     let width = inner.width as usize;
-    let steps = &state.transcript.steps;
+    let steps = &state.view.transcript.steps;
     let last = steps.len().saturating_sub(1);
     let busy = state.busy();
     let TimelineLines {
@@ -266,12 +266,12 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
         let running = i == last && busy;
         let shown = Shown {
             step,
-            expanded: state.expanded.contains(&i),
-            stopped: state.step_stop(i),
+            expanded: state.view.expanded.contains(&i),
+            stopped: state.view.step_stop(i),
         };
         let key = (
             width,
-            state.selected == Some(i),
+            state.view.selected == Some(i),
             running,
             plan::group_key(state, i, separator),
             fingerprint(&shown),
@@ -298,8 +298,8 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let shown = total.max(1); // "No steps yet." when empty
     let scroll = &mut state.scroll[Pane::Timeline];
     scroll.resize(shown, inner.height as usize);
-    if state.reveal_selection {
-        if let Some(sel) = state.selected {
+    if state.view.reveal_selection {
+        if let Some(sel) = state.view.selected {
             let start = starts.get(sel).copied().unwrap_or(0);
             let end = starts.get(sel + 1).copied().unwrap_or(total);
             let top = scroll.effective_top();
@@ -311,14 +311,14 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
                 scroll.follow = scroll.top >= scroll.max_top();
             }
         }
-        state.reveal_selection = false;
+        state.view.reveal_selection = false;
     }
 }
 
 /// Draws the visible part of the timeline.
 pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::Timeline];
-    let title = format!("Timeline ({})", state.transcript.steps.len());
+    let title = format!("Timeline ({})", state.view.transcript.steps.len());
     let block = pane_block(state, title, Focus::Timeline, Some(scroll), area.width);
     let height = inner(area).height as usize;
     let top = scroll.effective_top();

@@ -18,7 +18,10 @@ use crate::tui::wrap;
 
 /// Whether any step has a call to show.
 pub fn has_content(state: &State) -> bool {
-    state.detail_step().is_some_and(|s| !s.calls.is_empty())
+    state
+        .view
+        .detail_step()
+        .is_some_and(|s| !s.calls.is_empty())
 }
 
 /// The styles the pane draws with: text, muted, warning, error, success.
@@ -153,7 +156,10 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
         theme.success,
     ];
     let cache = &mut caches.tool_output;
-    let calls = state.detail_step().map_or(&[][..], |s| s.calls.as_slice());
+    let calls = state
+        .view
+        .detail_step()
+        .map_or(&[][..], |s| s.calls.as_slice());
     cache.calls.resize_with(calls.len(), CallLines::default);
     cache.starts.clear();
     let mut total = 0;

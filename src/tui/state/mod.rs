@@ -12,21 +12,22 @@ mod plan;
 mod popup;
 mod scroll;
 mod status;
+mod view;
 
 pub use approval::ApprovalView;
 pub use composer::Composer;
-pub use conversation::{CallLine, CallStatus, ConvIndex, Entry, EntryKind, WrapCache};
+pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
-pub use plan::{ItemView, PlanPhase, PlanView, Plans};
+pub use plan::{ItemView, PlanPhase, PlanView};
 pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use status::{RetryView, TurnStatus};
+pub use view::TranscriptView;
 
 use super::TuiOptions;
 use super::theme::Theme;
 use crate::llm::Preset;
-use crate::transcript::{Step, Transcript};
 
 /// The panes that can have the keyboard focus, in Tab order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,18 +169,9 @@ pub struct State {
     pub workspace: String,
     /// Whether a turn runs, and how it goes.
     pub status: TurnStatus,
-    /// What happened: the agent's events folded once (the timeline and side panes read it).
-    pub transcript: Transcript,
-    /// The conversation cells (prompts, answers, thoughts, call lines, notices).
-    pub entries: Vec<Entry>,
-    /// The streaming answer of the running turn (index into `entries`).
-    pub live: Option<usize>,
-    /// The steps shown expanded in the timeline (indices into the transcript's steps).
-    pub expanded: std::collections::HashSet<usize>,
-    /// The selected step.
-    pub selected: Option<usize>,
-    /// Set when the selection moved so the layout scrolls it into view.
-    pub reveal_selection: bool,
+    /// What happened and how it is shown: the transcript, the conversation cells built from it,
+    /// the timeline's selection.
+    pub view: TranscriptView,
     /// The focused pane.
     pub focus: Focus,
     /// The open overlay.
@@ -197,17 +189,10 @@ pub struct State {
     pub scroll: Scrolls,
     /// Pane areas of the last layout.
     pub areas: Areas,
-    /// Line offsets of the conversation entries at the last layout.
-    pub conv_index: ConvIndex,
-    /// The first entry changed since the last layout other than by growing at the end (a call
-    /// line finished, a gap added), so the layout looks again from there.
-    pub conv_dirty: Option<usize>,
     /// The colours.
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
-    /// The active session's title, once it has one (its first prompt, or `/rename`).
-    pub session_title: Option<String>,
     /// Model names used before, newest first (for the `/model` picker).
     pub recent_models: Vec<String>,
     /// The approval mode (shown in the status line; Shift+Tab changes it).
@@ -222,8 +207,6 @@ pub struct State {
     pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
-    /// The `/plan` runs' blocks in the conversation.
-    pub plans: Plans,
 }
 
 impl State {
@@ -234,12 +217,7 @@ impl State {
             providers: crate::llm::Providers::default(),
             workspace: options.workspace.display().to_string(),
             status: TurnStatus::new(options.max_steps),
-            transcript: Transcript::new(),
-            entries: Vec::new(),
-            live: None,
-            expanded: Default::default(),
-            selected: None,
-            reveal_selection: false,
+            view: TranscriptView::default(),
             focus: Focus::Input,
             overlay: Overlay::None,
             flash: None,
@@ -248,11 +226,8 @@ impl State {
             composer: Composer::new(options.theme.muted, options.theme.text),
             scroll: Scrolls::default(),
             areas: Areas::default(),
-            conv_index: ConvIndex::default(),
-            conv_dirty: None,
             theme: options.theme.clone(),
             tools: options.tools.clone(),
-            session_title: None,
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
             approvals: Vec::new(),
@@ -260,99 +235,25 @@ impl State {
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
-            plans: Plans::default(),
         };
         for notice in &options.notices {
-            state.push(EntryKind::Notice, notice.clone());
+            state.view.push(EntryKind::Notice, notice.clone());
         }
         state
     }
 
     /// Empties the conversation and the steps (the history was cleared).
     pub fn clear_conversation(&mut self) {
-        self.entries.clear();
-        self.conv_dirty = None;
-        self.transcript = Transcript::new();
-        self.expanded.clear();
-        self.live = None;
-        self.selected = None;
+        self.view = TranscriptView::default();
         self.status.forget_session();
-        self.session_title = None;
-        self.plans = Plans::default();
         for s in self.scroll.iter_mut() {
             *s = Default::default();
         }
     }
 
-    /// Appends an entry and returns its index.
-    pub fn push(&mut self, kind: EntryKind, text: impl Into<String>) -> usize {
-        self.push_entry(Entry::new(kind, text))
-    }
-
-    /// Appends `entry`, giving the entry before it its blank line unless they belong together
-    /// (a thought and its calls), and returns its index.
-    pub fn push_entry(&mut self, entry: Entry) -> usize {
-        if entry.kind != EntryKind::Call
-            && let Some(last) = self.entries.len().checked_sub(1)
-            && !self.entries[last].gap
-        {
-            self.entries[last].gap = true;
-            self.touch_entry(last);
-        }
-        self.entries.push(entry);
-        self.entries.len() - 1
-    }
-
-    /// Marks entry `i` changed so the next layout renders it again.
-    pub fn touch_entry(&mut self, i: usize) {
-        if let Some(e) = self.entries.get_mut(i) {
-            e.touch();
-            self.conv_dirty = Some(self.conv_dirty.map_or(i, |d| d.min(i)));
-        }
-    }
-
-    /// The conversation line of the call `id`, latest first.
-    pub fn call_entry(&self, id: &str) -> Option<usize> {
-        self.entries
-            .iter()
-            .rposition(|e| e.call.as_ref().is_some_and(|c| c.id == id))
-    }
-
     /// Whether a turn is running (or was asked for, or a plan's executor is between items).
     pub fn busy(&self) -> bool {
         self.status.busy()
-    }
-
-    /// The step that drawing details (reasoning, tool output) follow: the selection, else the
-    /// latest.
-    pub fn detail_step(&self) -> Option<&Step> {
-        let steps = &self.transcript.steps;
-        self.selected
-            .and_then(|i| steps.get(i))
-            .or_else(|| steps.last())
-    }
-
-    /// How step `i`'s turn stopped, when the step was its last and the turn did not end well.
-    pub fn step_stop(&self, i: usize) -> Option<StepStop> {
-        let steps = &self.transcript.steps;
-        let step = steps.get(i)?;
-        if steps.get(i + 1).is_some_and(|next| next.turn == step.turn) {
-            return None;
-        }
-        match self.transcript.turns.get(step.turn)?.outcome? {
-            crate::events::TurnOutcome::Interrupted => Some(StepStop::Interrupted),
-            crate::events::TurnOutcome::Failed(_) => Some(StepStop::Failed),
-            _ => None,
-        }
-    }
-
-    /// The text of the last answer.
-    pub fn last_answer(&self) -> Option<&str> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|e| e.kind == EntryKind::Assistant && !e.text.is_empty())
-            .map(|e| e.text.as_str())
     }
 
     /// The panes currently shown, in Tab order.

@@ -218,7 +218,8 @@ fn shift_tab_and_slash_approval_change_the_mode_shown_in_the_status_line() {
     assert!(render(&mut s, 100, 20, now).contains("approval: read-only"));
     assert!(send(&mut s, now, "/approval sometimes").is_empty());
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
@@ -269,5 +270,12 @@ fn slash_approval_with_no_value_chosen_shows_the_mode_and_changes_nothing() {
         "{effects:?}"
     );
     assert_eq!(s.approval_mode, ApprovalMode::Ask);
-    assert!(s.entries.last().unwrap().text.starts_with("Approval: ask"));
+    assert!(
+        s.view
+            .entries
+            .last()
+            .unwrap()
+            .text
+            .starts_with("Approval: ask")
+    );
 }

@@ -23,14 +23,15 @@ fn copy_and_tools_and_unknown_commands() {
     );
     send(&mut s, t0, "/tools");
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
             .contains("read_text_file [built-in]")
     );
     send(&mut s, t0, "/nope");
-    assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error);
+    assert_eq!(s.view.entries.last().unwrap().kind, EntryKind::Error);
     send(&mut s, t0, "/help");
     assert!(matches!(s.overlay, Overlay::Help { .. }));
     s.overlay = Overlay::None;
@@ -75,17 +76,17 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
         ],
     );
     // The thought is not an answer: it stays in the conversation, dimmed, with its call under it.
-    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
+    let kinds: Vec<EntryKind> = s.view.entries.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
         [EntryKind::User, EntryKind::Thought, EntryKind::Call]
     );
-    assert_eq!(s.entries[1].text, "Let me ask a helper.");
+    assert_eq!(s.view.entries[1].text, "Let me ask a helper.");
     assert_eq!(
-        s.transcript.steps[0].thought(),
+        s.view.transcript.steps[0].thought(),
         Some("Let me ask a helper.")
     );
-    let sub = s.transcript.steps[0].calls[0].sub.as_deref().unwrap();
+    let sub = s.view.transcript.steps[0].calls[0].sub.as_deref().unwrap();
     assert_eq!(
         crate::tui::calls::sub_agent_lines(sub),
         vec!["↳ step 1".to_string(), "↳ list_files()".to_string()]
@@ -130,9 +131,9 @@ fn earlier_history_is_shown_and_recallable() {
     session.push(crate::agent::Message::assistant("old answer", None, vec![]));
     let mut s = state();
     crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
-    assert_eq!(s.entries.len(), 2);
+    assert_eq!(s.view.entries.len(), 2);
     assert_eq!(s.composer.prompt_history, vec!["old question".to_string()]);
-    assert!(s.entries[1].done);
+    assert!(s.view.entries[1].done);
 }
 
 #[test]
@@ -165,6 +166,7 @@ fn a_long_history_opens_with_only_the_bottom_rendered_and_the_rest_on_the_way_up
     let bottom = render(&mut s, 100, 30, t0);
     assert!(bottom.contains("Answer 999"), "{bottom}");
     let rendered = s
+        .view
         .entries
         .iter()
         .filter(|e| e.cache.estimated.is_none())
@@ -214,7 +216,7 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
     ));
     let mut s = state();
     crate::tui::update::show_session(&mut s, &session, std::time::Instant::now());
-    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
+    let kinds: Vec<EntryKind> = s.view.entries.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
         [
@@ -225,14 +227,25 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
         ],
         "the thought is not an answer"
     );
-    assert_eq!(s.entries[1].text, "Let me write it.");
-    assert_eq!(s.entries[3].text, "Done: **hello.txt** written.");
-    assert_eq!(s.transcript.steps.len(), 2);
-    assert_eq!(s.transcript.steps[0].thought(), Some("Let me write it."));
-    assert_eq!(s.transcript.steps[0].reasoning, "thinking about it");
-    assert!(s.transcript.steps[0].calls[0].outcome().unwrap().is_ok());
+    assert_eq!(s.view.entries[1].text, "Let me write it.");
+    assert_eq!(s.view.entries[3].text, "Done: **hello.txt** written.");
+    assert_eq!(s.view.transcript.steps.len(), 2);
     assert_eq!(
-        (s.transcript.steps[1].turn, s.transcript.steps[1].number),
+        s.view.transcript.steps[0].thought(),
+        Some("Let me write it.")
+    );
+    assert_eq!(s.view.transcript.steps[0].reasoning, "thinking about it");
+    assert!(
+        s.view.transcript.steps[0].calls[0]
+            .outcome()
+            .unwrap()
+            .is_ok()
+    );
+    assert_eq!(
+        (
+            s.view.transcript.steps[1].turn,
+            s.view.transcript.steps[1].number
+        ),
         (0, 2)
     );
     let screen = render(&mut s, 110, 24, Instant::now());
@@ -304,11 +317,11 @@ fn a_new_turn_brings_the_side_panes_back_to_the_live_step() {
     // The person opens step 1 of turn 1 in the timeline.
     s.focus = Focus::Timeline;
     update::apply(&mut s, Action::SelectPrev, t0);
-    assert!(s.selected.is_some());
-    assert_eq!(s.detail_step().unwrap().turn, 0);
+    assert!(s.view.selected.is_some());
+    assert_eq!(s.view.detail_step().unwrap().turn, 0);
     s.focus = Focus::Input;
     send(&mut s, t0, "second");
-    assert_eq!(s.selected, None, "the new turn is followed");
+    assert_eq!(s.view.selected, None, "the new turn is followed");
     feed(
         &mut s,
         t0,
@@ -317,15 +330,15 @@ fn a_new_turn_brings_the_side_panes_back_to_the_live_step() {
             AgentEvent::ReasoningDelta("thinking about turn two".into()),
         ],
     );
-    let live = s.detail_step().unwrap();
+    let live = s.view.detail_step().unwrap();
     assert_eq!((live.turn, live.number), (1, 1));
     assert_eq!(live.reasoning, "thinking about turn two");
     // Browsing stops following; End in the pane resumes it.
     s.focus = Focus::Timeline;
     update::apply(&mut s, Action::SelectPrev, t0);
-    assert!(s.selected.is_some());
+    assert!(s.view.selected.is_some());
     update::apply(&mut s, Action::ScrollBottom, t0);
-    assert_eq!(s.selected, None);
+    assert_eq!(s.view.selected, None);
 }
 
 #[test]
@@ -359,7 +372,7 @@ fn a_long_paste_is_one_marker_deleted_as_a_unit_and_sent_whole() {
         vec![Effect::Command(AgentCommand::Prompt(expected.clone()))]
     );
     assert!(s.composer.pastes.is_empty());
-    assert_eq!(s.entries.last().unwrap().text, expected);
+    assert_eq!(s.view.entries.last().unwrap().text, expected);
 }
 
 #[test]
@@ -409,7 +422,8 @@ fn copy_n_copies_the_numbered_code_block_of_the_last_answer() {
         vec![Effect::Copy("plain\ntext\n".into())]
     );
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
@@ -421,7 +435,7 @@ fn copy_n_copies_the_numbered_code_block_of_the_last_answer() {
     );
     for bad in ["/copy 3", "/copy 0", "/copy x"] {
         assert!(send(&mut s, t0, bad).is_empty(), "{bad}");
-        let last = s.entries.last().unwrap();
+        let last = s.view.entries.last().unwrap();
         assert_eq!(last.kind, EntryKind::Error);
         assert!(last.text.contains("has 2 code blocks"), "{}", last.text);
     }

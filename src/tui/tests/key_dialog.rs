@@ -59,7 +59,7 @@ fn report_check(s: &mut State, key: &str, check: KeyCheck) {
 
 /// No entry, notice, prompt, flash or input anywhere holds the key.
 fn assert_key_nowhere(s: &State) {
-    for e in &s.entries {
+    for e in &s.view.entries {
         assert!(!e.text.contains(KEY), "an entry shows the key: {}", e.text);
     }
     assert!(s.composer.prompt_history.iter().all(|p| !p.contains(KEY)));
@@ -252,7 +252,7 @@ fn an_accepted_key_is_saved_with_y() {
     update::on_key_report(&mut s, KeyReport::Saved(Ok(())));
     assert_eq!(s.overlay, Overlay::None);
     assert!(s.key_set);
-    let last = s.entries.last().unwrap();
+    let last = s.view.entries.last().unwrap();
     assert_eq!(last.kind, EntryKind::Notice);
     assert!(last.text.contains(PATH), "{}", last.text);
     assert_key_nowhere(&s);
@@ -276,7 +276,7 @@ fn a_failed_save_says_so_and_the_key_holds_for_this_run() {
         ))),
     );
     assert_eq!(s.overlay, Overlay::None);
-    let last = s.entries.last().unwrap();
+    let last = s.view.entries.last().unwrap();
     assert_eq!(last.kind, EntryKind::Error);
     assert!(last.text.contains("this run only") && last.text.contains(PATH));
     assert_key_nowhere(&s);
@@ -296,7 +296,7 @@ fn n_uses_the_key_for_this_run_only() {
     );
     assert_eq!(s.overlay, Overlay::None);
     assert!(s.key_set);
-    let last = s.entries.last().unwrap();
+    let last = s.view.entries.last().unwrap();
     assert!(last.text.contains("this run only") && last.text.contains(PATH));
     assert_key_nowhere(&s);
 }
@@ -309,7 +309,7 @@ fn slash_key_opens_the_dialog_and_is_listed() {
     assert!(matches!(s.overlay, Overlay::Key(_)));
     let mut s = state();
     send(&mut s, t0, "/nope");
-    assert!(s.entries.last().unwrap().text.contains("/key"));
+    assert!(s.view.entries.last().unwrap().text.contains("/key"));
 }
 
 #[test]
@@ -377,8 +377,8 @@ fn the_key_is_drawn_masked_and_a_checked_one_shows_its_last_four() {
 #[test]
 fn dialog_asking_for_the_key() {
     let mut s = no_key();
-    s.entries.clear();
-    s.push(
+    s.view.entries.clear();
+    s.view.push(
         EntryKind::Notice,
         format!("No DeepSeek API key: set DEEPSEEK_API_KEY in {PATH} (the recommended place)."),
     );

@@ -161,7 +161,7 @@ fn paste_inserts_newlines_without_sending() {
     );
     assert!(fx.is_empty());
     assert_eq!(s.composer.input_text(), "line one\nline two");
-    assert!(s.entries.is_empty());
+    assert!(s.view.entries.is_empty());
 }
 
 #[test]
@@ -174,12 +174,12 @@ fn enter_sends_the_prompt_and_empties_the_input() {
         vec![Effect::Command(AgentCommand::Prompt("hello\nworld".into()))]
     );
     assert!(s.composer.input_empty());
-    assert_eq!(s.entries[0].kind, EntryKind::User);
+    assert_eq!(s.view.entries[0].kind, EntryKind::User);
     assert!(s.busy());
     // A second prompt while busy is queued, with a hint in the status line, not lost.
     let fx = send(&mut s, t0, "again");
     assert!(fx.is_empty());
-    assert_eq!(s.entries.last().unwrap().kind, EntryKind::User);
+    assert_eq!(s.view.entries.last().unwrap().kind, EntryKind::User);
     assert!(s.flash.as_ref().unwrap().0.contains("Queued"));
     assert_eq!(s.composer.queued, ["again"]);
     let screen = render(&mut s, 120, 20, t0);
@@ -228,9 +228,23 @@ fn f2_and_model_command_switch_the_preset_at_once() {
         fx,
         vec![Effect::SetPreset(Preset::Custom("qwen2.5-coder".into()))]
     );
-    assert!(s.entries.last().unwrap().text.contains("sent as it is"));
+    assert!(
+        s.view
+            .entries
+            .last()
+            .unwrap()
+            .text
+            .contains("sent as it is")
+    );
     send(&mut s, t0, "/model");
-    assert!(s.entries.last().unwrap().text.contains("deepseek-v4-flash"));
+    assert!(
+        s.view
+            .entries
+            .last()
+            .unwrap()
+            .text
+            .contains("deepseek-v4-flash")
+    );
 }
 
 #[test]
@@ -242,11 +256,15 @@ fn steps_command_sets_the_limit_for_the_rest_of_the_session() {
     assert_eq!(s.status.max_steps, 12);
     for bad in ["/steps 0", "/steps 101", "/steps many"] {
         assert!(send(&mut s, t0, bad).is_empty(), "{bad}");
-        assert_eq!(s.entries.last().unwrap().kind, EntryKind::Error, "{bad}");
+        assert_eq!(
+            s.view.entries.last().unwrap().kind,
+            EntryKind::Error,
+            "{bad}"
+        );
     }
     assert_eq!(s.status.max_steps, 12);
     send(&mut s, t0, "/steps");
-    assert!(s.entries.last().unwrap().text.contains("at most 12"));
+    assert!(s.view.entries.last().unwrap().text.contains("at most 12"));
 }
 
 #[test]
@@ -254,7 +272,7 @@ fn the_step_limit_is_said_once_as_a_notice() {
     let t0 = Instant::now();
     let mut s = state();
     send(&mut s, t0, "loop");
-    let before = s.entries.len();
+    let before = s.view.entries.len();
     feed(
         &mut s,
         t0,
@@ -267,7 +285,7 @@ fn the_step_limit_is_said_once_as_a_notice() {
             },
         ],
     );
-    let added: Vec<_> = s.entries[before..].iter().collect();
+    let added: Vec<_> = s.view.entries[before..].iter().collect();
     let notices = added
         .iter()
         .filter(|e| e.text.contains("step limit"))
@@ -286,12 +304,12 @@ fn clearing_asks_first() {
     assert_eq!(s.overlay, Overlay::ConfirmClear);
     assert!(update::apply(&mut s, Action::ConfirmNo, t0).is_empty());
     assert_eq!(s.overlay, Overlay::None);
-    assert!(!s.entries.is_empty());
+    assert!(!s.view.entries.is_empty());
     send(&mut s, t0, "/clear");
     assert_eq!(s.overlay, Overlay::ConfirmClear);
     let fx = update::apply(&mut s, Action::ConfirmYes, t0);
     assert_eq!(fx, vec![Effect::Command(AgentCommand::ClearHistory)]);
-    assert!(s.entries.is_empty() && s.transcript.steps.is_empty());
+    assert!(s.view.entries.is_empty() && s.view.transcript.steps.is_empty());
 }
 
 #[test]
@@ -355,7 +373,7 @@ fn interrupt_only_while_busy_and_the_partial_answer_stays() {
             },
         ],
     );
-    let last = s.entries.last().unwrap();
+    let last = s.view.entries.last().unwrap();
     assert_eq!(last.text, "Once");
     assert!(last.interrupted && !s.busy());
 }
@@ -365,7 +383,7 @@ fn scrolled_up_view_stays_put_until_end_or_send() {
     let t0 = Instant::now();
     let mut s = state();
     for i in 0..20 {
-        s.push(EntryKind::Notice, format!("notice {i}"));
+        s.view.push(EntryKind::Notice, format!("notice {i}"));
     }
     render(&mut s, 80, 16, t0);
     update::apply(&mut s, Action::ScrollPage(-1), t0);
@@ -393,10 +411,10 @@ fn focus_cycles_through_shown_panes_and_timeline_selects() {
     assert_eq!(s.focus, Focus::Conversation);
     update::apply(&mut s, Action::FocusNext, t0);
     assert_eq!(s.focus, Focus::Timeline);
-    assert_eq!(s.selected, Some(1));
+    assert_eq!(s.view.selected, Some(1));
     update::apply(&mut s, Action::SelectPrev, t0);
     update::apply(&mut s, Action::ToggleStep, t0);
-    assert!(s.expanded.contains(&0) && !s.expanded.contains(&1));
+    assert!(s.view.expanded.contains(&0) && !s.view.expanded.contains(&1));
     // Round the panes back to the input.
     while s.focus != Focus::Input {
         update::apply(&mut s, Action::FocusNext, t0);

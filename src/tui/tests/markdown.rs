@@ -48,8 +48,8 @@ proptest! {
             let piece = &answer[pair[0]..pair[1]];
             feed(&mut s, t0, vec![AgentEvent::ContentDelta(piece.into())]);
             // Mid-stream: the committed part renders exactly as markdown of that part.
-            let idx = s.live.unwrap();
-            let entry = &mut s.entries[idx];
+            let idx = s.view.live.unwrap();
+            let entry = &mut s.view.entries[idx];
             let text = entry.text.clone();
             let cut = text.rfind('\n').map_or(0, |i| i + 1);
             let lines = entry.markdown.lines(&text, false, width - 2, &Theme::dark());
@@ -59,7 +59,7 @@ proptest! {
         }
         feed(&mut s, t0, vec![AgentEvent::TurnFinished { outcome: TurnOutcome::Answered, usage: None, last_usage: None }]);
         render_screen(&mut s, width);
-        let e = s.entries.last().unwrap();
+        let e = s.view.entries.last().unwrap();
         prop_assert_eq!(&e.cache.lines, &whole(answer, width - 2));
     }
 }
@@ -89,7 +89,10 @@ fn resize_rewraps_from_the_source() {
     );
     render_screen(&mut s, 40);
     render_screen(&mut s, 80);
-    assert_eq!(s.entries.last().unwrap().cache.lines, whole(ANSWERS[0], 78));
+    assert_eq!(
+        s.view.entries.last().unwrap().cache.lines,
+        whole(ANSWERS[0], 78)
+    );
 }
 
 /// A theme with the given colour depth (the built-in ones say 256 colours).

@@ -131,11 +131,11 @@ fn slash_plan_asks_the_agent_for_a_plan_and_the_plan_waits_in_the_input() {
         PLAN,
         "the plan is in the input, to edit"
     );
-    assert!(s.plans.draft());
+    assert!(s.view.plans.draft());
     // The planner's answer is shown once: as the plan's block.
-    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
+    let kinds: Vec<EntryKind> = s.view.entries.iter().map(|e| e.kind).collect();
     assert_eq!(kinds, [EntryKind::User, EntryKind::Plan]);
-    assert_eq!(s.entries[0].text, "/plan Tidy the notes");
+    assert_eq!(s.view.entries[0].text, "/plan Tidy the notes");
     insta::assert_snapshot!(render(&mut s, 100, 24, t0));
 }
 
@@ -161,7 +161,7 @@ fn enter_runs_the_plan_as_edited_and_esc_sets_it_aside() {
     assert_eq!(esc, Action::DiscardPlan);
     update::apply(&mut s, esc, t0);
     assert!(s.composer.input_empty());
-    assert_eq!(s.plans.list[0].phase, PlanPhase::NotRun);
+    assert_eq!(s.view.plans.list[0].phase, PlanPhase::NotRun);
     let effects = send(&mut s, t0, "just a question");
     assert_eq!(
         effects,
@@ -180,7 +180,7 @@ fn a_plan_without_numbered_items_is_not_run() {
     assert!(send(&mut s, t0, "no list here").is_empty());
     assert_eq!(s.composer.input_text(), "no list here", "kept to be fixed");
     assert!(send(&mut s, t0, "/plan").is_empty());
-    assert!(s.entries.last().unwrap().text.contains("needs a task"));
+    assert!(s.view.entries.last().unwrap().text.contains("needs a task"));
 }
 
 #[test]
@@ -198,7 +198,8 @@ fn the_run_stays_busy_between_items_and_esc_interrupts_it() {
     feed(&mut s, t0, failing_item());
     assert!(!s.busy());
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
@@ -285,8 +286,8 @@ fn a_reopened_session_shows_its_plan_run_as_it_was_seen_live() {
     feed(&mut live, t0, failing_item());
     let mut reopened = state();
     update::show_session(&mut reopened, &saved_session(), t0);
-    assert_eq!(reopened.plans.list, live.plans.list);
-    assert_eq!(reopened.plans.list[0].phase, PlanPhase::Stopped);
+    assert_eq!(reopened.view.plans.list, live.view.plans.list);
+    assert_eq!(reopened.view.plans.list[0].phase, PlanPhase::Stopped);
     // The same screen but the status line (the live one still shows the last key's hint).
     let without_status = |screen: String| {
         let lines: Vec<String> = screen.lines().map(str::to_string).collect();

@@ -240,7 +240,8 @@ fn slash_offers_the_commands_and_their_values() {
     typed(&mut s, "/ste");
     press(&mut s, KeyCode::Enter);
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
@@ -257,7 +258,8 @@ fn slash_offers_the_commands_and_their_values() {
     assert!(rows(&s).is_empty());
     press(&mut s, KeyCode::Enter);
     assert!(
-        s.entries
+        s.view
+            .entries
             .last()
             .unwrap()
             .text
@@ -386,11 +388,12 @@ fn an_attached_mention_is_a_chip_live_and_when_replayed() {
         vec![AgentEvent::FilesAttached(vec!["notes.md".into()])],
     );
     let user = s
+        .view
         .entries
         .iter()
         .rposition(|e| e.kind == EntryKind::User)
         .unwrap();
-    assert_eq!(s.entries[user].mentions, ["notes.md"]);
+    assert_eq!(s.view.entries[user].mentions, ["notes.md"]);
     let backend = render_backend(&mut s, 80, 16, t0);
     let chip = crate::tui::panes::chips::chip_style(&s.theme);
     let buffer = backend.buffer();
@@ -413,7 +416,7 @@ fn an_attached_mention_is_a_chip_live_and_when_replayed() {
     }));
     let mut again = state();
     update::show_session(&mut again, &session, t0);
-    let entry = &again.entries[0];
+    let entry = &again.view.entries[0];
     assert_eq!(
         (entry.text.as_str(), entry.mentions.as_slice()),
         ("sum up @notes.md please", &["notes.md".to_string()][..])

@@ -38,7 +38,7 @@ fn model_command_and_f2_reach_a_providers_models() {
     let mut s = with_local();
     assert_eq!(chosen(&send(&mut s, t0, "/model local/qwen")), "local/qwen");
     assert_eq!(s.preset.provider(), "local");
-    let said = &s.entries.last().unwrap().text;
+    let said = &s.view.entries.last().unwrap().text;
     assert!(said.contains("local/qwen (tools as text tags)"), "{said}");
     // F2 cycles the active provider's models.
     let fx = update::apply(&mut s, Action::TogglePreset, t0);
@@ -46,12 +46,12 @@ fn model_command_and_f2_reach_a_providers_models() {
     let fx = update::apply(&mut s, Action::TogglePreset, t0);
     assert_eq!(chosen(&fx), "local/qwen");
     send(&mut s, t0, "/model local/other");
-    assert!(s.entries.last().unwrap().text.contains("not listed"));
+    assert!(s.view.entries.last().unwrap().text.contains("not listed"));
     // A name before a slash that is no provider is refused (never DeepSeek with its key);
     // `deepseek/` says a DeepSeek model name holds a slash.
     let fx = send(&mut s, t0, "/model org/model");
     assert!(fx.is_empty(), "{fx:?}");
-    let said = &s.entries.last().unwrap().text;
+    let said = &s.view.entries.last().unwrap().text;
     assert!(said.contains("unknown provider `org`"), "{said}");
     assert_eq!(s.preset.to_string(), "local/other");
     let fx = send(&mut s, t0, "/model deepseek/org/model");

@@ -86,7 +86,7 @@ fn an_unreadable_session_is_reported_not_opened_and_deleting_asks_first() {
     press(&mut s, KeyCode::Down);
     press(&mut s, KeyCode::Down);
     assert!(press(&mut s, KeyCode::Enter).is_empty());
-    let said = &s.entries.last().unwrap().text;
+    let said = &s.view.entries.last().unwrap().text;
     assert!(
         said.contains("cannot be opened") && said.contains("not a session"),
         "{said}"
@@ -163,7 +163,7 @@ fn new_rename_and_a_reopened_session_replace_the_view() {
     let mut s = state();
     send(&mut s, Instant::now(), "hello\nwith a second line");
     feed(&mut s, Instant::now(), whole_turn("first answer"));
-    assert_eq!(s.session_title.as_deref(), Some("hello"));
+    assert_eq!(s.view.session_title.as_deref(), Some("hello"));
     assert_eq!(
         send(&mut s, Instant::now(), "/rename Parser work"),
         vec![Effect::Command(AgentCommand::Rename("Parser work".into()))]
@@ -187,8 +187,13 @@ fn new_rename_and_a_reopened_session_replace_the_view() {
             replay: vec![],
         }],
     );
-    assert_eq!(s.session_title, None);
-    assert_eq!(s.entries.len(), 1, "only the notice: {:?}", s.entries);
+    assert_eq!(s.view.session_title, None);
+    assert_eq!(
+        s.view.entries.len(),
+        1,
+        "only the notice: {:?}",
+        s.view.entries
+    );
     let mut replay = vec![AgentEvent::TurnStarted {
         prompt: "old question".into(),
     }];
@@ -202,10 +207,10 @@ fn new_rename_and_a_reopened_session_replace_the_view() {
             replay,
         }],
     );
-    let kinds: Vec<EntryKind> = s.entries.iter().map(|e| e.kind).collect();
+    let kinds: Vec<EntryKind> = s.view.entries.iter().map(|e| e.kind).collect();
     assert!(kinds.contains(&EntryKind::User) && kinds.contains(&EntryKind::Assistant));
-    assert_eq!(s.last_answer(), Some("old answer"));
-    assert_eq!(s.session_title.as_deref(), Some("Old one"));
+    assert_eq!(s.view.last_answer(), Some("old answer"));
+    assert_eq!(s.view.session_title.as_deref(), Some("Old one"));
     assert!(!s.busy());
 }
 

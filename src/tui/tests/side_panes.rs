@@ -12,7 +12,7 @@ mod reasoning {
     /// The cached lines equal the detail step's reasoning wrapped whole at the pane's width.
     fn assert_lines_are_the_whole_text_wrapped(state: &State) {
         let width = inner(state.areas.reasoning.expect("reasoning shown")).width as usize;
-        let text = &state.detail_step().expect("a step").reasoning;
+        let text = &state.view.detail_step().expect("a step").reasoning;
         assert_eq!(
             with_caches(|c| c.reasoning.lines().to_vec()),
             wrap::wrap_text(text, state.theme.reasoning, width)
@@ -85,10 +85,10 @@ mod reasoning {
         );
         check(&mut s, 160, 45);
         // The selection moves back to the first step, then away again.
-        s.selected = Some(0);
+        s.view.selected = Some(0);
         check(&mut s, 160, 45);
         assert!(with_caches(|c| c.reasoning.lines()[0].to_string()).starts_with("one"));
-        s.selected = None;
+        s.view.selected = None;
         check(&mut s, 160, 45);
         feed(&mut s, [AgentEvent::ReasoningDelta(" still two".into())]);
         check(&mut s, 160, 45);
@@ -106,16 +106,16 @@ mod reasoning {
         );
         check(&mut s, 160, 45);
         // Longer, same start, but an earlier line differs (not a continuation).
-        let step = s.transcript.steps.last_mut().unwrap();
+        let step = s.view.transcript.steps.last_mut().unwrap();
         let mut text = step.reasoning.replacen("thought 0", "THOUGHT 0", 1);
         text.push_str(" and a longer tail");
         step.reasoning = text;
         check(&mut s, 160, 45);
         // Shorter.
-        s.transcript.steps.last_mut().unwrap().reasoning = "short".into();
+        s.view.transcript.steps.last_mut().unwrap().reasoning = "short".into();
         check(&mut s, 160, 45);
         // The history cleared and a new turn of the same length at the same step index.
-        let len = s.transcript.steps[0].reasoning.len();
+        let len = s.view.transcript.steps[0].reasoning.len();
         feed(&mut s, [AgentEvent::HistoryCleared]);
         feed(&mut s, [AgentEvent::StepStarted { step: 1, max: 10 }]);
         feed(&mut s, [AgentEvent::ReasoningDelta("x".repeat(len))]);
@@ -161,7 +161,11 @@ mod tool_output {
     fn reference(state: &State, width: usize) -> Vec<Line<'static>> {
         let theme = &state.theme;
         let mut lines: Vec<Line<'static>> = Vec::new();
-        for call in state.detail_step().map_or(&[][..], |s| s.calls.as_slice()) {
+        for call in state
+            .view
+            .detail_step()
+            .map_or(&[][..], |s| s.calls.as_slice())
+        {
             let label = call_label(&call.name, &call.arguments);
             let result = call.finished.as_ref().map(|f| &f.result);
             let (head, style) = match (result, call.failed()) {
@@ -381,11 +385,11 @@ mod tool_output {
         check(&mut s, 160, 45);
         feed(&mut s, [output("c1", "second step output")]);
         check(&mut s, 160, 45);
-        s.selected = Some(0);
+        s.view.selected = Some(0);
         check(&mut s, 160, 45);
-        s.selected = Some(1);
+        s.view.selected = Some(1);
         check(&mut s, 160, 45);
-        s.selected = None;
+        s.view.selected = None;
         feed(&mut s, [output("c1", " continues")]);
         check(&mut s, 160, 45);
     }
@@ -403,15 +407,15 @@ mod tool_output {
         feed(&mut s, pieces(30).iter().map(|p| output("c1", p)));
         check(&mut s, 160, 45);
         // Longer but not a continuation.
-        let call = &mut s.transcript.steps[0].calls[0];
+        let call = &mut s.view.transcript.steps[0].calls[0];
         call.output = call.output.replacen("line 0", "LINE 0", 1) + "tail";
         check(&mut s, 160, 45);
-        s.transcript.steps[0].calls[0].output = "short".into();
+        s.view.transcript.steps[0].calls[0].output = "short".into();
         check(&mut s, 160, 45);
         feed(&mut s, [finished("c1", "one\n", 7)]);
         check(&mut s, 160, 45);
         // The same call, another result with the same duration.
-        if let Some(done) = &mut s.transcript.steps[0].calls[0].finished {
+        if let Some(done) = &mut s.view.transcript.steps[0].calls[0].finished {
             done.result = json!({"ok": true, "stdout": "two\nthree\n"});
         }
         check(&mut s, 160, 45);

@@ -240,7 +240,8 @@ fn after(line: &str) -> State {
 }
 
 fn said_unknown(s: &State) -> bool {
-    s.entries
+    s.view
+        .entries
         .iter()
         .any(|e| e.kind == EntryKind::Error && e.text.starts_with("Unknown command"))
 }
@@ -267,7 +268,7 @@ fn the_dispatcher_runs_every_command_of_the_table_and_nothing_else() {
         }
     }
     let s = after("/theme dark");
-    let text = &s.entries.last().unwrap().text;
+    let text = &s.view.entries.last().unwrap().text;
     assert!(said_unknown(&s), "{text}");
     for c in COMMANDS {
         assert!(

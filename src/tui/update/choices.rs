@@ -103,6 +103,7 @@ fn approval_modes(state: &State) -> Vec<Choice> {
 /// The code blocks of the last answer, by the number in their header, with their first line.
 fn code_blocks(state: &State) -> Vec<Choice> {
     let blocks = state
+        .view
         .last_answer()
         .map(crate::tui::markdown::code_blocks)
         .unwrap_or_default();

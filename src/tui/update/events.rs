@@ -18,7 +18,7 @@ use crate::tui::state::{
 /// Applies an agent event; returns what the event loop should do (a queued prompt starts when
 /// the turn before it ends).
 pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effect> {
-    let change = state.transcript.apply(&event);
+    let change = state.view.transcript.apply(&event);
     match event {
         AgentEvent::State(doing) => state.status.running(Some(doing), now),
         AgentEvent::TurnStarted { prompt } => {
@@ -27,12 +27,13 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
         }
         AgentEvent::FilesAttached(mentions) => {
             if let Some(i) = state
+                .view
                 .entries
                 .iter()
                 .rposition(|e| e.kind == EntryKind::User)
             {
-                state.entries[i].mentions = mentions;
-                state.touch_entry(i);
+                state.view.entries[i].mentions = mentions;
+                state.view.touch_entry(i);
             }
         }
         AgentEvent::StepStarted { step, max } => {
@@ -44,12 +45,12 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
         AgentEvent::ContentDelta(text) => {
             state.status.retry = None;
             let i = live_entry(state);
-            state.entries[i].text.push_str(&text);
-            state.entries[i].touch();
+            state.view.entries[i].text.push_str(&text);
+            state.view.entries[i].touch();
         }
         // The text so far was a thought, not the answer: it stays, dimmed.
         AgentEvent::StepFinished(StepEnd::Thought) => {
-            if let Some(i) = state.live.take() {
+            if let Some(i) = state.view.live.take() {
                 thought(state, i);
             }
         }
@@ -58,7 +59,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
             name,
             arguments,
         } => {
-            state.push_entry(Entry::call(id, name, arguments));
+            state.view.push_entry(Entry::call(id, name, arguments));
         }
         AgentEvent::ToolFinished {
             id,
@@ -67,15 +68,15 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
             duration,
             ..
         } => {
-            if let Some(i) = state.call_entry(&id)
-                && let Some(call) = &mut state.entries[i].call
+            if let Some(i) = state.view.call_entry(&id)
+                && let Some(call) = &mut state.view.entries[i].call
             {
                 call.status = match calls::failure_reason(&outcome) {
                     Some(reason) => CallStatus::Failed(reason),
                     None if approved => CallStatus::Approved(duration),
                     None => CallStatus::Done(duration),
                 };
-                state.touch_entry(i);
+                state.view.touch_entry(i);
             }
         }
         AgentEvent::Retrying {
@@ -91,7 +92,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
             });
         }
         AgentEvent::Error { message } => {
-            state.push(EntryKind::Error, message);
+            state.view.push(EntryKind::Error, message);
         }
         AgentEvent::TurnFinished { outcome, usage, .. } if change == Change::TurnEnded => {
             // Only a live turn fails for want of a key (a saved one's cause is not kept).
@@ -103,14 +104,20 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
                 state.status.last_usage = usage;
             }
             // A plan's executor goes on between its items: still busy.
-            if !state.transcript.plans.last().is_some_and(|p| p.running()) {
+            if !state
+                .view
+                .transcript
+                .plans
+                .last()
+                .is_some_and(|p| p.running())
+            {
                 return turn_over(state, now);
             }
         }
         AgentEvent::ContextUsage { used, budget } => state.status.context = Some((used, budget)),
         AgentEvent::HistoryCleared => state.clear_conversation(),
         AgentEvent::Notice(text) => {
-            state.push(EntryKind::Notice, text);
+            state.view.push(EntryKind::Notice, text);
         }
         AgentEvent::Plan(event) => {
             let over = matches!(event, crate::events::PlanEvent::Finished(_));
@@ -149,33 +156,35 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
                 let _ = on_event(state, event, now);
             }
             state.status.step = 0;
-            state.session_title = title;
-            state.push(EntryKind::Notice, notice);
+            state.view.session_title = title;
+            state.view.push(EntryKind::Notice, notice);
         }
         AgentEvent::SessionRenamed(title) => {
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!("This session is now called \u{201c}{title}\u{201d}."),
             );
-            state.session_title = Some(title);
+            state.view.session_title = Some(title);
         }
         AgentEvent::FileChanges(diff) => {
-            state.push(EntryKind::Notice, "What this session's turns changed:");
-            state.push(EntryKind::Diff, diff);
+            state
+                .view
+                .push(EntryKind::Notice, "What this session's turns changed:");
+            state.view.push(EntryKind::Diff, diff);
         }
         AgentEvent::InstructionsDiff(diff) => {
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 "How AGENTS.md changed since this session last read it:",
             );
-            state.push(EntryKind::Diff, diff);
+            state.view.push(EntryKind::Diff, diff);
         }
         AgentEvent::UndoConflict(diff) => {
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 "Files were changed since that turn; undoing it would do this to them:",
             );
-            state.push(EntryKind::Diff, diff);
+            state.view.push(EntryKind::Diff, diff);
             state.overlay = Overlay::ConfirmUndo;
         }
         AgentEvent::ApprovalRequested(request) => {
@@ -211,21 +220,21 @@ pub fn show_session(state: &mut State, session: &Session, now: Instant) {
             .map(|m| m.shown().to_string()),
     );
     state.status.step = 0;
-    state.session_title = session.title();
+    state.view.session_title = session.title();
 }
 
 /// A turn began: its prompt joins the conversation, and the side panes follow its live step
 /// again, whatever was selected or scrolled before (selecting a step stops following; End or
 /// the next turn resumes it).
 fn turn_started(state: &mut State, prompt: String) {
-    if state.session_title.is_none() {
-        state.session_title = Some(crate::agent::session::title_from_prompt(&prompt));
+    if state.view.session_title.is_none() {
+        state.view.session_title = Some(crate::agent::session::title_from_prompt(&prompt));
     }
     let entry = prompt_entry(state, prompt);
-    state.push_entry(entry);
+    state.view.push_entry(entry);
     state.scroll[Pane::Conversation].jump_to_bottom();
     state.status.step = 0;
-    state.selected = None;
+    state.view.selected = None;
     for pane in Pane::SIDE {
         state.scroll[pane].jump_to_bottom();
     }
@@ -233,11 +242,12 @@ fn turn_started(state: &mut State, prompt: String) {
 
 /// The cell that shows a turn's prompt: what the turn belongs to says how.
 fn prompt_entry(state: &State, prompt: String) -> Entry {
-    let group = state.transcript.turns.last().map(|t| t.group);
+    let group = state.view.transcript.turns.last().map(|t| t.group);
     match group {
         Some(Group::Planner { .. }) => Entry::new(EntryKind::User, format!("/plan {prompt}")),
         Some(Group::Item { plan, item }) => {
             let total = state
+                .view
                 .transcript
                 .plans
                 .get(plan)
@@ -252,11 +262,11 @@ fn prompt_entry(state: &State, prompt: String) -> Entry {
 }
 
 fn live_entry(state: &mut State) -> usize {
-    match state.live {
-        Some(i) if i < state.entries.len() => i,
+    match state.view.live {
+        Some(i) if i < state.view.entries.len() => i,
         _ => {
-            let i = state.push(EntryKind::Assistant, "");
-            state.live = Some(i);
+            let i = state.view.push(EntryKind::Assistant, "");
+            state.view.live = Some(i);
             i
         }
     }
@@ -265,23 +275,23 @@ fn live_entry(state: &mut State) -> usize {
 /// Turns the live answer `i` into a thought (the model went on to call tools), or drops it
 /// when nothing was said.
 fn thought(state: &mut State, i: usize) {
-    let Some(e) = state.entries.get_mut(i) else {
+    let Some(e) = state.view.entries.get_mut(i) else {
         return;
     };
     if e.text.trim().is_empty() {
-        if i + 1 == state.entries.len() {
-            state.entries.pop();
+        if i + 1 == state.view.entries.len() {
+            state.view.entries.pop();
         }
         return;
     }
     let text = std::mem::take(&mut e.text);
     *e = Entry::new(EntryKind::Thought, text.trim_end());
-    state.touch_entry(i);
+    state.view.touch_entry(i);
 }
 
 fn finish_live(state: &mut State) {
-    if let Some(i) = state.live.take()
-        && let Some(e) = state.entries.get_mut(i)
+    if let Some(i) = state.view.live.take()
+        && let Some(e) = state.view.entries.get_mut(i)
     {
         e.done = true;
         e.touch();
@@ -295,28 +305,28 @@ fn turn_finished(state: &mut State, outcome: TurnOutcome) {
         state.overlay = Overlay::None;
     }
     let interrupted = outcome == TurnOutcome::Interrupted;
-    match state.live {
+    match state.view.live {
         Some(i) => {
-            let e = &mut state.entries[i];
+            let e = &mut state.view.entries[i];
             e.interrupted = interrupted;
             if e.text.is_empty() && !interrupted {
-                state.entries.remove(i);
-                state.live = None;
+                state.view.entries.remove(i);
+                state.view.live = None;
             }
         }
         None if interrupted => {
-            let i = state.push(EntryKind::Assistant, "");
-            state.entries[i].interrupted = true;
+            let i = state.view.push(EntryKind::Assistant, "");
+            state.view.entries[i].interrupted = true;
         }
         None => {}
     }
     finish_live(state);
     // A call that never reported its end (the turn was stopped under it) stops spinning.
-    let open: Vec<usize> = (0..state.entries.len())
+    let open: Vec<usize> = (0..state.view.entries.len())
         .rev()
-        .take_while(|&i| state.entries[i].kind != EntryKind::User)
+        .take_while(|&i| state.view.entries[i].kind != EntryKind::User)
         .filter(|&i| {
-            state.entries[i]
+            state.view.entries[i]
                 .call
                 .as_ref()
                 .is_some_and(|c| c.status == CallStatus::Running)
@@ -328,9 +338,9 @@ fn turn_finished(state: &mut State, outcome: TurnOutcome) {
         _ => "stopped",
     };
     for i in open {
-        if let Some(call) = &mut state.entries[i].call {
+        if let Some(call) = &mut state.view.entries[i].call {
             call.status = CallStatus::Failed(why.to_string());
         }
-        state.touch_entry(i);
+        state.view.touch_entry(i);
     }
 }

@@ -16,7 +16,7 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     if trimmed.is_empty() {
         return;
     }
-    if state.plans.draft() && !trimmed.starts_with('/') && !state.busy() {
+    if state.view.plans.draft() && !trimmed.starts_with('/') && !state.busy() {
         return super::plan::run(state, &text, now, effects);
     }
     if let Some(command) = trimmed.strip_prefix('/') {

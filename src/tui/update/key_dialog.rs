@@ -201,7 +201,7 @@ fn confirm_key(state: &mut State, key: KeyEvent, effects: &mut Vec<Effect>) {
             );
             close(state);
             state.key_set = true;
-            state.push(EntryKind::Notice, text);
+            state.view.push(EntryKind::Notice, text);
         }
         _ => {}
     }
@@ -228,13 +228,13 @@ pub fn on_report(state: &mut State, report: KeyReport) {
             // The key is in use either way (the event loop set it before saving).
             state.key_set = true;
             match result {
-                Ok(()) => state.push(
+                Ok(()) => state.view.push(
                     EntryKind::Notice,
                     format!(
                         "Saved the key to {path} (readable only by you). It is used from now on, and at every start."
                     ),
                 ),
-                Err(e) => state.push(
+                Err(e) => state.view.push(
                     EntryKind::Error,
                     format!("The key was not saved: {e}. It is used for this run only."),
                 ),

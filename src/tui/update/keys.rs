@@ -23,7 +23,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.composer.popup.is_some(),
-        plan_draft: state.plans.draft(),
+        plan_draft: state.view.plans.draft(),
         quit_armed: state
             .composer
             .last_ctrl_c

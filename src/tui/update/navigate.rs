@@ -28,7 +28,7 @@ pub(super) fn scroll(state: &mut State, action: Action) {
                 state.focus,
                 Focus::Timeline | Focus::Reasoning | Focus::ToolOutput
             ) {
-                state.selected = None;
+                state.view.selected = None;
             }
             state.scroll[slot].jump_to_bottom();
         }
@@ -42,17 +42,21 @@ pub(super) fn steps(state: &mut State, action: Action) {
         Action::SelectPrev => select(state, -1),
         Action::SelectNext => select(state, 1),
         Action::ToggleStep => {
-            if let Some(i) = state.selected.filter(|&i| i < state.transcript.steps.len()) {
-                if !state.expanded.remove(&i) {
-                    state.expanded.insert(i);
+            if let Some(i) = state
+                .view
+                .selected
+                .filter(|&i| i < state.view.transcript.steps.len())
+            {
+                if !state.view.expanded.remove(&i) {
+                    state.view.expanded.insert(i);
                 }
-                state.reveal_selection = true;
+                state.view.reveal_selection = true;
             }
         }
         Action::ToggleAllSteps => {
-            let steps = &state.transcript.steps;
-            let expand = state.expanded.len() < steps.len();
-            state.expanded = if expand {
+            let steps = &state.view.transcript.steps;
+            let expand = state.view.expanded.len() < steps.len();
+            state.view.expanded = if expand {
                 (0..steps.len()).collect()
             } else {
                 Default::default()
@@ -60,10 +64,10 @@ pub(super) fn steps(state: &mut State, action: Action) {
             // Expanded, the view opens at the selected step (else the latest turn's first), not
             // at the bottom of the last one.
             if expand && let Some(last) = steps.last().map(|s| s.turn) {
-                if state.selected.is_none() {
-                    state.selected = steps.iter().position(|s| s.turn == last);
+                if state.view.selected.is_none() {
+                    state.view.selected = steps.iter().position(|s| s.turn == last);
                 }
-                state.reveal_selection = true;
+                state.view.reveal_selection = true;
                 state.scroll[Pane::Timeline].follow = false;
             }
         }
@@ -92,8 +96,8 @@ pub(super) fn toggle_fold(state: &mut State, now: Instant) {
     let scroll = &state.scroll[Pane::Conversation];
     let top = scroll.effective_top();
     let bottom = top + scroll.height;
-    let offsets = &state.conv_index.offsets;
-    let in_view: Vec<usize> = (0..state.entries.len())
+    let offsets = &state.view.conv_index.offsets;
+    let in_view: Vec<usize> = (0..state.view.entries.len())
         .filter(|&i| {
             let (start, end) = (
                 offsets.get(i).copied().unwrap_or(usize::MAX),
@@ -101,17 +105,17 @@ pub(super) fn toggle_fold(state: &mut State, now: Instant) {
             );
             start < bottom
                 && end > top
-                && crate::tui::panes::conversation::foldable(&state.entries[i])
+                && crate::tui::panes::conversation::foldable(&state.view.entries[i])
         })
         .collect();
     if in_view.is_empty() {
         flash(state, now, "No long message in view to show whole");
         return;
     }
-    let expand = in_view.iter().any(|&i| !state.entries[i].expanded);
+    let expand = in_view.iter().any(|&i| !state.view.entries[i].expanded);
     for i in in_view {
-        state.entries[i].expanded = expand;
-        state.touch_entry(i);
+        state.view.entries[i].expanded = expand;
+        state.view.touch_entry(i);
     }
 }
 
@@ -120,21 +124,21 @@ pub(super) fn cycle_focus(state: &mut State, direction: isize) {
     let here = panes.iter().position(|f| *f == state.focus).unwrap_or(0) as isize;
     let n = panes.len() as isize;
     state.focus = panes[((here + direction).rem_euclid(n)) as usize];
-    let steps = state.transcript.steps.len();
-    if state.focus == Focus::Timeline && state.selected.is_none() && steps > 0 {
-        state.selected = Some(steps - 1);
-        state.reveal_selection = true;
+    let steps = state.view.transcript.steps.len();
+    if state.focus == Focus::Timeline && state.view.selected.is_none() && steps > 0 {
+        state.view.selected = Some(steps - 1);
+        state.view.reveal_selection = true;
     }
 }
 
 fn select(state: &mut State, direction: isize) {
-    if state.transcript.steps.is_empty() {
+    if state.view.transcript.steps.is_empty() {
         return;
     }
-    let last = state.transcript.steps.len() as isize - 1;
-    let current = state.selected.map_or(last + 1, |s| s as isize);
-    state.selected = Some((current + direction).clamp(0, last) as usize);
-    state.reveal_selection = true;
+    let last = state.view.transcript.steps.len() as isize - 1;
+    let current = state.view.selected.map_or(last + 1, |s| s as isize);
+    state.view.selected = Some((current + direction).clamp(0, last) as usize);
+    state.view.reveal_selection = true;
     state.scroll[Pane::Timeline].follow = false;
 }
 

@@ -64,7 +64,7 @@ fn choose(state: &mut State, effects: &mut Vec<Effect>) {
     match (picker.kind, chosen) {
         (_, Some(item)) if item.problem.is_some() => {
             let problem = item.problem.unwrap_or_default();
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!("{} cannot be opened: it {problem}.", item.label),
             );
@@ -83,11 +83,13 @@ fn choose(state: &mut State, effects: &mut Vec<Effect>) {
             close(state);
             match state.providers.resolve(&name) {
                 Ok(preset) => {
-                    state.push(EntryKind::Notice, super::preset::chosen_text(&preset));
+                    state
+                        .view
+                        .push(EntryKind::Notice, super::preset::chosen_text(&preset));
                     set_preset(state, preset, effects);
                 }
                 Err(e) => {
-                    state.push(EntryKind::Error, format!("{name}: {e}."));
+                    state.view.push(EntryKind::Error, format!("{name}: {e}."));
                 }
             }
         }

@@ -30,6 +30,7 @@ pub(super) fn on_plan(state: &mut State, event: PlanEvent) {
 /// input to be edited and run.
 fn proposed(state: &mut State, items: &[String], replayed: bool) {
     let (task, planner) = state
+        .view
         .transcript
         .plans
         .last()
@@ -44,22 +45,23 @@ fn proposed(state: &mut State, items: &[String], replayed: bool) {
     let mut plan = PlanView::new(task, planner, items, phase);
     // The planner's answer (after its prompt) is the plan: shown once, as the block.
     let answer = state
+        .view
         .entries
         .iter()
         .rposition(|e| matches!(e.kind, EntryKind::Assistant | EntryKind::User))
-        .filter(|&i| state.entries[i].kind == EntryKind::Assistant);
+        .filter(|&i| state.view.entries[i].kind == EntryKind::Assistant);
     let entry = Entry::new(EntryKind::Plan, "");
     let i = match answer {
         Some(i) => {
-            state.entries[i] = entry;
-            state.touch_entry(i);
+            state.view.entries[i] = entry;
+            state.view.touch_entry(i);
             i
         }
-        None => state.push_entry(entry),
+        None => state.view.push_entry(entry),
     };
     plan.entry = Some(i);
-    state.plans.list.push(plan);
-    sync(state, state.plans.list.len() - 1);
+    state.view.plans.list.push(plan);
+    sync(state, state.view.plans.list.len() - 1);
     if !replayed {
         state.composer.set_input(&format_items(items));
         state.focus = Focus::Input;
@@ -69,33 +71,35 @@ fn proposed(state: &mut State, items: &[String], replayed: bool) {
 /// The executor begins: the plan waiting (or, told again, the last proposed) runs as edited.
 fn executing(state: &mut State, items: &[String], model: String) {
     let reuse = state
+        .view
         .plans
         .list
         .last()
         .is_some_and(|p| matches!(p.phase, PlanPhase::Draft | PlanPhase::NotRun));
     if !reuse {
         let plan = PlanView::new(String::new(), String::new(), items, PlanPhase::Running);
-        state.plans.list.push(plan);
-        let i = state.push_entry(Entry::new(EntryKind::Plan, ""));
-        if let Some(plan) = state.plans.list.last_mut() {
+        state.view.plans.list.push(plan);
+        let i = state.view.push_entry(Entry::new(EntryKind::Plan, ""));
+        if let Some(plan) = state.view.plans.list.last_mut() {
             plan.entry = Some(i);
         }
     }
-    let index = state.plans.list.len() - 1;
-    if let Some(plan) = state.plans.list.last_mut() {
+    let index = state.view.plans.list.len() - 1;
+    if let Some(plan) = state.view.plans.list.last_mut() {
         plan.set_items(items);
         plan.phase = PlanPhase::Running;
         plan.executor = Some(model);
     }
-    state.plans.executing = Some(index);
+    state.view.plans.executing = Some(index);
     sync(state, index);
 }
 
 fn set_item(state: &mut State, index: usize, item_state: ItemState, reason: Option<String>) {
-    let Some(p) = state.plans.executing else {
+    let Some(p) = state.view.plans.executing else {
         return;
     };
     if let Some(item) = state
+        .view
         .plans
         .list
         .get_mut(p)
@@ -109,8 +113,8 @@ fn set_item(state: &mut State, index: usize, item_state: ItemState, reason: Opti
 
 /// The executor stopped: the plan says how, and the screen is idle again.
 fn finished(state: &mut State, summary: &PlanSummary) {
-    if let Some(p) = state.plans.executing.take() {
-        if let Some(plan) = state.plans.list.get_mut(p) {
+    if let Some(p) = state.view.plans.executing.take() {
+        if let Some(plan) = state.view.plans.list.get_mut(p) {
             plan.phase = if summary.completed() {
                 PlanPhase::Done
             } else {
@@ -122,13 +126,13 @@ fn finished(state: &mut State, summary: &PlanSummary) {
     let (done, total) = (summary.done, summary.total);
     match &summary.stopped {
         None if summary.completed() => {
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!("Plan done: {done} of {total} items."),
             );
         }
         None => {
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!("Plan stopped after {done} of {total} items."),
             );
@@ -148,29 +152,29 @@ fn finished(state: &mut State, summary: &PlanSummary) {
             } else {
                 EntryKind::Error
             };
-            state.push(kind, text);
+            state.view.push(kind, text);
         }
     }
 }
 
 /// Copies plan `p` into its block and marks the block changed.
 fn sync(state: &mut State, p: usize) {
-    let Some(plan) = state.plans.list.get(p) else {
+    let Some(plan) = state.view.plans.list.get(p) else {
         return;
     };
     if let Some(i) = plan.entry
-        && let Some(entry) = state.entries.get_mut(i)
+        && let Some(entry) = state.view.entries.get_mut(i)
     {
         entry.plan = Some(Box::new(plan.clone()));
-        state.touch_entry(i);
+        state.view.touch_entry(i);
     }
 }
 
 /// A plan waiting in the input is set aside (it stays shown, as not run).
 pub(super) fn set_aside(state: &mut State) {
-    if state.plans.draft() {
-        let p = state.plans.list.len() - 1;
-        state.plans.list[p].phase = PlanPhase::NotRun;
+    if state.view.plans.draft() {
+        let p = state.view.plans.list.len() - 1;
+        state.view.plans.list[p].phase = PlanPhase::NotRun;
         sync(state, p);
     }
 }
@@ -202,7 +206,7 @@ pub(super) fn discard(state: &mut State, now: Instant) {
 /// `/plan TASK`: the planner turn.
 pub(super) fn start(state: &mut State, task: &str, effects: &mut Vec<Effect>, now: Instant) {
     if task.is_empty() {
-        state.push(
+        state.view.push(
             EntryKind::Error,
             "`/plan` needs a task: /plan TASK writes a plan for it, to edit and run.",
         );

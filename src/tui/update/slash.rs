@@ -72,7 +72,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
 /// A name the table does not hold: says so, with every command.
 fn unknown(state: &mut State, name: &str) {
     let all: Vec<String> = COMMANDS.iter().map(|c| c.usage()).collect();
-    state.push(
+    state.view.push(
         EntryKind::Error,
         format!("Unknown command `/{name}`. Commands: {}.", all.join(", ")),
     );
@@ -89,10 +89,12 @@ fn model(state: &mut State, name: Option<&str>, effects: &mut Vec<Effect>) {
         Ok(preset) => {
             let text = super::preset::chosen_text(&preset);
             set_preset(state, preset, effects);
-            state.push(EntryKind::Notice, text);
+            state.view.push(EntryKind::Notice, text);
         }
         Err(e) => {
-            state.push(EntryKind::Error, format!("/model {name}: {e}."));
+            state
+                .view
+                .push(EntryKind::Error, format!("/model {name}: {e}."));
         }
     }
 }
@@ -104,20 +106,20 @@ fn steps(state: &mut State, n: Option<&str>, effects: &mut Vec<Effect>) {
             "Steps per turn: at most {} (/steps N sets it for the rest of this session, 1 to 100).",
             state.status.max_steps
         );
-        state.push(EntryKind::Notice, text);
+        state.view.push(EntryKind::Notice, text);
         return;
     };
     match n.parse::<usize>() {
         Ok(max @ 1..=100) => {
             state.status.max_steps = max;
             effects.push(Effect::Command(AgentCommand::SetMaxSteps(max)));
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!("Steps per turn: at most {max} from the next turn on."),
             );
         }
         _ => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!("`/steps {n}`: give a whole number from 1 to 100."),
             );
@@ -132,16 +134,18 @@ fn approval(state: &mut State, name: Option<&str>, now: Instant, effects: &mut V
             "Approval: {} (/approval auto|ask|read-only or Shift+Tab changes it).",
             state.approval_mode.name()
         );
-        state.push(EntryKind::Notice, text);
+        state.view.push(EntryKind::Notice, text);
         return;
     };
     match crate::approval::ApprovalMode::from_name(name) {
         Some(mode) => {
             super::approval::set_mode(state, mode, now, effects);
-            state.push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
+            state
+                .view
+                .push(EntryKind::Notice, format!("Approval: {}.", mode.name()));
         }
         None => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!("`/approval {name}`: the modes are auto, ask and read-only."),
             );
@@ -152,7 +156,7 @@ fn approval(state: &mut State, name: Option<&str>, now: Instant, effects: &mut V
 /// `/rename TITLE` names this session.
 fn rename(state: &mut State, title: &str, effects: &mut Vec<Effect>) {
     if title.is_empty() {
-        state.push(
+        state.view.push(
             EntryKind::Error,
             "`/rename` needs a title: /rename TITLE names this session.",
         );
@@ -166,7 +170,7 @@ fn instructions(state: &mut State, arg: Option<&str>, effects: &mut Vec<Effect>)
     match arg {
         None | Some("diff") => effects.push(Effect::Command(AgentCommand::InstructionsDiff)),
         Some(other) => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!("`/instructions {other}`: use /instructions or /instructions diff."),
             );
@@ -191,7 +195,7 @@ fn tools(state: &mut State) {
             text.push_str(&format!("\n  {tool} [mcp {}] — {summary}", server.name));
         }
     }
-    state.push(EntryKind::Notice, text);
+    state.view.push(EntryKind::Notice, text);
 }
 
 /// `/init`: the turn in which the model writes a starter AGENTS.md.
@@ -228,18 +232,18 @@ fn mcp(state: &mut State, verb: Option<&str>, name: Option<&str>, effects: &mut 
                     text.push_str(&format!("\n    last error: {error}"));
                 }
             }
-            state.push(EntryKind::Notice, text);
+            state.view.push(EntryKind::Notice, text);
         }
         (Some("restart"), Some(name)) if state.mcp.iter().any(|s| s.name == name) => {
             effects.push(Effect::Command(AgentCommand::McpRestart(name.to_string())));
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!("Restarting the MCP server `{name}`…"),
             );
         }
         (Some("restart"), Some(name)) => {
             let names: Vec<&str> = state.mcp.iter().map(|s| s.name.as_str()).collect();
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!(
                     "There is no MCP server `{name}`; the servers are: {}.",
@@ -248,7 +252,7 @@ fn mcp(state: &mut State, verb: Option<&str>, name: Option<&str>, effects: &mut 
             );
         }
         _ => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 "Use /mcp to list the MCP servers, /mcp restart NAME to restart one.",
             );
@@ -257,11 +261,11 @@ fn mcp(state: &mut State, verb: Option<&str>, name: Option<&str>, effects: &mut 
 }
 
 pub(super) fn copy(state: &mut State, effects: &mut Vec<Effect>) {
-    match state.last_answer().map(str::to_string) {
+    match state.view.last_answer().map(str::to_string) {
         Some(answer) => {
             let chars = answer.chars().count();
             effects.push(Effect::Copy(answer));
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!(
                     "Sent the last answer ({chars} characters) to the clipboard with OSC 52. \
@@ -271,7 +275,9 @@ pub(super) fn copy(state: &mut State, effects: &mut Vec<Effect>) {
             );
         }
         None => {
-            state.push(EntryKind::Notice, "There is no answer to copy yet.");
+            state
+                .view
+                .push(EntryKind::Notice, "There is no answer to copy yet.");
         }
     }
 }
@@ -279,6 +285,7 @@ pub(super) fn copy(state: &mut State, effects: &mut Vec<Effect>) {
 /// `/copy N`: the N-th code block of the last answer (the number in its header).
 pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) {
     let blocks = state
+        .view
         .last_answer()
         .map(crate::tui::markdown::code_blocks)
         .unwrap_or_default();
@@ -292,7 +299,7 @@ pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) 
         Some(code) => {
             let lines = code.lines().count();
             effects.push(Effect::Copy(code));
-            state.push(
+            state.view.push(
                 EntryKind::Notice,
                 format!(
                     "Sent code block {n} ({lines} lines) to the clipboard with OSC 52. If nothing \
@@ -301,13 +308,13 @@ pub(super) fn copy_block(state: &mut State, n: &str, effects: &mut Vec<Effect>) 
             );
         }
         None if count == 0 => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 "The last answer has no code block: /copy copies the whole answer.",
             );
         }
         None => {
-            state.push(
+            state.view.push(
                 EntryKind::Error,
                 format!(
                     "`/copy {n}`: the last answer has {count} code block{}; give a number from 1 to {count} (the number in the block's header).",
