@@ -56,11 +56,6 @@ pub enum FailCause {
 }
 
 impl FailCause {
-    /// Whether a key would help: the UI asks for one again.
-    pub fn is_key(self) -> bool {
-        matches!(self, Self::MissingKey | Self::RefusedKey)
-    }
-
     /// The name the JSON formats use.
     pub fn name(self) -> &'static str {
         match self {

@@ -104,7 +104,8 @@ impl Agent {
     /// Runs the calls of one response and returns their observations in call order, with
     /// whether each one ran (a refused call did not).
     /// Consecutive read-only calls run concurrently; a call that changes something, or that a
-    /// person approved, runs alone.
+    /// person approved, runs alone; a refused call is reported in its place, so the reads
+    /// before it and after it run as two batches.
     pub(super) async fn run_calls(
         &self,
         calls: &[ToolCall],
@@ -203,7 +204,17 @@ impl Agent {
         let made = (0..calls.len())
             .map(|i| runnable.contains(&i) || repeated.contains(&i))
             .collect();
-        (filled(observations, calls), made)
+        // Every call with an observation was reported as it got it.
+        let reported: Vec<bool> = observations.iter().map(Option::is_some).collect();
+        let observed = filled(observations, calls);
+        // A call the interrupt kept from starting is reported too, so every view lists every
+        // call the model made, as a saved session does.
+        for (i, o) in observed.iter().enumerate() {
+            if !reported[i] {
+                report_refused(events, &calls[i], o);
+            }
+        }
+        (observed, made)
     }
 
     /// Applies the repeated-call guard and the per-step caps: the refused calls get their

@@ -410,10 +410,11 @@ fn close_open_calls(fixed: &mut Vec<Message>, open: &mut Vec<String>) {
             .find(|c| c.id == id)
             .map(|c| c.function.name.clone())
             .unwrap_or_default();
-        fixed.push(Message::tool(
+        fixed.push(Message::tool_result(
             id,
             serde_json::json!({"ok": false, "tool": name, "error": "the call did not run: the turn was interrupted"})
                 .to_string(),
+            (CallOutcome::Interrupted, false),
         ));
     }
 }

@@ -241,6 +241,9 @@ fn call_line(
         AgentEvent::Error { message } if !pad.is_empty() => {
             writeln!(err, "{pad}[error] {}", clean(message))
         }
+        AgentEvent::Notice(text) if !pad.is_empty() => {
+            writeln!(err, "{pad}[notice] {}", clean(text))
+        }
         _ => Ok(()),
     }
 }

@@ -335,10 +335,9 @@ impl ToolRegistry {
             ),
             Err(e) => {
                 let error = e.to_string();
-                (
-                    error_observation(name, &error),
-                    CallOutcome::Failed { error },
-                )
+                let observation = error_observation(name, &error);
+                let error = cap_error(error);
+                (observation, CallOutcome::Failed { error })
             }
         };
         cap_observation(&mut observation, OBSERVATION_CAP);
@@ -404,6 +403,23 @@ async fn test_panic(name: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// The most of a failed call's error its outcome keeps (the observation keeps what the model
+/// is sent): a tool's error text can be megabytes, and the outcome is saved with every call.
+const OUTCOME_ERROR_CAP: usize = 4096;
+
+/// `error` cut to [`OUTCOME_ERROR_CAP`] bytes at a character boundary, marked when cut.
+fn cap_error(mut error: String) -> String {
+    if error.len() > OUTCOME_ERROR_CAP {
+        let mut end = OUTCOME_ERROR_CAP;
+        while !error.is_char_boundary(end) {
+            end -= 1;
+        }
+        error.truncate(end);
+        error.push_str("…");
+    }
+    error
+}
+
 /// `{"ok": false, "tool": name, "error": message}`.
 pub fn error_observation(name: &str, message: &str) -> Value {
     json!({"ok": false, "tool": name, "error": message})
@@ -438,4 +454,21 @@ pub fn parse_arguments(raw: &str, schema: &Value) -> Result<Map<String, Value>, 
         }
     }
     Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_error_is_kept_short_in_the_outcome() {
+        let kept = cap_error("数".repeat(10_000));
+        assert!(
+            kept.len() <= OUTCOME_ERROR_CAP + "…".len(),
+            "{}",
+            kept.len()
+        );
+        assert!(kept.ends_with('…'));
+        assert_eq!(cap_error("short".into()), "short");
+    }
 }

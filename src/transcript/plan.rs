@@ -138,6 +138,8 @@ pub(super) fn apply(plans: &mut Vec<PlanRun>, event: &PlanEvent) {
             if let Some(run) = plans.last_mut() {
                 run.items = items(texts);
                 run.executor_model = Some(model.clone());
+                run.summary = None;
+                run.current = None;
             }
         }
         PlanEvent::ItemStarted { index } => set(plans, *index, ItemState::Running, None, true),
@@ -147,7 +149,8 @@ pub(super) fn apply(plans: &mut Vec<PlanRun>, event: &PlanEvent) {
             reason,
         } => set(plans, *index, *state, reason.clone(), false),
         PlanEvent::Finished(summary) => {
-            if let Some(run) = plans.last_mut() {
+            // Only an executor's run ends with a summary.
+            if let Some(run) = plans.last_mut().filter(|r| r.executor_model.is_some()) {
                 run.summary = Some(summary.clone());
                 run.current = None;
             }

@@ -3,13 +3,20 @@
 //! told again by `agent::replay`, folds into the same transcript (apart from what a history does
 //! not keep: timings, token counts, a running tool's output, the words of an error).
 
+use std::sync::Arc;
+
+use futures::FutureExt;
+use miniclaw::agent::approvals::Asker;
 use miniclaw::agent::replay::replay;
-use miniclaw::llm::Preset;
+use miniclaw::approval::{ApprovalMode, ApprovalRequest, Decision};
+use miniclaw::events::EventSink;
+use miniclaw::llm::{Preset, ToolSchema};
+use miniclaw::tools::{Tool, ToolContext, ToolFuture, ToolRegistry};
 use miniclaw::transcript::Transcript;
 use proptest::prelude::*;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
-use crate::support::rig::{Probe, rig, run};
+use crate::support::rig::{Probe, rig_with, run};
 use crate::support::{Reply, SseBuilder};
 
 /// What one model call of a scripted turn does.
@@ -24,28 +31,107 @@ enum Step {
     Cut,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum CallKind {
     Works,
     Fails,
     Unknown,
+    /// A change the person approves.
+    Approved,
+    /// A change the person denies.
+    Denied,
+    /// A call during which the person interrupts the turn (the rest of it never runs).
+    Interrupts,
 }
 
 fn call_kind() -> impl Strategy<Value = CallKind> {
     prop_oneof![
         Just(CallKind::Works),
         Just(CallKind::Fails),
-        Just(CallKind::Unknown)
+        Just(CallKind::Unknown),
+        Just(CallKind::Approved),
+        Just(CallKind::Denied),
+        Just(CallKind::Interrupts),
     ]
 }
 
-/// A turn: up to two steps of calls, then an answer or a cut.
+/// A change that needs a yes in `ask` mode.
+struct Change;
+
+impl Tool for Change {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "change".into(),
+            description: "test change".into(),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+        }
+    }
+    fn read_only(&self) -> bool {
+        false
+    }
+    fn call<'a>(&'a self, _args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        async { Ok(Map::new()) }.boxed()
+    }
+}
+
+/// A call during which the person interrupts: the turn's token is cancelled, and the call
+/// never ends by itself.
+struct Interrupter;
+
+impl Tool for Interrupter {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "interrupt".into(),
+            description: "test interrupt".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn call<'a>(&'a self, _args: Map<String, Value>, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        async move {
+            ctx.cancel.cancel();
+            std::future::pending().await
+        }
+        .boxed()
+    }
+}
+
+/// Says no to a change whose `x` is `no`, yes to the others.
+struct Person;
+
+impl Asker for Person {
+    fn ask<'a>(
+        &'a self,
+        request: ApprovalRequest,
+        _events: &'a EventSink,
+    ) -> futures::future::BoxFuture<'a, Decision> {
+        let no = request.arguments.contains("\"no\"");
+        Box::pin(async move {
+            if no {
+                Decision::Deny("not that".into())
+            } else {
+                Decision::Approve
+            }
+        })
+    }
+}
+
+/// A turn: up to two steps of calls, then an answer or a cut (none after an interrupt: the
+/// turn ends there).
 fn turn() -> impl Strategy<Value = Vec<Step>> {
     let calls = (prop::collection::vec(call_kind(), 1..3), any::<bool>())
         .prop_map(|(c, think)| Step::Calls(c, think));
     let end = prop_oneof![any::<bool>().prop_map(Step::Answer), Just(Step::Cut)];
     (prop::collection::vec(calls, 0..3), end).prop_map(|(mut steps, end)| {
         steps.push(end);
+        let interrupted = steps
+            .iter()
+            .position(|s| matches!(s, Step::Calls(c, _) if c.contains(&CallKind::Interrupts)));
+        if let Some(i) = interrupted {
+            steps.truncate(i + 1);
+        }
         steps
     })
 }
@@ -67,6 +153,9 @@ fn reply(step: &Step, t: usize, s: usize) -> Reply {
                     CallKind::Works => b.tool_call(i, &id, "probe", &json!({"x": id}), 5),
                     CallKind::Fails => b.tool_call(i, &id, "probe", &json!({"y": 1}), 5),
                     CallKind::Unknown => b.tool_call(i, &id, "nope", &json!({}), 5),
+                    CallKind::Approved => b.tool_call(i, &id, "change", &json!({"x": id}), 5),
+                    CallKind::Denied => b.tool_call(i, &id, "change", &json!({"x": "no"}), 5),
+                    CallKind::Interrupts => b.tool_call(i, &id, "interrupt", &json!({}), 5),
                 };
             }
             b.finish("tool_calls").done().build()
@@ -112,7 +201,14 @@ fn live_and_replayed(turns: &[Vec<Step>]) -> (Transcript, Transcript) {
             .enumerate()
             .flat_map(|(t, steps)| steps.iter().enumerate().map(move |(s, st)| reply(st, t, s)))
             .collect();
-        let mut r = rig(script, vec![Probe::new("probe", true)], Preset::Flash, 6).await;
+        let mut registry = ToolRegistry::new();
+        registry.register(Probe::new("probe", true));
+        registry.register(Change);
+        registry.register(Interrupter);
+        let mut r = rig_with(script, registry, Preset::Flash, 6, |c| c).await;
+        r.agent = r
+            .agent
+            .with_approvals(ApprovalMode::Ask, Some(Arc::new(Person)));
         let mut live = Transcript::new();
         for t in 0..turns.len() {
             let (_, events) = run(&mut r.agent, &format!("prompt {t}")).await;
@@ -140,24 +236,34 @@ proptest! {
 
 #[test]
 fn every_kind_of_call_and_end_is_told_again_alike() {
+    use CallKind::*;
     let turns = vec![
         vec![
-            Step::Calls(
-                vec![CallKind::Works, CallKind::Fails, CallKind::Unknown],
-                true,
-            ),
+            Step::Calls(vec![Works, Fails, Unknown, Approved, Denied], true),
             Step::Answer(true),
         ],
-        vec![Step::Calls(vec![CallKind::Works], false), Step::Cut],
+        vec![Step::Calls(vec![Works], false), Step::Cut],
+        vec![Step::Calls(vec![Works, Interrupts, Works, Approved], false)],
     ];
     let (live, replayed) = live_and_replayed(&turns);
-    let outcomes: Vec<&str> = live.steps[0]
-        .calls
-        .iter()
-        .map(|c| c.outcome().map_or("none", |o| o.name()))
-        .collect();
-    assert_eq!(outcomes, ["ok", "failed", "refused"]);
+    let outcomes = |step: usize| -> Vec<&str> {
+        live.steps[step]
+            .calls
+            .iter()
+            .map(|c| c.outcome().map_or("none", |o| o.name()))
+            .collect()
+    };
+    assert_eq!(outcomes(0), ["ok", "failed", "refused", "ok", "denied"]);
+    assert!(live.steps[0].calls[3].finished.as_ref().unwrap().approved);
     assert_eq!(live.answer(0), Some("Here is answer 0"));
     assert_eq!(live.answer(1), Some("Half of an ans"));
+    assert_eq!(
+        live.turns[2].outcome,
+        Some(miniclaw::events::TurnOutcome::Interrupted)
+    );
+    assert_eq!(
+        outcomes(4),
+        ["interrupted", "interrupted", "interrupted", "interrupted"]
+    );
     assert_eq!(live, replayed);
 }

@@ -18,6 +18,8 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     let mut events = Vec::new();
     let mut open = false;
     let mut step = 0;
+    // Whether the last step's calls were cut by an interrupt: its turn ended interrupted.
+    let mut cut = false;
     let mut names: HashMap<&str, &str> = HashMap::new();
     let finish = |events: &mut Vec<AgentEvent>, outcome| {
         events.push(AgentEvent::TurnFinished {
@@ -31,8 +33,9 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
             Role::System => {}
             Role::User => {
                 if open {
-                    finish(&mut events, unfinished(step));
+                    finish(&mut events, unfinished(step, cut));
                 }
+                cut = false;
                 events.push(AgentEvent::TurnStarted {
                     prompt: m.shown().to_string(),
                 });
@@ -106,6 +109,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                     Some(outcome) => (outcome.clone(), m.approved),
                     None => saved_before_outcomes(&result),
                 };
+                cut |= outcome == CallOutcome::Interrupted;
                 events.push(AgentEvent::ToolFinished {
                     id,
                     name,
@@ -118,15 +122,18 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
         }
     }
     if open {
-        finish(&mut events, unfinished(step));
+        finish(&mut events, unfinished(step, cut));
     }
     plan::add_plan_events(session, events)
 }
 
-/// How a turn left without an answer ended: its step limit if it made steps, else it failed
-/// before the first (an error the history does not hold).
-fn unfinished(steps: usize) -> TurnOutcome {
-    if steps == 0 {
+/// How a turn left without an answer ended: interrupted when an interrupt cut its last calls,
+/// else its step limit if it made steps, else it failed before the first (an error the history
+/// does not hold).
+fn unfinished(steps: usize, cut: bool) -> TurnOutcome {
+    if cut {
+        TurnOutcome::Interrupted
+    } else if steps == 0 {
         TurnOutcome::Failed(FailCause::Unrecorded)
     } else {
         TurnOutcome::StepLimit
@@ -145,7 +152,13 @@ fn saved_before_outcomes(observation: &Value) -> (CallOutcome, bool) {
         .as_str()
         .unwrap_or("failed")
         .to_string();
-    let outcome = if error == "interrupted" {
+    let interrupted = [
+        "interrupted",
+        "denied by the user: interrupted",
+        "not run: the turn was interrupted",
+        "the call did not run: the turn was interrupted",
+    ];
+    let outcome = if interrupted.contains(&error.as_str()) {
         CallOutcome::Interrupted
     } else if observation["denied"] == true {
         match error.strip_prefix("denied by the user") {

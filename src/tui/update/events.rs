@@ -15,14 +15,30 @@ use crate::tui::state::{
     ApprovalView, CallStatus, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView, State,
 };
 
+/// Whether an event happens now or tells a saved session again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Told {
+    /// The agent's live turn: it moves the turn's status, and its end starts a queued prompt.
+    Live,
+    /// A saved session: its turns are over; it changes what is shown, nothing that runs.
+    Again,
+}
+
 /// Applies an agent event; returns what the event loop should do (a queued prompt starts when
 /// the turn before it ends).
 pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effect> {
+    apply(state, event, now, Told::Live)
+}
+
+fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<Effect> {
     let change = state.view.transcript.apply(&event);
+    let live = told == Told::Live;
     match event {
-        AgentEvent::State(doing) => state.status.running(Some(doing), now),
+        AgentEvent::State(doing) if live => state.status.running(Some(doing), now),
         AgentEvent::TurnStarted { prompt } => {
-            state.status.running(None, now);
+            if live {
+                state.status.running(None, now);
+            }
             turn_started(state, prompt);
         }
         AgentEvent::FilesAttached(mentions) => {
@@ -95,8 +111,9 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
             state.view.push(EntryKind::Error, message);
         }
         AgentEvent::TurnFinished { outcome, usage, .. } if change == Change::TurnEnded => {
-            // Only a live turn fails for want of a key (a saved one's cause is not kept).
-            if outcome == TurnOutcome::Failed(FailCause::MissingKey) && state.preset.is_deepseek() {
+            // A live turn that failed for want of DeepSeek's key: the dialog asks for one.
+            let no_key = outcome == TurnOutcome::Failed(FailCause::MissingKey);
+            if live && no_key && state.preset.is_deepseek() && !state.key_set {
                 super::key_dialog::open_if_no_overlay(state);
             }
             turn_finished(state, outcome);
@@ -104,12 +121,13 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
                 state.status.last_usage = usage;
             }
             // A plan's executor goes on between its items: still busy.
-            if !state
-                .view
-                .transcript
-                .plans
-                .last()
-                .is_some_and(|p| p.running())
+            if live
+                && !state
+                    .view
+                    .transcript
+                    .plans
+                    .last()
+                    .is_some_and(|p| p.running())
             {
                 return turn_over(state, now);
             }
@@ -122,7 +140,7 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
         AgentEvent::Plan(event) => {
             let over = matches!(event, crate::events::PlanEvent::Finished(_));
             super::plan::on_plan(state, event);
-            if over {
+            if over && live {
                 return turn_over(state, now);
             }
         }
@@ -152,8 +170,7 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
         } => {
             state.clear_conversation();
             for event in replay {
-                // A session told again starts nothing: its turns are over.
-                let _ = on_event(state, event, now);
+                apply(state, event, now, Told::Again);
             }
             state.status.step = 0;
             state.view.session_title = title;
@@ -210,7 +227,7 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
 /// [`on_event`] (the same reducer live turns go through); its prompts can be recalled with Up.
 pub fn show_session(state: &mut State, session: &Session, now: Instant) {
     for event in replay(session, state.status.max_steps) {
-        let _ = on_event(state, event, now);
+        apply(state, event, now, Told::Again);
     }
     state.composer.prompt_history.extend(
         session
