@@ -286,11 +286,12 @@ mod tests {
         rt.block_on(gate.gate(request, &EventSink::discard(), &CancellationToken::new()))
     }
 
-    fn refused_with(gate: Gate) -> String {
+    /// The error the model is told, and how the call ended.
+    fn refused_with(gate: Gate) -> (String, CallOutcome) {
         match gate {
-            Gate::Refused(v, _) => {
+            Gate::Refused(v, outcome) => {
                 assert_eq!(v["denied"], true);
-                v["error"].as_str().unwrap().to_string()
+                (v["error"].as_str().unwrap().to_string(), outcome)
             }
             Gate::Run { .. } => panic!("it ran"),
         }
@@ -308,8 +309,14 @@ mod tests {
             no.asked.lock().unwrap().is_empty(),
             "an ordinary write runs in auto"
         );
-        let error = refused_with(run(&gate, request(true)));
+        let (error, outcome) = refused_with(run(&gate, request(true)));
         assert_eq!(error, "denied by the user: not that");
+        assert_eq!(
+            outcome,
+            CallOutcome::Denied {
+                reason: "not that".into()
+            }
+        );
         let asked = no.asked.lock().unwrap();
         assert_eq!(asked.len(), 1);
         assert!(asked[0].configuration && asked[0].diff.is_some());
@@ -346,11 +353,20 @@ mod tests {
     fn read_only_refuses_and_headless_denies_configuration_in_every_mode() {
         let yes = person(Decision::Approve);
         let gate = Approvals::new(ApprovalMode::ReadOnly, Some(yes.clone()));
-        assert!(refused_with(run(&gate, request(true))).contains("read-only"));
+        let (error, outcome) = refused_with(run(&gate, request(true)));
+        assert!(error.contains("read-only"));
+        assert!(matches!(
+            outcome,
+            CallOutcome::Refused {
+                by: RefusedBy::Approval,
+                ..
+            }
+        ));
         assert!(yes.asked.lock().unwrap().is_empty());
         for mode in ApprovalMode::ALL {
             let headless = Approvals::new(mode, None);
-            let error = refused_with(run(&headless, request(true)));
+            let (error, outcome) = refused_with(run(&headless, request(true)));
+            assert!(outcome.is_denied(), "{outcome:?}");
             if mode == ApprovalMode::ReadOnly {
                 assert!(error.contains("read-only"), "{error}");
             } else {
@@ -360,5 +376,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn an_interrupt_while_asking_ends_the_call_interrupted() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let never = Arc::new(PendingAnswers::default());
+        let gate = Approvals::new(ApprovalMode::Ask, Some(never));
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let gated = rt.block_on(gate.gate(request(false), &EventSink::discard(), &cancel));
+        let (error, outcome) = refused_with(gated);
+        assert_eq!(error, "not run: the turn was interrupted");
+        assert_eq!(outcome, CallOutcome::Interrupted);
     }
 }

@@ -49,6 +49,9 @@ pub(super) struct Observed {
     pub outcome: CallOutcome,
     /// Whether a person said yes to it first.
     pub approved: bool,
+    /// How long it ran (zero for a call that did not run; none for one the interrupt kept
+    /// from starting).
+    pub duration: Option<std::time::Duration>,
 }
 
 /// What the guard and the caps made of a response's calls.
@@ -71,6 +74,7 @@ fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observ
                 value: json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
                 outcome: CallOutcome::Interrupted,
                 approved: false,
+                duration: None,
             })
         })
         .collect()
@@ -89,7 +93,7 @@ fn report_refused(events: &EventSink, call: &ToolCall, refused: &Observed) {
         result: refused.value.clone(),
         outcome: refused.outcome.clone(),
         approved: false,
-        duration: Some(std::time::Duration::ZERO),
+        duration: refused.duration,
     });
 }
 
@@ -267,6 +271,7 @@ impl Agent {
                             by: RefusedBy::Guard,
                         },
                         approved: false,
+                        duration: Some(std::time::Duration::ZERO),
                     };
                     screened.observations[i] = Some(refused);
                 }
@@ -308,6 +313,7 @@ impl Agent {
                 value,
                 outcome,
                 approved: false,
+                duration: Some(std::time::Duration::ZERO),
             },
         };
         report_refused(events, call, &refused);
@@ -372,18 +378,20 @@ impl Agent {
                     ms = started.elapsed().as_millis() as u64,
                     "tool call finished"
                 );
+                let duration = Some(started.elapsed());
                 events.send(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
                     result: result.clone(),
                     outcome: outcome.clone(),
                     approved: asked,
-                    duration: Some(started.elapsed()),
+                    duration,
                 });
                 let observed = Observed {
                     value: result,
                     outcome,
                     approved: asked,
+                    duration,
                 };
                 (i, observed)
             }

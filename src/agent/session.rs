@@ -80,6 +80,9 @@ pub struct Message {
     /// For a tool result: whether a person said yes to the call first.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub approved: bool,
+    /// For a tool result: how long the call ran, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// What MiniClaw told the model before a prompt (e.g. that the person undid a turn's
     /// changes): sent ahead of the content, never shown as the person's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +109,7 @@ impl Message {
             incomplete: None,
             outcome: None,
             approved: false,
+            duration_ms: None,
             note: None,
             attached: None,
             plan: None,
@@ -175,6 +179,12 @@ impl Message {
             approved,
             ..Self::tool(call_id, content)
         }
+    }
+
+    /// The same tool result, with how long its call ran.
+    pub fn timed(mut self, duration: Option<std::time::Duration>) -> Self {
+        self.duration_ms = duration.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        self
     }
 
     /// The message as the API wants it. With tools in play every assistant message carries

@@ -327,11 +327,12 @@ impl Agent {
             .run_calls(&calls, previous_calls, &turn.budget, events, cancel)
             .await;
         for (call, observation) in calls.iter().zip(observations) {
-            self.session.push(Message::tool_result(
+            let message = Message::tool_result(
                 call.id.clone(),
                 observation.value.to_string(),
                 (observation.outcome, observation.approved),
-            ));
+            );
+            self.session.push(message.timed(observation.duration));
         }
         // Calls that ran, or were refused as repeats, count as made; a call refused for another
         // reason (too many in one step) may be asked for again.

@@ -79,6 +79,13 @@ pub async fn event_loop(
                 if state.busy() {
                     schedule.request(now + TICK);
                 }
+                // A hint still shown goes away by itself: one frame when it expires (a request
+                // made with the key was fulfilled by this frame).
+                if let Some((_, until)) = &state.flash
+                    && *until > now
+                {
+                    schedule.request(*until);
+                }
             }
             ev = events.recv(), if !holding => match ev {
                 Some(ev) => {

@@ -1,7 +1,8 @@
 //! A reopened session looks as it did live: the real agent runs scripted turns against the
 //! local model server, its live events are folded into a transcript, and the session it saved,
 //! told again by `agent::replay`, folds into the same transcript (apart from what a history does
-//! not keep: timings, token counts, a running tool's output, the words of an error).
+//! not keep: token counts, a running tool's output, the words of an error, and time below a
+//! millisecond).
 
 use std::sync::Arc;
 
@@ -175,8 +176,8 @@ fn reply(step: &Step, t: usize, s: usize) -> Reply {
     }
 }
 
-/// What a history keeps of `t`: no timings, token counts or live output, and errors only as
-/// their turn's outcome.
+/// What a history keeps of `t`: timings in milliseconds, no token counts or live output, and
+/// errors only as their turn's outcome.
 fn kept(mut t: Transcript) -> Transcript {
     for turn in &mut t.turns {
         turn.usage = None;
@@ -185,8 +186,11 @@ fn kept(mut t: Transcript) -> Transcript {
     for step in &mut t.steps {
         for call in &mut step.calls {
             call.output.clear();
+            // Kept in whole milliseconds.
             if let Some(done) = &mut call.finished {
-                done.duration = None;
+                done.duration = done
+                    .duration
+                    .map(|d| std::time::Duration::from_millis(d.as_millis() as u64));
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::events::{AgentEvent, CallOutcome, FailCause, RefusedBy, StepEnd, Turn
 use crate::llm::Role;
 
 /// The events that tell `session` again, turn by turn (`max_steps` as each step's limit).
-/// Tool calls have no timing (none was saved); a turn that made steps but no answer ends with
+/// Tool calls have the timing saved with them (none in older sessions); a turn that made steps but no answer ends with
 /// `StepLimit`, one without any step as `Failed`; one interrupted or failed ends as it did.
 pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     let mut events = Vec::new();
@@ -116,7 +116,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                     result,
                     outcome,
                     approved,
-                    duration: None,
+                    duration: m.duration_ms.map(std::time::Duration::from_millis),
                 });
             }
         }
