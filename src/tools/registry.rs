@@ -415,7 +415,7 @@ fn cap_error(mut error: String) -> String {
             end -= 1;
         }
         error.truncate(end);
-        error.push_str("…");
+        error.push('…');
     }
     error
 }
