@@ -378,10 +378,9 @@ impl Agent {
     }
 
     /// Keeps what arrived of an answer that did not finish, marked with why.
+    /// (Kept even when nothing arrived: the step was made, and a reopened session shows it
+    /// stopped as it did live.)
     fn keep_partial(&mut self, partial: &Completion, why: Incomplete) {
-        if partial.content.is_empty() && partial.reasoning.is_empty() {
-            return;
-        }
         let mut m = Message::assistant(
             partial.content.clone(),
             Some(partial.reasoning.clone()),

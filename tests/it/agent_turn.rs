@@ -589,11 +589,11 @@ async fn a_turn_that_failed_before_any_answer_never_leaves_two_prompts_back_to_b
     let sent = sent_messages(&r, 1);
     let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["system", "user", "assistant", "user"], "{sent:?}");
+    // The failed step is kept, marked with its error, between the two prompts.
+    let between = sent[2]["content"].as_str().unwrap();
     assert!(
-        sent[2]["content"]
-            .as_str()
-            .unwrap()
-            .starts_with("[no answer:")
+        between.starts_with("[stopped by an error:") && between.contains("400"),
+        "{between}"
     );
     // The history on disk keeps both prompts as they were.
     let session = assert_history_valid(&r.dir.path().join("history.json"));

@@ -10,7 +10,7 @@ use futures::FutureExt;
 use miniclaw::agent::approvals::Asker;
 use miniclaw::agent::replay::replay;
 use miniclaw::approval::{ApprovalMode, ApprovalRequest, Decision};
-use miniclaw::events::EventSink;
+use miniclaw::events::{EventSink, FailCause, TurnOutcome};
 use miniclaw::llm::{Preset, ToolSchema};
 use miniclaw::tools::{Tool, ToolContext, ToolFuture, ToolRegistry};
 use miniclaw::transcript::Transcript;
@@ -30,6 +30,8 @@ enum Step {
     Answer(bool),
     /// Starts an answer the provider cuts at its output limit (the turn fails).
     Cut,
+    /// The server refuses the request before anything arrives (the turn fails).
+    Refused,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,7 +126,11 @@ impl Asker for Person {
 fn turn() -> impl Strategy<Value = Vec<Step>> {
     let calls = (prop::collection::vec(call_kind(), 1..3), any::<bool>())
         .prop_map(|(c, think)| Step::Calls(c, think));
-    let end = prop_oneof![any::<bool>().prop_map(Step::Answer), Just(Step::Cut)];
+    let end = prop_oneof![
+        any::<bool>().prop_map(Step::Answer),
+        Just(Step::Cut),
+        Just(Step::Refused)
+    ];
     (prop::collection::vec(calls, 0..3), end).prop_map(|(mut steps, end)| {
         steps.push(end);
         let interrupted = steps
@@ -173,6 +179,7 @@ fn reply(step: &Step, t: usize, s: usize) -> Reply {
             .finish("length")
             .done()
             .build(),
+        Step::Refused => Reply::error(400, "not this request"),
     }
 }
 
@@ -182,6 +189,12 @@ fn kept(mut t: Transcript) -> Transcript {
     for turn in &mut t.turns {
         turn.usage = None;
         turn.errors.clear();
+        // A failure's kind is not kept, only the provider's cut (the history marks it apart).
+        if let Some(TurnOutcome::Failed(cause)) = &mut turn.outcome
+            && *cause != FailCause::Cut
+        {
+            *cause = FailCause::Unrecorded;
+        }
     }
     for step in &mut t.steps {
         for call in &mut step.calls {
@@ -247,6 +260,7 @@ fn every_kind_of_call_and_end_is_told_again_alike() {
             Step::Answer(true),
         ],
         vec![Step::Calls(vec![Works], false), Step::Cut],
+        vec![Step::Refused],
         vec![Step::Calls(vec![Works, Interrupts, Works, Approved], false)],
     ];
     let (live, replayed) = live_and_replayed(&turns);
@@ -261,12 +275,10 @@ fn every_kind_of_call_and_end_is_told_again_alike() {
     assert!(live.steps[0].calls[3].finished.as_ref().unwrap().approved);
     assert_eq!(live.answer(0), Some("Here is answer 0"));
     assert_eq!(live.answer(1), Some("Half of an ans"));
+    assert_eq!(live.turns[3].outcome, Some(TurnOutcome::Interrupted));
+    assert_eq!(live.steps.len(), 6, "the refused request's step is kept");
     assert_eq!(
-        live.turns[2].outcome,
-        Some(miniclaw::events::TurnOutcome::Interrupted)
-    );
-    assert_eq!(
-        outcomes(4),
+        outcomes(5),
         ["interrupted", "interrupted", "interrupted", "interrupted"]
     );
     assert_eq!(live, replayed);

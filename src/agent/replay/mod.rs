@@ -86,7 +86,10 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                             Incomplete::Cut(_) => FailCause::Cut,
                             _ => FailCause::Unrecorded,
                         };
-                        let why = String::from(why.clone());
+                        let why = match why {
+                            Incomplete::Failed(error) | Incomplete::Cut(error) => error,
+                            Incomplete::Interrupted => "interrupted",
+                        };
                         events.push(AgentEvent::Error {
                             message: format!("This answer stopped early: {why}"),
                         });
