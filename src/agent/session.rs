@@ -74,8 +74,13 @@ pub struct Message {
     /// Set on an answer that was cut short (interrupted, stream cut, length limit): why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Incomplete>,
-    /// For a tool result: how the call ended (sessions saved before it was kept have none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// For a tool result: how the call ended (sessions saved before it was kept have none; one
+    /// this version cannot read counts as none, so the history still loads).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_outcome"
+    )]
     pub outcome: Option<CallOutcome>,
     /// For a tool result: whether a person said yes to the call first.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -209,6 +214,15 @@ impl Message {
             tool_call_id: self.tool_call_id.clone(),
         }
     }
+}
+
+/// A saved call's outcome, or none when it is not one this version knows (a later version's, or
+/// an edited file): the observation still says what happened.
+fn lenient_outcome<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<CallOutcome>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).ok())
 }
 
 /// What the model is told stands between a prompt that got no answer and the next one.
@@ -494,5 +508,17 @@ mod tests {
             .collect();
         assert_eq!(ids, vec!["a", "b"]);
         assert!(s.messages.last().unwrap().content.contains("did not run"));
+    }
+
+    #[test]
+    fn a_saved_outcome_this_version_cannot_read_counts_as_none_and_the_rest_loads() {
+        let text = r#"{"id":"m1","role":"tool","content":"{}","tool_call_id":"c1","timestamp":"2026-01-01T00:00:00Z","outcome":{"kind":"teleported","where":"mars"},"approved":true,"duration_ms":18446744073709551615}"#;
+        let m: Message = serde_json::from_str(text).unwrap();
+        assert_eq!(m.outcome, None);
+        assert!(m.approved);
+        assert_eq!(m.duration_ms, Some(u64::MAX));
+        let kept = Message::tool_result("c2", "{}", (CallOutcome::Interrupted, false));
+        let back: Message = serde_json::from_str(&serde_json::to_string(&kept).unwrap()).unwrap();
+        assert_eq!(back.outcome, Some(CallOutcome::Interrupted));
     }
 }
