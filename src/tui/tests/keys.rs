@@ -415,6 +415,12 @@ fn focus_cycles_through_shown_panes_and_timeline_selects() {
     update::apply(&mut s, Action::SelectPrev, t0);
     update::apply(&mut s, Action::ToggleStep, t0);
     assert!(s.view.expanded.contains(&0) && !s.view.expanded.contains(&1));
+    // Home selects the first step, End follows the live one again.
+    update::apply(&mut s, Action::SelectNext, t0);
+    update::apply(&mut s, Action::ScrollTop, t0);
+    assert_eq!(s.view.selected, Some(0));
+    update::apply(&mut s, Action::ScrollBottom, t0);
+    assert_eq!(s.view.selected, None);
     // Round the panes back to the input.
     while s.focus != Focus::Input {
         update::apply(&mut s, Action::FocusNext, t0);

@@ -21,7 +21,14 @@ pub(super) fn scroll(state: &mut State, action: Action) {
                 state.scroll[slot].by(delta);
             }
         }
-        Action::ScrollTop => state.scroll[slot].jump_to_top(),
+        Action::ScrollTop => {
+            // Home in the timeline selects its first step, as End returns to the live one.
+            if state.focus == Focus::Timeline && !state.view.transcript.steps.is_empty() {
+                state.view.selected = Some(0);
+                state.view.reveal_selection = true;
+            }
+            state.scroll[slot].jump_to_top();
+        }
         Action::ScrollBottom => {
             // End in a side pane also returns the panes to following the live step.
             if matches!(
