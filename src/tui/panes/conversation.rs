@@ -73,6 +73,7 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
         EntryKind::Call => {
             if let Some(call) = &entry.call {
                 raw.push(call_line(call, width, theme));
+                raw.extend(preview_lines(call, entry.expanded, theme));
             }
         }
         EntryKind::Diff => {
@@ -157,9 +158,41 @@ const FOLD_AT: usize = 12;
 /// Lines of a folded prompt that stay shown.
 const FOLD_SHOW: usize = 6;
 
-/// Whether `entry` is a prompt long enough to be folded.
+/// Lines of a call's result shown under its call line while folded.
+const PREVIEW_SHOW: usize = 3;
+
+/// The dimmed result lines under a finished call: all of them when expanded, else the first
+/// [`PREVIEW_SHOW`] and how many more there are.
+fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
+    let shown = if expanded || call.preview.len() <= PREVIEW_SHOW {
+        call.preview.len()
+    } else {
+        PREVIEW_SHOW
+    };
+    let mut out: Vec<Line<'static>> = call.preview[..shown]
+        .iter()
+        .map(|l| Line::styled(format!("  │ {l}"), theme.muted))
+        .collect();
+    let more = call.preview.len() - shown;
+    if more > 0 {
+        let noun = if more == 1 { "line" } else { "lines" };
+        out.push(Line::styled(
+            format!("  … {more} more {noun} (Enter shows all)"),
+            theme.muted,
+        ));
+    }
+    out
+}
+
+/// Whether `entry` is a prompt long enough to be folded, or a call whose result preview is.
 pub fn foldable(entry: &Entry) -> bool {
-    entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some()
+    match entry.kind {
+        EntryKind::Call => entry
+            .call
+            .as_ref()
+            .is_some_and(|c| c.preview.len() > PREVIEW_SHOW),
+        _ => entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some(),
+    }
 }
 
 /// The mark under an interrupted answer.
@@ -221,7 +254,11 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
         .map(|l| wrap::width(l).div_ceil(width).max(1))
         .sum();
     if entry.kind == EntryKind::Call {
-        return 1 + entry.gap as usize;
+        // The call line, its result preview as drawn, and the gap.
+        let preview = entry.call.as_ref().map_or(0, |c| {
+            preview_lines(c, entry.expanded, &Theme::default()).len()
+        });
+        return 1 + preview + entry.gap as usize;
     }
     if let Some(plan) = &entry.plan {
         return plan.items.len() + 3 + entry.gap as usize;

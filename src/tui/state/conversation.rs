@@ -54,6 +54,10 @@ pub struct CallLine {
     pub arguments: String,
     /// Where it stands.
     pub status: CallStatus,
+    /// What a finished call returned, as readable lines (cleaned of terminal escapes), shown
+    /// dimmed under the call line: folded to its first lines unless the entry is expanded.
+    /// Empty while running and for failed calls (their reason is on the call line).
+    pub preview: Vec<String>,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -140,6 +144,7 @@ impl Entry {
             name,
             arguments,
             status: CallStatus::Running,
+            preview: Vec::new(),
         });
         entry
     }

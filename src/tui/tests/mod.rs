@@ -5,6 +5,7 @@ mod common;
 mod conversation;
 mod help;
 mod hostile;
+mod inline_results;
 mod key_dialog;
 mod keys;
 mod markdown;

@@ -79,6 +79,7 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
         }
         AgentEvent::ToolFinished {
             id,
+            result,
             outcome,
             approved,
             duration,
@@ -92,6 +93,12 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                     None if approved => CallStatus::Approved(duration),
                     None => CallStatus::Done(duration),
                 };
+                // A failed call shows only its reason; a finished one what it returned.
+                call.preview = match call.status {
+                    CallStatus::Failed(_) => Vec::new(),
+                    _ => calls::preview_lines(&result),
+                };
+                // The preview changes the entry's lines: its cached wrap must be redone.
                 state.view.touch_entry(i);
             }
         }
