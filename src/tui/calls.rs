@@ -134,6 +134,29 @@ pub fn sub_agent_lines(sub: &SubAgent) -> Vec<String> {
     out
 }
 
+/// A finished call's result as the plain lines shown under its call line in the conversation:
+/// the lines [`crate::tui::panes::tool_output::result_lines`] makes of it (so the conversation
+/// and the tool-output pane read a result the same way), without the `field:` headings of
+/// multi-line fields (under a call line, a shell command's stdout reads best as its own lines),
+/// cleaned of terminal escapes since tool output is outside data.
+pub fn preview_lines(result: &Value) -> Vec<String> {
+    let lines = super::panes::tool_output::result_lines(result);
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, (text, muted)) in lines.iter().enumerate() {
+        let heading = *muted
+            && text.ends_with(':')
+            && lines
+                .get(i + 1)
+                .is_some_and(|(next, _)| next.starts_with("  "));
+        if heading {
+            continue;
+        }
+        let text = text.strip_prefix("  ").unwrap_or(text);
+        out.push(crate::terminal_text::clean(text).replace('\t', "    "));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,27 +196,4 @@ mod tests {
             Some("denied by the user")
         );
     }
-}
-
-/// A finished call's result as the plain lines shown under its call line in the conversation:
-/// the lines [`crate::tui::panes::tool_output::result_lines`] makes of it (so the conversation
-/// and the tool-output pane read a result the same way), without the `field:` headings of
-/// multi-line fields (under a call line, a shell command's stdout reads best as its own lines),
-/// cleaned of terminal escapes since tool output is outside data.
-pub fn preview_lines(result: &Value) -> Vec<String> {
-    let lines = super::panes::tool_output::result_lines(result);
-    let mut out = Vec::with_capacity(lines.len());
-    for (i, (text, muted)) in lines.iter().enumerate() {
-        let heading = *muted
-            && text.ends_with(':')
-            && lines
-                .get(i + 1)
-                .is_some_and(|(next, _)| next.starts_with("  "));
-        if heading {
-            continue;
-        }
-        let text = text.strip_prefix("  ").unwrap_or(text);
-        out.push(crate::terminal_text::clean(text).replace('\t', "    "));
-    }
-    out
 }
