@@ -11,6 +11,22 @@ use bindings::{Binding, KEYS, Layer};
 use super::state::{Focus, OverlayKind as Overlay};
 use crate::secrets::Secret;
 
+/// The input's readline edits. Ctrl+U and Ctrl+R were the editor's undo and redo; readline,
+/// Codex and Claude Code give Ctrl+U to deleting the line's start, so undo and redo move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEdit {
+    /// Delete from the line's start to the cursor (Ctrl+U).
+    DeleteToStart,
+    /// Delete from the cursor to the line's end (Ctrl+K).
+    DeleteToEnd,
+    /// Delete the word before the cursor (Ctrl+W).
+    DeleteWordBack,
+    /// Undo the last edit.
+    Undo,
+    /// Redo the edit undone.
+    Redo,
+}
+
 /// What a key asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -24,6 +40,8 @@ pub enum Action {
     Edit(KeyEvent),
     /// Insert pasted text in the input.
     Paste(String),
+    /// A readline edit of the input, named so its key is in the table (and the help).
+    LineEdit(LineEdit),
     /// Recall the previous prompt.
     HistoryPrev,
     /// Recall the next prompt.

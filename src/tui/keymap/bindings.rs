@@ -7,12 +7,13 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Action, KeyContext};
+use super::{Action, KeyContext, LineEdit};
 use crate::tui::state::Focus;
 
 use Action as A;
 use KeyCode as K;
 use Layer as L;
+use LineEdit as E;
 
 /// A key as a rule names it: a code, and the modifiers it needs and those it refuses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,6 +334,25 @@ pub const KEYS: &[Binding] = &[
             rule_if(Key::any(K::Up), When::EmptyAndQueued, A::EditQueued),
             rule_if(Key::any(K::Up), When::FirstLine, A::HistoryPrev),
             rule_if(Key::any(K::Down), When::LastLine, A::HistoryNext),
+        ]),
+    },
+    Binding {
+        layer: L::Input,
+        about: "delete to the line's start / end · the word before the cursor (as readline does)",
+        keys: Keys::Mapped(&[
+            rule(Key::ctrl('u'), A::LineEdit(E::DeleteToStart)),
+            rule(Key::ctrl('k'), A::LineEdit(E::DeleteToEnd)),
+            rule(Key::ctrl('w'), A::LineEdit(E::DeleteWordBack)),
+        ]),
+    },
+    // Ctrl+Z: raw mode turns off the terminal's suspend, so every terminal delivers it;
+    // Ctrl+Shift+Z arrives as Ctrl+Z without the kitty protocol, so redo is Alt+Z (Esc z).
+    Binding {
+        layer: L::Input,
+        about: "undo / redo in the input",
+        keys: Keys::Mapped(&[
+            rule(Key::ctrl('z'), A::LineEdit(E::Undo)),
+            rule(Key::with(ALT, K::Char('z')), A::LineEdit(E::Redo)),
         ]),
     },
     Binding {

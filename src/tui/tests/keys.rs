@@ -459,3 +459,38 @@ fn the_help_scrolls_in_a_short_terminal() {
     update::apply(&mut s, map_key(&help, k(KeyCode::Up, NONE)), t0);
     assert!(!render(&mut s, 80, 24, t0).contains("closes this help"));
 }
+
+/// The key, mapped in the state's context and applied: what pressing it does.
+fn press(s: &mut crate::tui::state::State, key: KeyEvent, now: Instant) {
+    let action = map_key(&key_context(s, now), key);
+    update::apply(s, action, now);
+}
+
+#[test]
+fn ctrl_u_k_w_edit_as_readline_and_undo_moves_to_ctrl_z() {
+    use crossterm::event::KeyModifiers as M;
+    let now = Instant::now();
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), M::CONTROL);
+    let mut s = state();
+    s.composer.set_input("one two three");
+    // The cursor at the end: Ctrl+W takes the word before it.
+    s.composer
+        .input
+        .move_cursor(ratatui_textarea::CursorMove::End);
+    press(&mut s, ctrl('w'), now);
+    assert_eq!(s.composer.input_expanded(), "one two ");
+    // Ctrl+Z undoes it; Alt+Z redoes it.
+    press(&mut s, ctrl('z'), now);
+    assert_eq!(s.composer.input_expanded(), "one two three");
+    press(&mut s, KeyEvent::new(KeyCode::Char('z'), M::ALT), now);
+    assert_eq!(s.composer.input_expanded(), "one two ");
+    // From the line's middle: Ctrl+K deletes to its end, Ctrl+U to its start.
+    s.composer.set_input("head tail");
+    s.composer
+        .input
+        .move_cursor(ratatui_textarea::CursorMove::Jump(0, 4));
+    press(&mut s, ctrl('k'), now);
+    assert_eq!(s.composer.input_expanded(), "head");
+    press(&mut s, ctrl('u'), now);
+    assert_eq!(s.composer.input_expanded(), "");
+}

@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::effect::{Effect, flash};
 use super::slash;
 use crate::agent::AgentCommand;
+use crate::tui::keymap::LineEdit;
 use crate::tui::paste;
 use crate::tui::state::{Focus, State};
 
@@ -84,6 +85,30 @@ pub(super) fn edit(state: &mut State, key: KeyEvent) {
     state.composer.history_pos = None;
     if !delete_paste(state, key) {
         state.composer.input.input(key);
+    }
+}
+
+/// A readline edit of the input; undo and redo are the editor's own.
+pub(super) fn line_edit(state: &mut State, edit: LineEdit) {
+    state.focus = Focus::Input;
+    state.composer.history_pos = None;
+    let input = &mut state.composer.input;
+    match edit {
+        LineEdit::DeleteToStart => {
+            input.delete_line_by_head();
+        }
+        LineEdit::DeleteToEnd => {
+            input.delete_line_by_end();
+        }
+        LineEdit::DeleteWordBack => {
+            input.delete_word();
+        }
+        LineEdit::Undo => {
+            input.undo();
+        }
+        LineEdit::Redo => {
+            input.redo();
+        }
     }
 }
 

@@ -35,7 +35,10 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
 pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
     let mut effects = Vec::new();
     // Typing opens the completion popup; anything else only keeps it in line with the input.
-    let typed = matches!(action, Action::Edit(_) | Action::Paste(_) | Action::Newline);
+    let typed = matches!(
+        action,
+        Action::Edit(_) | Action::LineEdit(_) | Action::Paste(_) | Action::Newline
+    );
     let popup_key = matches!(
         action,
         Action::PopupMove(_) | Action::PopupComplete | Action::PopupChoose | Action::PopupClose
@@ -45,6 +48,7 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         Action::Send => input::send(state, now, &mut effects),
         Action::Newline => state.composer.input.insert_newline(),
         Action::Edit(key) => input::edit(state, key),
+        Action::LineEdit(edit) => input::line_edit(state, edit),
         Action::Paste(text) => input::paste(state, &text),
         Action::HistoryPrev => input::recall(state, -1),
         Action::HistoryNext => input::recall(state, 1),
