@@ -135,12 +135,12 @@ pub fn sub_agent_lines(sub: &SubAgent) -> Vec<String> {
 }
 
 /// A finished call's result as the plain lines shown under its call line in the conversation:
-/// the lines [`crate::tui::panes::tool_output::result_lines`] makes of it (so the conversation
+/// the lines [`result_lines`] makes of it (so the conversation
 /// and the tool-output pane read a result the same way), without the `field:` headings of
 /// multi-line fields (under a call line, a shell command's stdout reads best as its own lines),
 /// cleaned of terminal escapes since tool output is outside data.
 pub fn preview_lines(result: &Value) -> Vec<String> {
-    let lines = super::panes::tool_output::result_lines(result);
+    let lines = result_lines(result);
     let mut out = Vec::with_capacity(lines.len());
     for (i, (text, muted)) in lines.iter().enumerate() {
         let heading = *muted
@@ -153,6 +153,44 @@ pub fn preview_lines(result: &Value) -> Vec<String> {
         }
         let text = text.strip_prefix("  ").unwrap_or(text);
         out.push(crate::terminal_text::clean(text).replace('\t', "    "));
+    }
+    out
+}
+
+/// A finished call's result as readable lines (text, whether muted): each field on its own,
+/// strings and lists of strings as their lines (a shell command's stdout and stderr as lines,
+/// not one escaped JSON string), other values as compact JSON. `ok` and `tool` are in the head.
+pub fn result_lines(result: &Value) -> Vec<(String, bool)> {
+    let Some(fields) = result.as_object() else {
+        return vec![(result.to_string(), true)];
+    };
+    let mut out = Vec::new();
+    for (key, value) in fields {
+        if key == "ok" || key == "tool" {
+            continue;
+        }
+        match value {
+            Value::String(text) if text.contains('\n') => {
+                out.push((format!("{key}:"), true));
+                out.extend(
+                    text.trim_end_matches('\n')
+                        .lines()
+                        .map(|l| (format!("  {l}"), false)),
+                );
+            }
+            Value::String(text) if text.is_empty() => {}
+            Value::String(text) => out.push((format!("{key}: {text}"), false)),
+            Value::Array(items) if items.iter().all(Value::is_string) && !items.is_empty() => {
+                out.push((format!("{key}:"), true));
+                out.extend(
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|l| (format!("  {l}"), false)),
+                );
+            }
+            other => out.push((format!("{key}: {other}"), true)),
+        }
     }
     out
 }

@@ -12,7 +12,7 @@ use super::Caches;
 use super::wrap_cache::GrowingWrap;
 use super::{draw_lines, inner, pane_block};
 use crate::transcript::Call;
-use crate::tui::calls::call_label;
+use crate::tui::calls::{call_label, result_lines};
 use crate::tui::state::{Focus, Pane, Scroll, State};
 use crate::tui::wrap;
 
@@ -170,44 +170,6 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     }
     cache.starts.push(total);
     state.scroll[Pane::ToolOutput].resize(total, inner.height as usize);
-}
-
-/// A finished call's result as readable lines (text, whether muted): each field on its own,
-/// strings and lists of strings as their lines (a shell command's stdout and stderr as lines,
-/// not one escaped JSON string), other values as compact JSON. `ok` and `tool` are in the head.
-pub fn result_lines(result: &Value) -> Vec<(String, bool)> {
-    let Some(fields) = result.as_object() else {
-        return vec![(result.to_string(), true)];
-    };
-    let mut out = Vec::new();
-    for (key, value) in fields {
-        if key == "ok" || key == "tool" {
-            continue;
-        }
-        match value {
-            Value::String(text) if text.contains('\n') => {
-                out.push((format!("{key}:"), true));
-                out.extend(
-                    text.trim_end_matches('\n')
-                        .lines()
-                        .map(|l| (format!("  {l}"), false)),
-                );
-            }
-            Value::String(text) if text.is_empty() => {}
-            Value::String(text) => out.push((format!("{key}: {text}"), false)),
-            Value::Array(items) if items.iter().all(Value::is_string) && !items.is_empty() => {
-                out.push((format!("{key}:"), true));
-                out.extend(
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|l| (format!("  {l}"), false)),
-                );
-            }
-            other => out.push((format!("{key}: {other}"), true)),
-        }
-    }
-    out
 }
 
 /// Draws the visible part of the tool output pane.

@@ -148,6 +148,7 @@ mod tool_output {
     use crate::agent::AgentEvent;
     use crate::tui::Theme;
     use crate::tui::calls::call_label;
+    use crate::tui::calls::result_lines;
     use crate::tui::panes::tool_output::*;
     use crate::tui::panes::{draw_lines, inner, pane_block};
     use crate::tui::state::{Focus, Pane, State};
