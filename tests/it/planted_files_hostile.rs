@@ -147,3 +147,59 @@ fn fifos_and_giants_where_settings_plugins_and_choices_belong_never_hang_a_start
         assert!(stderr.contains(said), "{said}: {stderr}");
     }
 }
+
+#[test]
+fn a_planted_history_with_outcomes_this_version_cannot_read_still_loads_and_is_not_set_aside() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("fresh answer")]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    // A call claimed approved, with an outcome of a kind no version has, a duration of 584
+    // million years and an error full of terminal escapes.
+    let planted = serde_json::json!({
+        "id": "planted-session",
+        "messages": [
+            {"id": "m1", "role": "user", "content": "earlier", "timestamp": "2026-01-01T00:00:00Z"},
+            {"id": "m2", "role": "assistant", "content": "", "timestamp": "2026-01-01T00:00:01Z",
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "write_text_file", "arguments": "{}"}}]},
+            {"id": "m3", "role": "tool", "content": "{\"ok\":true}", "tool_call_id": "c1",
+             "timestamp": "2026-01-01T00:00:02Z",
+             "outcome": {"kind": "teleported", "error": "\u{1b}]52;c;aGk=\u{7}"},
+             "approved": true, "duration_ms": u64::MAX},
+            {"id": "m4", "role": "assistant", "content": "done before", "timestamp": "2026-01-01T00:00:03Z"}
+        ],
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:03Z"
+    });
+    std::fs::write(ws.join("history.json"), planted.to_string()).unwrap();
+    let mut c = headless::headless(&ws, &server.url());
+    c.env("XDG_DATA_HOME", dir.path().join("data")).args([
+        "-p",
+        "hello",
+        "--output-format",
+        "json",
+    ]);
+    let (out, _) = run_within(c);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["answer"], "fresh answer");
+    let aside = std::fs::read_dir(&ws)
+        .unwrap()
+        .filter_map(Result::ok)
+        .any(|e| e.file_name().to_string_lossy().contains(".corrupt-"));
+    assert!(
+        !aside,
+        "the history loaded: nothing was set aside ({stderr})"
+    );
+    // The earlier turn is still there, and the request carried it.
+    let history = std::fs::read_to_string(ws.join("history.json")).unwrap();
+    assert!(history.contains("done before"), "{history}");
+    let request = server.requests().last().unwrap().json();
+    assert!(request.to_string().contains("done before"));
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no escape reaches stderr: {stderr:?}"
+    );
+}
