@@ -177,73 +177,7 @@ impl Transcript {
     /// The events of a step and its calls.
     fn step_event(&mut self, event: &AgentEvent) -> Change {
         let turn = self.turns.len().saturating_sub(1);
-        let last = self.steps.len().wrapping_sub(1);
-        match event {
-            AgentEvent::StepStarted { step, max } => {
-                self.steps.push(Step::new(turn, *step, *max));
-                Change::StepStarted
-            }
-            AgentEvent::ReasoningDelta(text) => self.with_step(Change::Reasoning, |s| {
-                s.reasoning.push_str(text);
-            }),
-            AgentEvent::ContentDelta(text) => {
-                self.with_step(Change::Text, |s| s.text.push_str(text))
-            }
-            AgentEvent::StepFinished(end) => {
-                self.with_step(Change::StepEnded(*end), |s| s.end = Some(*end))
-            }
-            AgentEvent::ToolCallStarted {
-                id,
-                name,
-                arguments,
-            } => match self.steps.last_mut() {
-                Some(step) => {
-                    step.calls.push(Call::new(id, name, arguments));
-                    Change::CallStarted {
-                        step: last,
-                        call: step.calls.len() - 1,
-                    }
-                }
-                None => Change::None,
-            },
-            AgentEvent::ToolOutputDelta { id, text } => match self.find_call(id) {
-                Some((step, call)) => {
-                    self.steps[step].calls[call].output.push_str(text);
-                    Change::CallOutput { step, call }
-                }
-                None => Change::None,
-            },
-            AgentEvent::ToolFinished {
-                id,
-                result,
-                outcome,
-                approved,
-                duration,
-                ..
-            } => match self.find_call(id) {
-                Some((step, call)) => {
-                    self.steps[step].calls[call].finished = Some(Finished {
-                        result: result.clone(),
-                        outcome: outcome.clone(),
-                        approved: *approved,
-                        duration: *duration,
-                    });
-                    Change::CallFinished { step, call }
-                }
-                None => Change::None,
-            },
-            _ => Change::None,
-        }
-    }
-
-    fn with_step(&mut self, change: Change, f: impl FnOnce(&mut Step)) -> Change {
-        match self.steps.last_mut() {
-            Some(step) => {
-                f(step);
-                change
-            }
-            None => Change::None,
-        }
+        step::fold(&mut self.steps, turn, event)
     }
 
     /// The turn that has not ended, if one runs.
@@ -253,12 +187,7 @@ impl Transcript {
 
     /// The step and call index of call `id`, the latest first (ids are unique within a turn).
     pub fn find_call(&self, id: &str) -> Option<(usize, usize)> {
-        self.steps.iter().enumerate().rev().find_map(|(i, s)| {
-            s.calls
-                .iter()
-                .rposition(|c| c.id == id)
-                .map(|call| (i, call))
-        })
+        step::find_call(&self.steps, id)
     }
 
     /// The steps of turn `turn`.

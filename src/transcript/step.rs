@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::Change;
 use crate::events::{AgentEvent, CallOutcome, StepEnd};
 
 /// One model call: its reasoning, its text, and the calls it made.
@@ -116,54 +117,12 @@ pub struct SubAgent {
 impl SubAgent {
     /// Adds what a sub-agent's `event` tells; whether it changed anything.
     pub fn apply(&mut self, event: &AgentEvent) -> bool {
-        let step = self.steps.last_mut();
-        match (event, step) {
-            (AgentEvent::StepStarted { step, max }, _) => {
-                self.steps.push(Step::new(0, *step, *max));
-            }
-            (AgentEvent::ReasoningDelta(text), Some(s)) => s.reasoning.push_str(text),
-            (AgentEvent::ContentDelta(text), Some(s)) => s.text.push_str(text),
-            (AgentEvent::StepFinished(end), Some(s)) => s.end = Some(*end),
-            (
-                AgentEvent::ToolCallStarted {
-                    id,
-                    name,
-                    arguments,
-                },
-                Some(s),
-            ) => s.calls.push(Call::new(id, name, arguments)),
-            (
-                AgentEvent::ToolFinished {
-                    id,
-                    result,
-                    outcome,
-                    approved,
-                    duration,
-                    ..
-                },
-                _,
-            ) => {
-                let Some(call) = self
-                    .steps
-                    .iter_mut()
-                    .rev()
-                    .flat_map(|s| s.calls.iter_mut().rev())
-                    .find(|c| c.id == *id)
-                else {
-                    return false;
-                };
-                call.finished = Some(Finished {
-                    result: result.clone(),
-                    outcome: outcome.clone(),
-                    approved: *approved,
-                    duration: *duration,
-                });
-            }
-            (AgentEvent::Error { message }, _) => {
+        match event {
+            AgentEvent::Error { message } => {
                 self.errors.push((self.steps.len(), message.clone()));
             }
-            (AgentEvent::TurnFinished { .. }, _) => self.ended = true,
-            _ => return false,
+            AgentEvent::TurnFinished { .. } => self.ended = true,
+            other => return fold(&mut self.steps, 0, other) != Change::None,
         }
         true
     }
@@ -183,4 +142,85 @@ pub(super) fn answer_of(steps: &[Step]) -> Option<&str> {
         .last()
         .filter(|s| s.end != Some(StepEnd::Thought) && !s.text.is_empty())
         .map(|s| s.text.as_str())
+}
+
+/// Adds what a step's or a call's `event` tells to `steps` (those of turn `turn`), and says what
+/// changed: the one fold of steps, for a turn's and for a sub-agent's alike.
+pub(super) fn fold(steps: &mut Vec<Step>, turn: usize, event: &AgentEvent) -> Change {
+    let last = steps.len().wrapping_sub(1);
+    let with_last =
+        |steps: &mut Vec<Step>, change: Change, f: &dyn Fn(&mut Step)| match steps.last_mut() {
+            Some(step) => {
+                f(step);
+                change
+            }
+            None => Change::None,
+        };
+    match event {
+        AgentEvent::StepStarted { step, max } => {
+            steps.push(Step::new(turn, *step, *max));
+            Change::StepStarted
+        }
+        AgentEvent::ReasoningDelta(text) => {
+            with_last(steps, Change::Reasoning, &|s| s.reasoning.push_str(text))
+        }
+        AgentEvent::ContentDelta(text) => {
+            with_last(steps, Change::Text, &|s| s.text.push_str(text))
+        }
+        AgentEvent::StepFinished(end) => {
+            with_last(steps, Change::StepEnded(*end), &|s| s.end = Some(*end))
+        }
+        AgentEvent::ToolCallStarted {
+            id,
+            name,
+            arguments,
+        } => match steps.last_mut() {
+            Some(step) => {
+                step.calls.push(Call::new(id, name, arguments));
+                Change::CallStarted {
+                    step: last,
+                    call: step.calls.len() - 1,
+                }
+            }
+            None => Change::None,
+        },
+        AgentEvent::ToolOutputDelta { id, text } => match find_call(steps, id) {
+            Some((step, call)) => {
+                steps[step].calls[call].output.push_str(text);
+                Change::CallOutput { step, call }
+            }
+            None => Change::None,
+        },
+        AgentEvent::ToolFinished {
+            id,
+            result,
+            outcome,
+            approved,
+            duration,
+            ..
+        } => match find_call(steps, id) {
+            Some((step, call)) => {
+                steps[step].calls[call].finished = Some(Finished {
+                    result: result.clone(),
+                    outcome: outcome.clone(),
+                    approved: *approved,
+                    duration: *duration,
+                });
+                Change::CallFinished { step, call }
+            }
+            None => Change::None,
+        },
+        _ => Change::None,
+    }
+}
+
+/// The step and call index of call `id` in `steps`, the latest first (ids are unique within a
+/// turn).
+pub(super) fn find_call(steps: &[Step], id: &str) -> Option<(usize, usize)> {
+    steps.iter().enumerate().rev().find_map(|(i, s)| {
+        s.calls
+            .iter()
+            .rposition(|c| c.id == id)
+            .map(|call| (i, call))
+    })
 }
