@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-const INSTALL: &str = "run `bash .ci/mcp/install` (it needs Node.js with npm, and python3 with venv; .ci/run does it in CI)";
+const INSTALL: &str = "run `bash scripts/test.sh` (the README's test command) or `bash .ci/mcp/install` (they need Node.js with npm, and python3 with venv; .ci/run does it in CI)";
 
 /// Where the reference servers are installed.
 pub fn servers_dir() -> PathBuf {
