@@ -308,7 +308,6 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     };
     let (outcome, code) =
         headless::run(started.agent, (prompt, kind), format, started.notices).await;
-    drop(started.lock);
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
         TurnOutcome::Failed(_) if config.cli.plan => {
@@ -376,7 +375,6 @@ async fn run_tui(config: Config) -> ExitCode {
         approval: config.approval,
     };
     let result = tui::run(started.agent, options).await;
-    drop(started.lock);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

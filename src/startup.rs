@@ -105,8 +105,6 @@ pub struct Started {
     pub agent: Agent,
     /// Warnings and hints for the person (corrupt history moved aside, no key, broken plugin).
     pub notices: Vec<String>,
-    /// Held for as long as the agent runs: one MiniClaw per workspace.
-    pub lock: history::HistoryLock,
 }
 
 /// Every tool (built-ins, the toolbox, plugins) and any warnings from loading them.
@@ -222,9 +220,25 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     notices.extend(warnings);
     let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
-    let lock = history::HistoryLock::acquire(&config.history_path())?;
-    let loaded = history::load(&config.history_path())?;
-    notices.extend(loaded.notice);
+    let history_path = config.history_path();
+    // The folder's active session, unless another MiniClaw has it open: then a new session,
+    // kept in the archive (each session is locked on its own; see `history::Slot`).
+    let (slot, session, store) = match history::Slot::active(&history_path) {
+        Ok(slot) => {
+            let loaded = history::load(&history_path)?;
+            notices.extend(loaded.notice);
+            (slot, loaded.session, Some(loaded.store))
+        }
+        Err(history::LockError::Held { holder, .. }) => {
+            let session = crate::agent::Session::new();
+            let slot = history::Slot::in_archive(&history_path, &session.id)?;
+            notices.push(format!(
+                "Another MiniClaw{holder} has this folder's open session, so this one started a new session (/resume lists the others)."
+            ));
+            (slot, session, None)
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let crate::llm::Preset::Custom(name) = &config.preset {
         notices.push(format!(
             "Model \"{name}\" is not one of the presets ({}): it is sent as it is, without thinking settings.",
@@ -251,7 +265,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         client,
         Arc::new(tools),
         Arc::new(sandbox),
-        loaded.session,
+        session,
         AgentSettings {
             preset: config.preset.clone(),
             max_steps: usize::from(config.cli.max_steps),
@@ -260,16 +274,15 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     )
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
-    .with_history(loaded.store)
+    .with_slot(slot)
     .with_plan_presets(plan_presets);
+    if let Some(store) = store {
+        agent = agent.with_history(store);
+    }
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());
-    Ok(Started {
-        agent,
-        notices,
-        lock,
-    })
+    Ok(Started { agent, notices })
 }

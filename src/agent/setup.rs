@@ -57,6 +57,18 @@ impl Agent {
         self
     }
 
+    /// Saves the session in `slot` (held locked for as long as the agent keeps it).
+    pub fn with_slot(mut self, slot: super::history::Slot) -> Self {
+        self.slot = Some(slot);
+        self
+    }
+
+    /// Whether the open session is the workspace's active one (`history.json`), not one saved
+    /// in the archive because another MiniClaw has that one open.
+    pub fn is_active_session(&self) -> bool {
+        self.slot.as_ref().is_none_or(|s| s.is_active())
+    }
+
     /// Keeps requests within `tokens` prompt tokens.
     pub fn with_context_budget(mut self, tokens: usize) -> Self {
         self.budget = ContextBudget::new(tokens);

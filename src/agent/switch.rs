@@ -3,12 +3,20 @@
 //! others live in the archive (`history::Archive`).
 
 use super::blocking::off_runtime;
-use super::history::{self, Archive, ArchiveError, HistoryError};
+use super::history::{self, Archive, ArchiveError, HistoryError, Slot};
 use super::session::Session;
 use super::turn::Agent;
 use crate::events::{EventSink, SessionSummary};
 
 impl Agent {
+    /// The workspace's history file, beside which the archive lies.
+    fn history_path(&self) -> Result<std::path::PathBuf, ArchiveError> {
+        self.settings
+            .history_path
+            .clone()
+            .ok_or_else(|| ArchiveError::NotFound("(this agent keeps no history)".into()))
+    }
+
     /// The archive of this agent's workspace (`None` when the history is not saved).
     fn archive(&self) -> Result<Archive, ArchiveError> {
         self.settings
@@ -23,18 +31,29 @@ impl Agent {
         let Ok(archive) = self.archive() else {
             return Vec::new();
         };
-        off_runtime(move || archive.list())
-            .await
-            .unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "the sessions could not be listed");
-                Vec::new()
-            })
+        let open = self.session.id.clone();
+        off_runtime(move || {
+            let mut listed = archive.list();
+            // A session saved in the archive while open (see `Slot`) is not an earlier one.
+            listed.retain(|s| s.id != open);
+            for s in &mut listed {
+                if s.problem.is_none() && archive.is_open_elsewhere(&s.id) {
+                    s.problem = Some("open in another MiniClaw".into());
+                }
+            }
+            listed
+        })
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the sessions could not be listed");
+            Vec::new()
+        })
     }
 
     /// Archives the active session and starts an empty one; says what happened.
     pub async fn new_session(&mut self, events: &EventSink) -> Result<String, ArchiveError> {
         let next = self.session.cleared();
-        let archived = self.switch_to(next, events).await?;
+        let archived = self.switch_to(next, None, events).await?;
         // The new session's prompt carries today's instructions: remembered for it.
         let _ = self.compare_instructions().await;
         Ok(match archived {
@@ -65,13 +84,27 @@ impl Agent {
                 "That is the session already open; its older archived copy was removed.".into(),
             );
         }
+        // Held from here on: no other MiniClaw may open it meanwhile, and one that has it
+        // open already makes this an error.
+        let held = {
+            let history_path = self.history_path()?;
+            let id = id.clone();
+            on_archive(&archive, move |_| Ok(Slot::in_archive(&history_path, &id)?)).await?
+        };
         let next = {
             let id = id.clone();
             on_archive(&archive, move |a| a.load(&id)).await?
         };
         let title = next.title().unwrap_or_else(|| "(empty)".into());
         let turns = next.prompts().count();
-        let archived = self.switch_to(next, events).await?;
+        let active = self.is_active_session();
+        // The active session's file takes it in, and the archived copy goes (below); a session
+        // kept in the archive is opened where it lies.
+        let (archived, held) = if active {
+            (self.switch_to(next, None, events).await?, Some(held))
+        } else {
+            (self.switch_to(next, Some(held), events).await?, None)
+        };
         // Its prompt now carries today's instructions: say so when they changed since it
         // last did.
         let changed = self
@@ -80,9 +113,16 @@ impl Agent {
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
         // Only once `history.json` holds it: a crash in between leaves two copies, not none.
-        let kept = match on_archive(&archive, move |a| a.remove(&id)).await {
-            Ok(()) => String::new(),
-            Err(e) => format!(" (its archived copy stays: {e})"),
+        let kept = match held {
+            None => String::new(),
+            Some(held) => {
+                let removed = on_archive(&archive, move |a| a.remove(&id)).await;
+                drop(held);
+                match removed {
+                    Ok(()) => String::new(),
+                    Err(e) => format!(" (its archived copy stays: {e})"),
+                }
+            }
         };
         let before = archived
             .map(|t| format!(" \u{201c}{t}\u{201d} was archived."))
@@ -107,28 +147,58 @@ impl Agent {
 
     /// Deletes archived session `id` (the person confirmed it), off the runtime.
     pub async fn delete_session(&self, id: &str) -> Result<(), ArchiveError> {
+        let history_path = self.history_path()?;
         let id = id.to_string();
-        on_archive(&self.archive()?, move |a| a.remove(&id)).await
+        on_archive(&self.archive()?, move |a| {
+            // Held while it goes, so a session another MiniClaw has open is never deleted.
+            let _held = Slot::in_archive(&history_path, &id)?;
+            a.remove(&id)
+        })
+        .await
     }
 
-    /// Archives the active session when it holds a prompt, then makes `next` the active one
+    /// Archives the open session when it holds a prompt, then makes `next` the open one
     /// (opened by today's system prompt, so the project's instructions are current). Returns
     /// the archived session's title.
+    ///
+    /// The workspace's active session (`history.json`) takes `next` in. A session kept in the
+    /// archive (another MiniClaw has the active one) is in its archive file already; `next` is
+    /// then saved in its own, `held` when it was locked on the way (a reopened session).
     async fn switch_to(
         &mut self,
         mut next: Session,
+        held: Option<Slot>,
         events: &EventSink,
     ) -> Result<Option<String>, ArchiveError> {
         let archive = self.archive()?;
         if let Some(writer) = &mut self.history {
             writer.settle(&self.session, events).await;
         }
-        let archived = if self.session.has_prompts() {
-            let session = self.session.clone();
-            on_archive(&archive, move |a| a.store(&session)).await?;
-            self.session.title()
+        let archived = if self.is_active_session() {
+            if self.session.has_prompts() {
+                let session = self.session.clone();
+                on_archive(&archive, move |a| a.store(&session)).await?;
+                self.session.title()
+            } else {
+                None
+            }
         } else {
-            None
+            let slot = match held {
+                Some(slot) => slot,
+                None => {
+                    let history_path = self.history_path()?;
+                    let id = next.id.clone();
+                    on_archive(&archive, move |_| Ok(Slot::in_archive(&history_path, &id)?)).await?
+                }
+            };
+            // The old file is whole (saved after every step); the next saves go to the new one.
+            self.history = None;
+            self.history_store = None;
+            self.slot = Some(slot);
+            self.session
+                .has_prompts()
+                .then(|| self.session.title())
+                .flatten()
         };
         if let Some(prompt) = self.session.system_prompt().map(str::to_string) {
             next.set_system_prompt(&prompt);
@@ -143,11 +213,11 @@ impl Agent {
                 writer.settle(&self.session, events).await;
             }
         } else {
-            match (&mut self.history, &self.settings.history_path) {
+            let saved_at = self.saved_at();
+            match (&mut self.history, saved_at) {
                 (Some(writer), _) => writer.clear().await?,
                 (None, Some(path)) => {
                     self.history_store = None;
-                    let path = path.clone();
                     off_runtime(move || history::clear(&path))
                         .await
                         .map_err(HistoryError::from)??;
@@ -236,5 +306,67 @@ mod tests {
         assert_eq!(listed[0].title, "Second");
         agent.delete_session(&listed[0].id).await.unwrap();
         assert!(agent.list_sessions().await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_session_kept_in_the_archive_switches_where_it_lies_and_stays_locked() {
+        let ws = tempfile::tempdir().unwrap();
+        let history = ws.path().join("history.json");
+        // Another process has the active session open.
+        let _active = Slot::active(&history).unwrap();
+        let archive = Archive::beside(&history);
+        let mut older = Session::new();
+        older.push(Message::user("older question"));
+        archive.store(&older).unwrap();
+
+        let mine = Session::new();
+        let slot = Slot::in_archive(&history, &mine.id).unwrap();
+        let mut agent = agent(ws.path(), mine.clone()).with_slot(slot);
+        assert!(!agent.is_active_session());
+        let events = EventSink::discard();
+        agent.session.push(Message::user("my question"));
+        agent.save(&events);
+        agent.rename("Mine", &events).await;
+        let mine_file = archive.path_of(&mine.id).unwrap();
+        let saved: Session = serde_json::from_slice(&std::fs::read(&mine_file).unwrap()).unwrap();
+        assert_eq!(
+            saved.title.as_deref(),
+            Some("Mine"),
+            "saved whole in its file"
+        );
+        assert!(
+            !history::journal_path(&mine_file).exists(),
+            "no journal beside it"
+        );
+
+        agent.resume("older", &events).await.unwrap();
+        assert_eq!(agent.session().id, older.id);
+        assert!(
+            archive.path_of(&older.id).unwrap().exists(),
+            "opened where it lies"
+        );
+        assert!(mine_file.exists(), "the one left stays in the archive");
+        assert!(
+            !history.exists(),
+            "the active session's file is never touched"
+        );
+        // Another process cannot take the one now open, and may take the one left.
+        assert!(matches!(
+            Slot::in_archive(&history, &older.id),
+            Err(history::LockError::Held { .. })
+        ));
+        drop(Slot::in_archive(&history, &mine.id).unwrap());
+        let listed = agent.list_sessions().await;
+        assert_eq!(
+            listed.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            [mine.id.as_str()]
+        );
+
+        agent.new_session(&events).await.unwrap();
+        assert_ne!(agent.session().id, older.id);
+        assert!(
+            Slot::in_archive(&history, &older.id).is_ok(),
+            "the lock moved with the session"
+        );
     }
 }

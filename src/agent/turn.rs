@@ -55,6 +55,9 @@ pub struct Agent {
     pub(super) history: Option<HistoryWriter>,
     /// The store the writer starts with (from loading the history), if given.
     pub(super) history_store: Option<HistoryStore>,
+    /// The file the open session is saved in, locked (`None`: `settings.history_path`,
+    /// unlocked, as in tests and for agents that keep no history).
+    pub(super) slot: Option<super::history::Slot>,
     /// Which calls run without asking, and who is asked about the others.
     pub(super) approvals: Approvals,
     /// The files the running turn changed, as they were before (for `/undo`).
@@ -106,6 +109,7 @@ impl Agent {
             request_budget: None,
             history: None,
             history_store: None,
+            slot: None,
             approvals: Approvals::new(ApprovalMode::Auto, None),
             changes: TurnChanges::default(),
             undo_note: None,
@@ -125,11 +129,11 @@ impl Agent {
         // A new session: a yes to a tool and a note about an undo were the old one's.
         self.approvals.forget_allowed();
         self.undo_note = None;
-        match (&mut self.history, &self.settings.history_path) {
+        let saved_at = self.saved_at();
+        match (&mut self.history, saved_at) {
             // After the saves queued before it (none between turns: each turn waits for its own).
             (Some(writer), _) => writer.clear().await,
             (None, Some(path)) => {
-                let path = path.clone();
                 super::blocking::off_runtime(move || history::clear(&path)).await?
             }
             (None, None) => Ok(()),
@@ -390,17 +394,26 @@ impl Agent {
         self.session.push(m);
     }
 
+    /// The file the open session is saved in: its slot's, else the workspace's history file.
+    pub(super) fn saved_at(&self) -> Option<PathBuf> {
+        match &self.slot {
+            Some(slot) => Some(slot.path().to_path_buf()),
+            None => self.settings.history_path.clone(),
+        }
+    }
+
     /// Queues a save of what changed since the last one; the writer's thread does the file
     /// work, so the runtime never waits for the disk.
     pub(super) fn save(&mut self, events: &EventSink) {
-        let Some(path) = &self.settings.history_path else {
+        let Some(path) = self.saved_at() else {
             return;
         };
         if self.history.is_none() {
+            let policy = self.slot.as_ref().map(|s| s.policy()).unwrap_or_default();
             let store = self
                 .history_store
                 .take()
-                .unwrap_or_else(|| HistoryStore::open(path));
+                .unwrap_or_else(|| HistoryStore::open(&path).with_policy(policy));
             match HistoryWriter::start(store) {
                 Ok(writer) => self.history = Some(writer),
                 Err(e) => {

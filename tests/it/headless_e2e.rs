@@ -138,26 +138,6 @@ fn help_names_the_log_file() {
 }
 
 #[test]
-fn a_second_instance_on_the_same_workspace_is_told_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let _held =
-        miniclaw::agent::history::HistoryLock::acquire(&dir.path().join("history.json")).unwrap();
-    let out = bin()
-        .args(["--workspace", dir.path().to_str().unwrap(), "-p", "hi"])
-        .env("DEEPSEEK_API_KEY", "sk-x")
-        .env("DEEPSEEK_BASE_URL", "http://127.0.0.1:9")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("already using this workspace"), "{stderr}");
-    assert!(
-        stderr.contains(&format!("pid {}", std::process::id())),
-        "{stderr}"
-    );
-}
-
-#[test]
 fn list_tools_shows_every_tool_with_its_source() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()

@@ -44,6 +44,7 @@ mod project_env_hostile;
 mod providers;
 mod real_model;
 mod sandbox_hostile;
+mod shared_folder;
 mod text_protocol;
 mod text_protocol_props;
 mod tool_args_props;

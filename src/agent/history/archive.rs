@@ -39,6 +39,9 @@ pub enum ArchiveError {
     /// Writing or removing failed.
     #[error("{0}")]
     History(#[from] HistoryError),
+    /// Another MiniClaw has the session open.
+    #[error("{0}")]
+    Locked(#[from] super::LockError),
 }
 
 /// The sessions folder of one workspace.
@@ -71,6 +74,17 @@ impl Archive {
         fine.then(|| self.dir.join(format!("{id}.json")))
     }
 
+    /// The file session `id` is kept in (`None` for a name that is not a session id).
+    pub fn path_of(&self, id: &str) -> Option<PathBuf> {
+        self.file(id)
+    }
+
+    /// Whether another MiniClaw has session `id` open (see `Slot`).
+    pub fn is_open_elsewhere(&self, id: &str) -> bool {
+        self.file(id)
+            .is_some_and(|path| super::lock::HistoryLock::is_held(&path))
+    }
+
     /// Keeps `session` in the folder (replacing an older copy of it), atomically.
     pub fn store(&self, session: &Session) -> Result<PathBuf, ArchiveError> {
         let path = self
@@ -83,7 +97,7 @@ impl Archive {
 
     /// Creates the folder; refuses when a part of it is a link or not a folder (a workspace
     /// could plant a link there to have sessions written elsewhere).
-    fn ensure_folder(&self) -> Result<(), HistoryError> {
+    pub(super) fn ensure_folder(&self) -> Result<(), HistoryError> {
         let parent = self.dir.parent().unwrap_or(Path::new("."));
         for dir in [parent, self.dir.as_path()] {
             match fs::symlink_metadata(dir) {

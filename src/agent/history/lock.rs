@@ -18,7 +18,7 @@ pub struct HistoryLock {
 pub enum LockError {
     /// Another process holds the lock.
     #[error(
-        "another MiniClaw{holder} is already using this workspace's history ({path}); close it first, or start with --workspace pointing at another folder"
+        "another MiniClaw{holder} has this session open ({path}); close it there, or open another session (/new, --resume)"
     )]
     Held {
         /// The lock file.
@@ -42,9 +42,7 @@ const ATTEMPTS: usize = 5;
 impl HistoryLock {
     /// Takes the lock beside `history_path` (`history.json.lock`), or says who holds it.
     pub fn acquire(history_path: &Path) -> Result<Self, LockError> {
-        let mut name = history_path.file_name().unwrap_or_default().to_os_string();
-        name.push(".lock");
-        let path = history_path.with_file_name(name);
+        let path = lock_path(history_path);
         if let Some(dir) = path.parent() {
             let _ = fs::create_dir_all(dir);
         }
@@ -72,6 +70,23 @@ impl HistoryLock {
         }
     }
 
+    /// Whether another process holds the lock beside `history_path`, asked without taking it
+    /// for longer than the asking (and without creating or removing the file).
+    pub fn is_held(history_path: &Path) -> bool {
+        let path = lock_path(history_path);
+        let mut options = fs::OpenOptions::new();
+        options.read(true).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            libc::O_NOFOLLOW | libc::O_NONBLOCK,
+        );
+        match options.open(&path) {
+            Ok(file) => matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock)),
+            Err(_) => false,
+        }
+    }
+
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -86,6 +101,13 @@ impl Drop for HistoryLock {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// The lock file beside `history_path`: `history.json.lock`, `<id>.json.lock`.
+fn lock_path(history_path: &Path) -> PathBuf {
+    let mut name = history_path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    history_path.with_file_name(name)
 }
 
 /// Opens (creating) the lock file, never through a link and never blocking on a FIFO.
@@ -128,7 +150,7 @@ fn held(path: &Path) -> LockError {
         crate::capped_read::read_capped_string(path, 4096, crate::capped_read::Links::Refuse)
             .ok()
             .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.is_empty() && s.len() <= 10 && s.bytes().all(|b| b.is_ascii_digit()))
             .map(|pid| format!(" (pid {pid})"))
             .unwrap_or_default();
     LockError::Held {

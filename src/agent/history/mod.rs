@@ -34,6 +34,7 @@ mod checkpoints;
 mod files;
 mod journal;
 mod lock;
+mod slot;
 mod store;
 mod writer;
 
@@ -44,6 +45,7 @@ pub use checkpoints::{
     CHECKPOINTS_DIR, Checkpoints, FileMark, RememberedInstructions, TurnChanges, TurnMark, hash,
 };
 pub use lock::{HistoryLock, LockError};
+pub use slot::Slot;
 pub use store::{CompactionPolicy, HistoryStore};
 pub use writer::HistoryWriter;
 
