@@ -64,6 +64,9 @@ struct Screened {
     repeated: Vec<usize>,
 }
 
+/// The error of a call the person's interrupt kept from starting.
+const NOT_STARTED: &str = "not run: the person interrupted the turn before it started";
+
 /// Every call's observation: a call that never got one (the turn was interrupted first) says so.
 fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observed> {
     observations
@@ -71,7 +74,11 @@ fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observ
         .zip(calls)
         .map(|(o, c)| {
             o.unwrap_or_else(|| Observed {
-                value: json!({"ok": false, "tool": c.function.name, "error": "interrupted"}),
+                value: json!({
+                    "ok": false,
+                    "tool": c.function.name,
+                    "error": NOT_STARTED,
+                }),
                 outcome: CallOutcome::Interrupted,
                 approved: false,
                 duration: None,
@@ -355,6 +362,7 @@ impl Agent {
                 events: events.clone(),
                 cancel: cancel.clone(),
                 delegator: delegator.clone(),
+                shown: Default::default(),
             };
             events.send(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),

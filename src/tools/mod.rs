@@ -17,6 +17,7 @@ pub mod registry;
 pub(crate) mod sandbox;
 pub(crate) mod search;
 pub mod shell;
+pub mod shown;
 pub(crate) mod snapshot;
 pub mod subagent;
 pub(crate) mod support;

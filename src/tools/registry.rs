@@ -93,6 +93,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Starts sub-agents, when a model is configured.
     pub delegator: Option<Arc<dyn Delegator>>,
+    /// The live output so far, told to the model if the person interrupts the call.
+    pub shown: super::shown::Shown,
 }
 
 impl ToolContext {
@@ -104,11 +106,14 @@ impl ToolContext {
             events: EventSink::discard(),
             cancel: CancellationToken::new(),
             delegator: None,
+            shown: Default::default(),
         }
     }
 
     /// Reports a piece of live output of this call.
     pub fn output(&self, text: impl Into<String>) {
+        let text = text.into();
+        self.shown.push(&text);
         self.events.tool_output(&self.call_id, text);
     }
 }
@@ -329,10 +334,7 @@ impl ToolRegistry {
                 }
                 (Value::Object(out), CallOutcome::Ok)
             }
-            Err(ToolError::Cancelled) => (
-                error_observation(name, &ToolError::Cancelled.to_string()),
-                CallOutcome::Interrupted,
-            ),
+            Err(ToolError::Cancelled) => (interrupted(name, ctx), CallOutcome::Interrupted),
             Err(e) => {
                 let error = e.to_string();
                 let observation = error_observation(name, &error);
@@ -419,6 +421,30 @@ fn cap_error(mut error: String) -> String {
     }
     error
 }
+
+/// The observation of a call the person interrupted while it ran: said so, with the tail of
+/// what it had shown by then (`output_so_far`; `output_cut_bytes`: how much came before that).
+fn interrupted(name: &str, ctx: &ToolContext) -> Value {
+    let Some((text, dropped)) = ctx.shown.so_far() else {
+        return error_observation(name, INTERRUPTED_SILENT);
+    };
+    let mut observation = error_observation(name, INTERRUPTED_WHILE_RUNNING);
+    if let Some(fields) = observation.as_object_mut() {
+        fields.insert("output_so_far".into(), Value::String(text));
+        if dropped > 0 {
+            fields.insert("output_cut_bytes".into(), Value::from(dropped));
+        }
+    }
+    observation
+}
+
+/// The error of a call the person interrupted while it ran, after it had printed something.
+pub const INTERRUPTED_WHILE_RUNNING: &str =
+    "interrupted by the person while it ran (output_so_far is what it had printed)";
+
+/// The error of a call the person interrupted while it ran, before it printed anything.
+pub const INTERRUPTED_SILENT: &str =
+    "interrupted by the person while it ran, before it printed anything";
 
 /// `{"ok": false, "tool": name, "error": message}`.
 pub fn error_observation(name: &str, message: &str) -> Value {

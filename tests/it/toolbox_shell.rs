@@ -376,7 +376,67 @@ async fn cancelling_stops_a_running_command() {
         )
         .await;
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(obs["error"], "interrupted");
+    assert_eq!(
+        obs["error"],
+        miniclaw::tools::registry::INTERRUPTED_SILENT,
+        "{obs}"
+    );
+    drop(canceller.await.unwrap());
+}
+
+#[tokio::test]
+async fn an_interrupted_command_tells_the_model_what_it_had_printed() {
+    let f = fixture();
+    make_fifo(&f.sandbox.root().join("pipe"));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = ToolContext {
+        events: EventSink::new(tx),
+        ..ToolContext::standalone(f.sandbox.clone())
+    };
+    let cancel = ctx.cancel.clone();
+    let pipe = f.sandbox.root().join("pipe");
+    // `cat` prints two lines, then waits for more; once they were shown live, interrupt it.
+    let canceller = tokio::spawn(async move {
+        let mut writer = None;
+        wait::until_async("`cat` to open the pipe", || {
+            writer = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&pipe)
+                .ok();
+            writer.is_some()
+        })
+        .await;
+        let mut writer = writer.unwrap();
+        std::io::Write::write_all(&mut writer, b"compiling one\ncompiling two\n").unwrap();
+        let mut seen = String::new();
+        while !seen.contains("compiling two") {
+            match rx.recv().await {
+                Some(AgentEvent::ToolOutputDelta { text, .. }) => seen.push_str(&text),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        cancel.cancel();
+        writer
+    });
+    let obs = registry(ShellSettings::default())
+        .execute(
+            "run_shell_command",
+            r#"{"command":"cat","args":["pipe"]}"#,
+            &ctx,
+        )
+        .await;
+    assert_eq!(obs["ok"], false);
+    assert_eq!(
+        obs["error"],
+        miniclaw::tools::registry::INTERRUPTED_WHILE_RUNNING,
+        "{obs}"
+    );
+    assert_eq!(
+        obs["output_so_far"], "compiling one\ncompiling two\n",
+        "{obs}"
+    );
     drop(canceller.await.unwrap());
 }
 
