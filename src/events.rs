@@ -288,6 +288,11 @@ pub enum AgentEvent {
         delay: Duration,
         /// What went wrong.
         reason: String,
+        /// Why, in a word (`rate limited`, `server error 503`).
+        cause: crate::llm::RetryCause,
+        /// The step's text and reasoning so far are dropped: the request starts again (a
+        /// stream cut once something was shown, retried once).
+        restarts: bool,
     },
     /// An event of a sub-agent working for tool call `parent_id`.
     Nested {

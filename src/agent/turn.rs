@@ -502,11 +502,15 @@ fn forward(events: &EventSink, event: ClientEvent) {
             max_attempts,
             delay,
             reason,
+            cause,
+            restarts,
         } => events.send(AgentEvent::Retrying {
             attempt,
             max_attempts,
             delay,
             reason,
+            cause,
+            restarts,
         }),
     }
 }

@@ -124,17 +124,7 @@ impl TracePrinter {
         err: &mut dyn Write,
     ) -> std::io::Result<()> {
         match event {
-            AgentEvent::Retrying {
-                attempt,
-                max_attempts,
-                delay,
-                reason,
-            } => writeln!(
-                err,
-                "[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
-                clean(reason),
-                delay.as_secs_f32()
-            ),
+            AgentEvent::Retrying { .. } => writeln!(err, "{}", retry_line(event)),
             AgentEvent::Error { message } => writeln!(err, "[error] {}", clean(message)),
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text)),
             AgentEvent::FilesAttached(mentions) => {
@@ -227,17 +217,9 @@ fn call_line(
             let result = clean(&result.to_string());
             writeln!(err, "{pad}[Step {step} Observation] {result}")
         }
-        AgentEvent::Retrying {
-            attempt,
-            max_attempts,
-            delay,
-            reason,
-        } if !pad.is_empty() => writeln!(
-            err,
-            "{pad}[retry] {}; retrying in {:.1}s ({attempt}/{max_attempts})",
-            clean(reason),
-            delay.as_secs_f32()
-        ),
+        AgentEvent::Retrying { .. } if !pad.is_empty() => {
+            writeln!(err, "{pad}{}", retry_line(event))
+        }
         AgentEvent::Error { message } if !pad.is_empty() => {
             writeln!(err, "{pad}[error] {}", clean(message))
         }
@@ -246,6 +228,32 @@ fn call_line(
         }
         _ => Ok(()),
     }
+}
+
+/// `[retry] rate limited: …; retrying in 2.0s (2/5)`; a restart says what was shown is dropped.
+fn retry_line(event: &AgentEvent) -> String {
+    let AgentEvent::Retrying {
+        attempt,
+        max_attempts,
+        delay,
+        reason,
+        cause,
+        restarts,
+    } = event
+    else {
+        return String::new();
+    };
+    let again = if *restarts {
+        " (the answer so far is dropped and asked for again, once)"
+    } else {
+        ""
+    };
+    format!(
+        "[retry] {}: {}; retrying in {:.1}s ({attempt}/{max_attempts}){again}",
+        cause.label(),
+        clean(reason),
+        delay.as_secs_f32()
+    )
 }
 
 #[cfg(test)]
@@ -377,6 +385,8 @@ mod tests {
                 max_attempts: 2,
                 delay: Duration::ZERO,
                 reason: format!("server {NASTY}"),
+                cause: crate::llm::RetryCause::ServerError(503),
+                restarts: false,
             },
             AgentEvent::Error {
                 message: format!("error {NASTY}"),
@@ -428,7 +438,10 @@ mod tests {
         ] {
             assert!(err.contains(line), "{line:?} in\n{err}");
         }
-        assert!(err.contains("[retry] server ABCDEFG; retrying"), "{err}");
+        assert!(
+            err.contains("[retry] server error 503: server ABCDEFG; retrying"),
+            "{err}"
+        );
         // JSON escapes C0 controls itself; the raw C1 CSI (U+009B) and its parameters go.
         assert!(
             err.contains("    [Step 1 Observation] {\"content\":\"A\\u001b]52;c;aGk=\\u0007B"),

@@ -101,6 +101,13 @@ pub enum WireEvent<'a> {
         delay_ms: u64,
         /// What went wrong.
         reason: &'a str,
+        /// Why, by name (`rate_limited`, `server_error`, `network`, `no_data`, `stream_cut`).
+        cause: &'static str,
+        /// The HTTP status of a server error.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// What arrived of the step is dropped: the request starts again.
+        restarts: bool,
     },
     /// `{"type":"error","message":...}`
     Error {
@@ -354,11 +361,19 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             max_attempts,
             delay,
             reason,
+            cause,
+            restarts,
         } => WireEvent::Retrying {
             attempt: *attempt,
             max_attempts: *max_attempts,
             delay_ms: millis(*delay),
             reason,
+            cause: cause.name(),
+            status: match cause {
+                crate::llm::RetryCause::ServerError(status) => Some(*status),
+                _ => None,
+            },
+            restarts: *restarts,
         },
         // `line` unwraps these; one met here (a caller going around it) keeps its inner event.
         AgentEvent::Nested { event, .. } => wire_event(event),
@@ -457,9 +472,22 @@ mod tests {
                 attempt: 2,
                 max_attempts: 5,
                 delay: Duration::from_millis(1500),
-                reason: "rate limited".into()
+                reason: "HTTP 429".into(),
+                cause: crate::llm::RetryCause::RateLimited,
+                restarts: false,
             }),
-            json!({"type": "retrying", "attempt": 2, "max_attempts": 5, "delay_ms": 1500, "reason": "rate limited"})
+            json!({"type": "retrying", "attempt": 2, "max_attempts": 5, "delay_ms": 1500, "reason": "HTTP 429", "cause": "rate_limited", "restarts": false})
+        );
+        assert_eq!(
+            wire(&AgentEvent::Retrying {
+                attempt: 2,
+                max_attempts: 5,
+                delay: Duration::ZERO,
+                reason: "HTTP 503".into(),
+                cause: crate::llm::RetryCause::ServerError(503),
+                restarts: false,
+            })["status"],
+            503
         );
     }
 

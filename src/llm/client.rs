@@ -15,7 +15,8 @@ use super::key::ApiKey;
 use super::presets::Preset;
 use super::provider::ToolProtocol;
 use super::retry::{
-    RetryPolicy, delay_before, error_message, is_retryable_status, parse_retry_after, redact,
+    RetryCause, RetryPolicy, delay_before, error_message, is_retryable_status, parse_retry_after,
+    redact,
 };
 use super::sse::{Frame, SseParser};
 use super::text_protocol::{TextCalls, render};
@@ -37,6 +38,11 @@ pub enum ClientEvent {
         delay: Duration,
         /// What went wrong, for the status line.
         reason: String,
+        /// Why, in a word the status line shows.
+        cause: RetryCause,
+        /// What arrived of the answer is dropped: the request is sent again from the start
+        /// (a stream cut once something was shown, retried once).
+        restarts: bool,
     },
 }
 
@@ -71,6 +77,8 @@ impl std::fmt::Debug for LlmClient {
 struct Failure {
     error: LlmError,
     retryable: bool,
+    /// A cut after something was shown: retried once, from the start, if nothing else failed.
+    restart: bool,
     retry_after: Option<Duration>,
     partial: Completion,
 }
@@ -80,6 +88,7 @@ impl Failure {
         Self {
             error,
             retryable: false,
+            restart: false,
             retry_after: None,
             partial: Completion::default(),
         }
@@ -89,6 +98,15 @@ impl Failure {
         Self {
             error,
             retryable: true,
+            ..Self::fatal(LlmError::Cancelled)
+        }
+    }
+
+    /// A stream cut once something was shown: tried once more from the start.
+    fn restart(error: LlmError) -> Self {
+        Self {
+            error,
+            restart: true,
             ..Self::fatal(LlmError::Cancelled)
         }
     }
@@ -219,6 +237,8 @@ impl LlmClient {
         let text = preset.tool_protocol() == ToolProtocol::Text;
         let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
+        // A stream cut after something was shown is sent again once, from the start.
+        let mut restarted = false;
         loop {
             let request = Request {
                 url: &url,
@@ -230,12 +250,14 @@ impl LlmClient {
                 Ok(completion) => return Ok(completion),
                 Err(failure) => failure,
             };
-            if !failure.retryable || attempt >= max_attempts {
+            let restarts = failure.restart && !restarted;
+            if !(failure.retryable || restarts) || attempt >= max_attempts {
                 return Err(ChatError {
                     error: failure.error,
                     partial: failure.partial,
                 });
             }
+            restarted |= restarts;
             attempt += 1;
             let delay = delay_before(&self.retry, attempt, failure.retry_after);
             on_event(ClientEvent::Retrying {
@@ -243,6 +265,8 @@ impl LlmClient {
                 max_attempts,
                 delay,
                 reason: failure.error.to_string(),
+                cause: RetryCause::of(&failure.error),
+                restarts,
             });
             tokio::select! {
                 _ = tokio::time::sleep(delay) => {}
@@ -407,6 +431,7 @@ async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) ->
     Failure {
         error: LlmError::Http { status, message },
         retryable: is_retryable_status(status),
+        restart: false,
         retry_after,
         partial: Completion::default(),
     }
@@ -444,9 +469,9 @@ async fn read_stream(
         let bytes = match chunk {
             // A server that accepted the request but never sent data (DeepSeek queues busy
             // requests behind keep-alives) is worth another attempt; one that went silent
-            // mid-answer is not (a retry would repeat what was shown).
+            // mid-answer is tried once more from the start (what was shown is dropped).
             Err(_) if !sink.reported => return Err(Failure::retry(LlmError::IdleTimeout(idle))),
-            Err(_) => return Err(Failure::fatal(LlmError::IdleTimeout(idle))),
+            Err(_) => return Err(Failure::restart(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
             // `data: [DONE]` without its closing blank line still ends the stream properly.
             Ok(Ok(None)) if parser.finish() == Some(Frame::Done) => {
@@ -455,11 +480,11 @@ async fn read_stream(
             }
             // Nothing shown yet means a fresh attempt cannot duplicate anything.
             Ok(Ok(None)) if !sink.reported => return Err(Failure::retry(LlmError::StreamCut)),
-            Ok(Ok(None)) => return Err(Failure::fatal(LlmError::StreamCut)),
+            Ok(Ok(None)) => return Err(Failure::restart(LlmError::StreamCut)),
             Ok(Err(e)) if !sink.reported => {
                 return Err(Failure::retry(LlmError::transport(e, key)));
             }
-            Ok(Err(_)) => return Err(Failure::fatal(LlmError::StreamCut)),
+            Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
         for frame in parser.push(&bytes) {
             deadline = Instant::now() + idle;

@@ -22,5 +22,5 @@ pub use error::{ChatError, LlmError};
 pub use key::ApiKey;
 pub use presets::Preset;
 pub use provider::{DEEPSEEK, ModelEntry, Provider, ProviderModel, ToolProtocol};
-pub use retry::RetryPolicy;
+pub use retry::{RetryCause, RetryPolicy};
 pub use types::*;

@@ -26,6 +26,58 @@ impl Default for RetryPolicy {
     }
 }
 
+/// Why a request is tried again, as the status line and the trace name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryCause {
+    /// HTTP 429: too many requests.
+    RateLimited,
+    /// The server answered with an error status (500, 503).
+    ServerError(u16),
+    /// The connection failed or broke.
+    Network,
+    /// The server accepted the request and then sent nothing.
+    NoData,
+    /// The stream closed before it was complete.
+    StreamCut,
+}
+
+impl RetryCause {
+    /// The cause of `error`, when it is one a retry answers.
+    pub fn of(error: &super::LlmError) -> Self {
+        use super::LlmError;
+        match error {
+            LlmError::Http { status: 429, .. } => Self::RateLimited,
+            LlmError::Http { status, .. } => Self::ServerError(*status),
+            LlmError::IdleTimeout(_) => Self::NoData,
+            LlmError::StreamCut => Self::StreamCut,
+            _ => Self::Network,
+        }
+    }
+
+    /// Its name in machine-read output: `rate_limited`, `server_error`, `network`, `no_data`,
+    /// `stream_cut`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::RateLimited => "rate_limited",
+            Self::ServerError(_) => "server_error",
+            Self::Network => "network",
+            Self::NoData => "no_data",
+            Self::StreamCut => "stream_cut",
+        }
+    }
+
+    /// In a few words: `rate limited`, `server error 503`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::RateLimited => "rate limited".into(),
+            Self::ServerError(status) => format!("server error {status}"),
+            Self::Network => "network error".into(),
+            Self::NoData => "no data from the server".into(),
+            Self::StreamCut => "stream cut off".into(),
+        }
+    }
+}
+
 /// The longest server error body quoted in an error.
 const MESSAGE_CHARS: usize = 300;
 

@@ -167,6 +167,11 @@ pub(super) fn fold(steps: &mut Vec<Step>, turn: usize, event: &AgentEvent) -> Ch
         AgentEvent::ContentDelta(text) => {
             with_last(steps, Change::Text, &|s| s.text.push_str(text))
         }
+        // The request starts again: what the step had shown is dropped (it is never saved).
+        AgentEvent::Retrying { restarts: true, .. } => with_last(steps, Change::Text, &|s| {
+            s.text.clear();
+            s.reasoning.clear();
+        }),
         AgentEvent::StepFinished(end) => {
             with_last(steps, Change::StepEnded(*end), &|s| s.end = Some(*end))
         }

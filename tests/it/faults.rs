@@ -55,6 +55,55 @@ fn retrying(events: &[AgentEvent]) -> Vec<(u32, u32, Duration)> {
         .collect()
 }
 
+/// How many retries started the answer again from the start.
+fn restarts(events: &[AgentEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::Retrying { restarts: true, .. }))
+        .count()
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_answer_is_asked_for_again_once_and_says_so() {
+    let cut = SseBuilder::new()
+        .role()
+        .content(&["Half of the ans"])
+        .build();
+    let mut r = rig(
+        vec![cut, SseBuilder::answer("The whole answer.")],
+        vec![],
+        Preset::Flash,
+        6,
+    )
+    .await;
+    let (outcome, events) = run(&mut r.agent, "x").await;
+    assert_eq!(outcome, TurnOutcome::Answered, "{events:?}");
+    let retry = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Retrying {
+                cause, restarts, ..
+            } => Some((*cause, *restarts)),
+            _ => None,
+        })
+        .expect("the retry is told");
+    assert_eq!(retry, (miniclaw::llm::RetryCause::StreamCut, true));
+    // The same request went again, and only the whole answer is kept.
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].json()["messages"],
+        requests[1].json()["messages"]
+    );
+    let s = assert_history_valid(&r.dir.path().join("history.json"));
+    assert_eq!(s.last_answer(), Some("The whole answer."));
+    assert!(
+        !serde_json::to_string(&s)
+            .unwrap()
+            .contains("Half of the ans")
+    );
+}
+
 async fn retried_then_answered(first: Reply) -> Vec<AgentEvent> {
     let mut r = rig(
         vec![first, SseBuilder::answer("fine")],
@@ -223,7 +272,8 @@ async fn a_stream_cut_in_reasoning_keeps_what_arrived_marked() {
         .role()
         .reasoning(&["I was thinking"])
         .build();
-    let mut r = rig(vec![cut], vec![], Preset::Pro, 6).await;
+    // Cut again after the one automatic restart: the turn fails.
+    let mut r = rig(vec![cut.clone(), cut], vec![], Preset::Pro, 6).await;
     let (outcome, events) = run(&mut r.agent, "x").await;
     assert_eq!(outcome, TurnOutcome::Failed(FailCause::Network));
     assert!(
@@ -248,8 +298,9 @@ async fn a_stream_cut_in_content_keeps_the_partial_answer() {
         .role()
         .content(&["Half of the ans"])
         .build();
-    let mut r = rig(vec![cut], vec![], Preset::Flash, 6).await;
+    let mut r = rig(vec![cut.clone(), cut], vec![], Preset::Flash, 6).await;
     let (_, events) = run(&mut r.agent, "x").await;
+    assert_eq!(restarts(&events), 1, "restarted once, then given up");
     match events.last().unwrap() {
         AgentEvent::TurnFinished { outcome, .. } => {
             assert_eq!(*outcome, TurnOutcome::Failed(FailCause::Network));
@@ -272,7 +323,7 @@ async fn a_stream_cut_in_tool_call_arguments_runs_no_tool() {
         .raw(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"probe\",\"arguments\":\"{\\\"x\\\": \\\"hal\"}}]},\"finish_reason\":null}]}\n\n")
         .build();
     let r = rig(
-        vec![cut],
+        vec![cut.clone(), cut],
         vec![Probe::new("probe", false)],
         Preset::Flash,
         6,

@@ -75,6 +75,7 @@ fn retries(events: &[ClientEvent]) -> Vec<(u32, u32, Duration, String)> {
                 max_attempts,
                 delay,
                 reason,
+                ..
             } => Some((*attempt, *max_attempts, *delay, reason.clone())),
             ClientEvent::Stream(_) => None,
         })

@@ -65,6 +65,7 @@ mod tui_e2e;
 mod tui_interrupt;
 mod tui_key;
 mod tui_plan;
+mod tui_retry;
 mod undo;
 mod workspace_secrets;
 

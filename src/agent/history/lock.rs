@@ -189,7 +189,7 @@ mod tests {
         let path = dir.path().join(HISTORY_FILE);
         let first = HistoryLock::acquire(&path).unwrap();
         let err = HistoryLock::acquire(&path).unwrap_err().to_string();
-        assert!(err.contains("already using"), "{err}");
+        assert!(err.contains("has this session open"), "{err}");
         assert!(
             err.contains(&format!("pid {}", std::process::id())),
             "{err}"

@@ -129,7 +129,10 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         segments.push(Segment {
             rank: 0,
             span: Span::styled(
-                format!("retrying in {secs}s ({}/{})", r.attempt, r.max_attempts),
+                format!(
+                    "{} · retrying in {secs}s ({}/{})",
+                    r.cause, r.attempt, r.max_attempts
+                ),
                 theme.warning,
             ),
         });

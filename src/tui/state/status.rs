@@ -35,6 +35,8 @@ pub struct RetryView {
     pub max_attempts: u32,
     /// When it starts.
     pub at: Instant,
+    /// Why it waits, in a few words (`rate limited`, `server error 503`).
+    pub cause: String,
 }
 
 /// The running turn's status, as the status line shows it.

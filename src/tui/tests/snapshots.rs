@@ -139,6 +139,8 @@ fn error_line_and_retry_status() {
                 max_attempts: 5,
                 delay: Duration::from_secs(4),
                 reason: "503".into(),
+                cause: crate::llm::RetryCause::ServerError(503),
+                restarts: false,
             },
         ],
     );

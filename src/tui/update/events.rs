@@ -106,13 +106,30 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             attempt,
             max_attempts,
             delay,
+            cause,
+            restarts,
             ..
         } => {
             state.status.retry = Some(RetryView {
                 attempt,
                 max_attempts,
                 at: now + delay,
+                cause: cause.label(),
             });
+            // The answer so far is asked for again from the start: what was shown goes, and
+            // a line says why (the transcript's step was emptied the same way).
+            if restarts {
+                if let Some(i) = state.view.live.take()
+                    && let Some(entry) = state.view.entries.get_mut(i)
+                {
+                    entry.text.clear();
+                    entry.touch();
+                }
+                state.view.push(
+                    EntryKind::Notice,
+                    "The stream was cut off mid-answer: asked again, once, from the start.",
+                );
+            }
         }
         AgentEvent::Error { message } => {
             state.view.push(EntryKind::Error, message);
