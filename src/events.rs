@@ -327,6 +327,12 @@ pub enum AgentEvent {
     HistoryCleared,
     /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).
     Notice(String),
+    /// The turn used its `max` steps without a final answer (`TurnFinished` with
+    /// `StepLimit` follows). Each front end says how to go on in its own terms.
+    StepLimitReached {
+        /// The steps a turn may take.
+        max: usize,
+    },
     /// Another session is now the active one (`/new`, `/resume`): the view starts again from
     /// `replay`, the events that tell it.
     SessionOpened {

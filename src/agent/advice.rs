@@ -25,10 +25,9 @@ pub fn fail_cause(e: &LlmError) -> FailCause {
 }
 
 /// What is said when a turn reaches its step limit.
-pub fn step_limit_notice(max: usize) -> String {
+pub fn step_limit_notice(max: usize, way_on: &str) -> String {
     format!(
-        "Stopped after {max} step{} without a final answer (the step limit). Send `continue` to go on \
-         from here, or raise the limit with /steps N.",
+        "Stopped after {max} step{} without a final answer (the step limit). {way_on}",
         if max == 1 { "" } else { "s" }
     )
 }

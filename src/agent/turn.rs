@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::advice::{error_advice, fail_cause, step_limit_notice};
+use super::advice::{error_advice, fail_cause};
 use super::approvals::Approvals;
 use super::budget::RequestBudget;
 use super::context::ContextBudget;
@@ -239,8 +239,8 @@ impl Agent {
                 return outcome;
             }
         }
-        // A limit reached is not an error: said once, with the way on.
-        events.send(AgentEvent::Notice(step_limit_notice(max)));
+        // A limit reached is not an error: said once; each front end names its way on.
+        events.send(AgentEvent::StepLimitReached { max });
         self.finish(events, &turn, TurnOutcome::StepLimit).await;
         TurnOutcome::StepLimit
     }

@@ -36,6 +36,14 @@ pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_sour
 pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder};
 pub use trace::{AnswerOutput, TracePrinter};
 
+/// What a headless run says when a turn reaches its step limit: the way on in flags.
+pub fn step_limit_said(max: usize) -> String {
+    crate::agent::advice::step_limit_notice(
+        max,
+        "Raise the limit with --max-steps N, or go on from here with --continue -p continue.",
+    )
+}
+
 /// The exit status for how a turn ended: 0 answered, 1 failed, 3 step limit, 130 interrupted
 /// (the shell's number for Ctrl+C). 2 is for a run that could not start.
 pub fn exit_code(outcome: &TurnOutcome) -> u8 {

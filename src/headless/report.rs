@@ -92,6 +92,9 @@ impl ReportBuilder {
         match event {
             AgentEvent::Error { message } => self.errors.push(message.clone()),
             AgentEvent::Notice(text) => self.notices.push(text.clone()),
+            AgentEvent::StepLimitReached { max } => {
+                self.notices.push(super::step_limit_said(*max));
+            }
             _ => {}
         }
     }

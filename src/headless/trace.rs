@@ -127,6 +127,9 @@ impl TracePrinter {
             AgentEvent::Retrying { .. } => writeln!(err, "{}", retry_line(event)),
             AgentEvent::Error { message } => writeln!(err, "[error] {}", clean(message)),
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text)),
+            AgentEvent::StepLimitReached { max } => {
+                writeln!(err, "[notice] {}", super::step_limit_said(*max))
+            }
             AgentEvent::FilesAttached(mentions) => {
                 writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))
             }
@@ -226,6 +229,12 @@ fn call_line(
         AgentEvent::Notice(text) if !pad.is_empty() => {
             writeln!(err, "{pad}[notice] {}", clean(text))
         }
+        // A sub-agent's limit: its call's result says so to the model.
+        AgentEvent::StepLimitReached { max } if !pad.is_empty() => writeln!(
+            err,
+            "{pad}[notice] {}",
+            crate::agent::advice::step_limit_notice(*max, "")
+        ),
         _ => Ok(()),
     }
 }

@@ -140,6 +140,11 @@ pub enum WireEvent<'a> {
         /// The notice.
         text: &'a str,
     },
+    /// `{"type":"step_limit","max_steps":6}`: the turn used its steps without an answer.
+    StepLimit {
+        /// The steps a turn may take.
+        max_steps: usize,
+    },
     /// `{"type":"session_opened","title":...,"notice":...}` (its turns are not told again)
     SessionOpened {
         /// The session's title.
@@ -394,6 +399,7 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::HistoryCleared => WireEvent::HistoryCleared,
         AgentEvent::Notice(text) => WireEvent::Notice { text },
+        AgentEvent::StepLimitReached { max } => WireEvent::StepLimit { max_steps: *max },
         AgentEvent::SessionOpened { title, notice, .. } => WireEvent::SessionOpened {
             title: title.as_deref(),
             notice,

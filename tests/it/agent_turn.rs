@@ -212,9 +212,9 @@ async fn the_step_limit_stops_a_model_that_never_stops_calling_tools() {
     assert_eq!(outcome, TurnOutcome::StepLimit);
     assert_eq!(r.server.requests().len(), 3);
     assert!(
-        events.iter().any(
-            |e| matches!(e, AgentEvent::Notice(text) if text.contains("Stopped after 3 steps") && text.contains("/steps N"))
-        )
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::StepLimitReached { max: 3 }))
     );
     assert_history_valid(&r.dir.path().join("history.json"));
 }

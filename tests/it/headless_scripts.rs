@@ -204,6 +204,10 @@ fn json_output_of_a_turn_stopped_at_the_step_limit() {
             .any(|n| n.as_str().unwrap().contains("step limit")),
         "{notices:?}"
     );
+    // The way on is named in flags, which is what can be typed here.
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("--max-steps N"), "{stderr}");
+    assert!(!stderr.contains("/steps"), "{stderr}");
 }
 
 #[test]

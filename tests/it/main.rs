@@ -66,6 +66,7 @@ mod tui_interrupt;
 mod tui_key;
 mod tui_plan;
 mod tui_retry;
+mod tui_step_limit;
 mod undo;
 mod workspace_secrets;
 

@@ -231,7 +231,7 @@ async fn the_guard_the_step_limit_and_approvals_act_as_with_native_calls() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, AgentEvent::Notice(n) if n.contains("step limit")))
+            .any(|e| matches!(e, AgentEvent::StepLimitReached { .. }))
     );
     assert_eq!(r.server.requests().len(), 3);
 }

@@ -336,7 +336,7 @@ async fn thirty_two_delegations_in_a_two_step_turn_stay_within_one_request_budge
     }
     let stopped = events
         .iter()
-        .any(|e| matches!(e, AgentEvent::Notice(text) if text.contains("Stopped after 2 steps")));
+        .any(|e| matches!(e, AgentEvent::StepLimitReached { max: 2 }));
     assert!(stopped, "the step limit is reported as before");
 }
 

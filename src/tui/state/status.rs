@@ -54,6 +54,8 @@ pub struct TurnStatus {
     pub last_usage: Option<Usage>,
     /// Context used by the last request and the budget, in tokens.
     pub context: Option<(usize, usize)>,
+    /// The last turn stopped at its step limit: Enter on the empty input goes on.
+    pub go_on: bool,
 }
 
 impl TurnStatus {
@@ -66,6 +68,7 @@ impl TurnStatus {
             retry: None,
             last_usage: None,
             context: None,
+            go_on: false,
         }
     }
 

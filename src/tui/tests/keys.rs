@@ -277,7 +277,7 @@ fn the_step_limit_is_said_once_as_a_notice() {
         &mut s,
         t0,
         vec![
-            AgentEvent::Notice(crate::agent::advice::step_limit_notice(6)),
+            AgentEvent::StepLimitReached { max: 6 },
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::StepLimit,
                 usage: None,
@@ -292,6 +292,20 @@ fn the_step_limit_is_said_once_as_a_notice() {
         .count();
     assert_eq!(notices, 1, "{added:?}");
     assert!(added.iter().all(|e| e.kind != EntryKind::Error));
+    assert!(
+        added
+            .iter()
+            .any(|e| e.text.contains("Press Enter to go on for another 6 steps")),
+        "{added:?}"
+    );
+    // Enter on the empty input goes on for another round; only once.
+    let effects = press_send(&mut s, t0);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Command(AgentCommand::Prompt(p)) if p == "continue")),
+        "{effects:?}"
+    );
 }
 
 #[test]

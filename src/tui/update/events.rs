@@ -36,6 +36,7 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
     match event {
         AgentEvent::State(doing) if live => state.status.running(Some(doing), now),
         AgentEvent::TurnStarted { prompt } => {
+            state.status.go_on = false;
             if live {
                 state.status.running(None, now);
             }
@@ -160,6 +161,18 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
         AgentEvent::HistoryCleared => state.clear_conversation(),
         AgentEvent::Notice(text) => {
             state.view.push(EntryKind::Notice, text);
+        }
+        AgentEvent::StepLimitReached { max } => {
+            let way_on = format!(
+                "Press Enter to go on for another {max} step{} (it sends `continue`), or change the limit with /steps N.",
+                if max == 1 { "" } else { "s" }
+            );
+            state.view.push(
+                EntryKind::Notice,
+                crate::agent::advice::step_limit_notice(max, if live { &way_on } else { "" }),
+            );
+            // Enter on the empty input goes on, until something else is sent.
+            state.status.go_on = live;
         }
         AgentEvent::Plan(event) => {
             let over = matches!(event, crate::events::PlanEvent::Finished(_));

@@ -12,11 +12,16 @@ use crate::tui::paste;
 use crate::tui::state::{Focus, State};
 
 pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
-    let text = state.composer.input_expanded();
+    let mut text = state.composer.input_expanded();
+    // After a turn stopped at its step limit, Enter alone goes on for another round.
+    if text.trim().is_empty() && state.status.go_on && !state.busy() {
+        text = "continue".to_string();
+    }
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return;
     }
+    state.status.go_on = false;
     if state.view.plans.draft() && !trimmed.starts_with('/') && !state.busy() {
         return super::plan::run(state, &text, now, effects);
     }
