@@ -453,3 +453,38 @@ fn list_tools_waits_for_the_servers_and_reports_broken_settings() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_servers_progress_notifications_are_the_calls_live_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_home(dir.path(), &everything_entry("everything", ""));
+    let script = vec![
+        calls(&[(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 0.3, "steps": 3}),
+        )]),
+        SseBuilder::answer("done"),
+    ];
+    let (server, _rt) = MockServer::start_blocking(script);
+    let out = command(dir.path(), &config, &server.url(), &[])
+        .args(["--output-format", "stream-json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let live: String = text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_output_delta")
+        .map(|e| e["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(live, "[1/3]\n[2/3]\n[3/3]\n", "{}", text(&out.stdout));
+    let seen = observations(&server.requests()[1].json());
+    assert!(
+        seen[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Long running operation completed"),
+        "{}",
+        seen[0]
+    );
+}

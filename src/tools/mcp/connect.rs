@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::ClientHandler;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
 use rmcp::service::serve_client_with_ct;
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -25,14 +26,25 @@ use crate::settings::{McpServerConfig, McpTransport};
 const EXIT_WAIT: Duration = Duration::from_millis(500);
 
 /// MiniClaw's side of the protocol: it offers no capability of its own (no roots, sampling or
-/// elicitation) and listens for `notifications/tools/list_changed`.
+/// elicitation) and listens for `notifications/tools/list_changed` and for the progress of the
+/// calls it made.
 struct Handler {
     list_changed: UnboundedSender<()>,
+    progress: ProgressDispatcher,
 }
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.list_changed.send(());
+    }
+
+    // Only a call that asked for it (its token) is told; others' are dropped.
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.handle_notification(params).await;
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -53,6 +65,8 @@ pub struct Live {
     process: Option<Arc<ServerProcess>>,
     /// Ends the rmcp service (and with it the transport).
     service: CancellationToken,
+    /// Where the server's progress notifications go, by the token of the call they are for.
+    pub progress: ProgressDispatcher,
 }
 
 impl Live {
@@ -104,7 +118,11 @@ pub async fn connect(
     workspace: &Path,
     list_changed: UnboundedSender<()>,
 ) -> Result<Live, McpError> {
-    let handler = Handler { list_changed };
+    let progress = ProgressDispatcher::new();
+    let handler = Handler {
+        list_changed,
+        progress: progress.clone(),
+    };
     let service = CancellationToken::new();
     let secs = config.startup_timeout.as_secs_f64();
     match &config.transport {
@@ -193,6 +211,7 @@ fn watch(
     service: CancellationToken,
     process: Option<Arc<ServerProcess>>,
 ) -> Live {
+    let progress = running.service().progress.clone();
     let closed = CancellationToken::new();
     let peer = running.peer().clone();
     let done = closed.clone();
@@ -213,6 +232,7 @@ fn watch(
         closed,
         process,
         service,
+        progress,
     }
 }
 
