@@ -291,23 +291,31 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         Some(problem) => return refuse(format, &problem.to_string()),
         None => {}
     }
+    if let Some(why) = too_wide_to_guess(&config) {
+        return refuse(format, &why);
+    }
     let mut started = match startup::start(&config) {
         Ok(s) => s,
         Err(e) => return refuse(format, &e.to_string()),
     };
-    let choice =
-        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), true);
+    let choice = startup::SessionChoice::from_flags(&config.cli, true);
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),
         Err(e) => return refuse(format, &e.to_string()),
     }
+    let start = run_start(&config, &choice, started.agent.session());
     let kind = if config.cli.plan {
         headless::RunKind::Plan
     } else {
         headless::RunKind::Turn
     };
-    let (outcome, code) =
-        headless::run(started.agent, (prompt, kind), format, started.notices).await;
+    let (outcome, code) = headless::run(
+        started.agent,
+        (prompt, kind),
+        format,
+        (start, started.notices),
+    )
+    .await;
     drop(started.lock);
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
@@ -324,6 +332,52 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     ExitCode::from(code)
 }
 
+/// Why a headless run may not take the folder it started in as its workspace: `/` or the home
+/// folder, where the tools would reach everything, are used only when `-C` names them.
+fn too_wide_to_guess(config: &Config) -> Option<String> {
+    if config.workspace_origin != config::WorkspaceOrigin::StartFolder {
+        return None;
+    }
+    let canonical = miniclaw::remembered::folders::canonical;
+    let folder = canonical(&config.workspace);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| canonical(std::path::Path::new(&h)));
+    let what = if folder.parent().is_none() {
+        "the root folder"
+    } else if home.as_deref() == Some(folder.as_path()) {
+        "your home folder"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "MiniClaw was started in {what} ({}), which the tools would then read and change in full; nothing was run. Start it in a project folder, or name the workspace: -C DIR (-C {} to work there after all).",
+        folder.display(),
+        folder.display()
+    ))
+}
+
+/// How a headless run starts: the session `choice` opened (now `session`) and the approval mode.
+fn run_start(
+    config: &Config,
+    choice: &startup::SessionChoice,
+    session: &miniclaw::agent::Session,
+) -> headless::RunStart {
+    use headless::SessionStart;
+    use startup::SessionChoice;
+    let started = match choice {
+        SessionChoice::Continue if session.has_prompts() => SessionStart::Continued,
+        SessionChoice::Continue | SessionChoice::New => SessionStart::New,
+        SessionChoice::Resume(_) | SessionChoice::Newest => SessionStart::Resumed,
+    };
+    headless::RunStart {
+        session: started,
+        session_title: session.title(),
+        approval: config.approval,
+        approval_source: config.approval_source,
+    }
+}
+
 async fn run_tui(config: Config) -> ExitCode {
     let mut started = match startup::start(&config) {
         Ok(s) => s,
@@ -332,8 +386,7 @@ async fn run_tui(config: Config) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let choice =
-        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), false);
+    let choice = startup::SessionChoice::from_flags(&config.cli, false);
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),
         Err(e) => {
@@ -360,7 +413,7 @@ async fn run_tui(config: Config) -> ExitCode {
     let mut notices = started.notices;
     notices.extend(warning);
     let options = TuiOptions {
-        workspace: config.cli.workspace.clone(),
+        workspace: config.workspace.clone(),
         preset: config.preset.clone(),
         max_steps: usize::from(config.cli.max_steps),
         mouse: !config.cli.no_mouse,
@@ -374,6 +427,7 @@ async fn run_tui(config: Config) -> ExitCode {
             .as_deref()
             .is_some_and(|r| r.trim().is_empty()),
         approval: config.approval,
+        approval_source: config.approval_source,
     };
     let result = tui::run(started.agent, options).await;
     drop(started.lock);

@@ -56,6 +56,8 @@ pub struct TuiOptions {
     pub resume_picker: bool,
     /// The approval mode at start.
     pub approval: crate::approval::ApprovalMode,
+    /// Where it came from (`--approval`, this folder's choice, the default).
+    pub approval_source: crate::approval::ApprovalSource,
 }
 
 /// Why the UI stopped with an error.

@@ -102,10 +102,10 @@ fn every_output_format_gives_the_same_status_for_a_denied_write() {
     }
 }
 
-/// The run a person types in a terminal: text output on a terminal, the mode chosen last time
-/// (not `--approval`). A denied write still exits 4, as in the JSON formats.
+/// The run a person types in a terminal: text output on a terminal, the mode chosen in this
+/// folder (not `--approval`). A denied write still exits 4, as in the JSON formats.
 #[test]
-fn a_denied_write_in_a_terminal_exits_4_with_the_mode_chosen_last_time() {
+fn a_denied_write_in_a_terminal_exits_4_with_the_folders_mode() {
     for mode in ["ask", "read-only"] {
         let write = SseBuilder::new()
             .role()
@@ -123,13 +123,15 @@ fn a_denied_write_in_a_terminal_exits_4_with_the_mode_chosen_last_time() {
             MockServer::start_blocking(vec![write, SseBuilder::answer("I wrote a.txt")]);
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
+        let ws = dir.path().join("ws");
         std::fs::create_dir_all(data.join("miniclaw")).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        let key = ws.canonicalize().unwrap().to_string_lossy().into_owned();
         std::fs::write(
-            data.join("miniclaw/choices.json"),
-            format!(r#"{{"approval":"{mode}"}}"#),
+            data.join("miniclaw/folders.json"),
+            json!({"folders": {key: {"approval": mode}}}).to_string(),
         )
         .unwrap();
-        let ws = dir.path().join("ws");
         let mut p = Launch::new(dir.path(), dir.path())
             .args(["--workspace", ws.to_str().unwrap(), "-p", "write a.txt"])
             .env("XDG_DATA_HOME", &data)

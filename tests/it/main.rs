@@ -21,6 +21,7 @@ mod faults;
 mod headless_agents_md;
 mod headless_approval;
 mod headless_e2e;
+mod headless_folder;
 mod headless_hostile;
 mod headless_plan;
 mod headless_project;
