@@ -90,6 +90,11 @@ fn main() -> ExitCode {
         Ok(mode) => mode,
         Err(code) => return code,
     };
+    if let Mode::Tui = mode
+        && let Err(code) = ask_about_the_folder(&mut config)
+    {
+        return code;
+    }
     match decide_trust(&config, &mode) {
         Ok(trusted) => config.project_trusted = trusted,
         Err(code) => return code,
@@ -125,6 +130,73 @@ fn main() -> ExitCode {
     // Work still running on a blocking thread (a stuck read) must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
+}
+
+/// The theme the UI uses: the one given now (remembered), else the one given last time.
+fn theme_name(config: &Config) -> Option<String> {
+    let choices = miniclaw::remembered::path();
+    match (&config.cli.theme, &choices) {
+        (Some(name), Some(path)) => {
+            let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
+            Some(name.clone())
+        }
+        (Some(name), None) => Some(name.clone()),
+        (None, Some(path)) => miniclaw::remembered::load(path).theme,
+        (None, None) => None,
+    }
+}
+
+/// The first start of the UI in a folder nobody named asks, in a dialog on the screen, whether
+/// to work there; a yes is remembered for the folder. A no ends the run (status 0) saying how
+/// to pick a folder. Asked before anything of the folder is loaded or started.
+fn ask_about_the_folder(config: &mut Config) -> Result<(), ExitCode> {
+    use miniclaw::remembered::folders;
+    use miniclaw::tui::folder_question::{FolderAnswer, FolderQuestion, ask};
+    use std::io::IsTerminal;
+    if config.workspace_origin != config::WorkspaceOrigin::StartFolder
+        || config.folder_record.accepted
+        // No terminal to draw on: the UI cannot start either, and says so itself.
+        || !std::io::stdin().is_terminal()
+        || !std::io::stdout().is_terminal()
+    {
+        return Ok(());
+    }
+    let folder = folders::canonical(&config.workspace);
+    let question = FolderQuestion {
+        folder: folder.clone(),
+        history: config.state_dir().to_path_buf(),
+        approval: config.approval,
+    };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let (theme, _) = Theme::load(theme_name(config).as_deref(), no_color);
+    match ask(&question, &theme) {
+        Ok(FolderAnswer::Yes) => {}
+        Ok(FolderAnswer::No) => {
+            say!(
+                "miniclaw-tui: not started in {}. Start it in the folder you want to work in, or name one: miniclaw-tui -C DIR",
+                folder.display()
+            );
+            return Err(ExitCode::SUCCESS);
+        }
+        Err(e) => {
+            say!("miniclaw-tui: terminal error: {e}");
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    let Some(store) = folders::path() else {
+        return Ok(());
+    };
+    match folders::remember(&store, &folder, |r| r.accepted = true) {
+        Ok(None) => {}
+        Ok(Some(aside)) => config.warnings.push(format!(
+            "MiniClaw's folder records could not be read; the damaged file was kept as {} and a new one started.",
+            aside.display()
+        )),
+        Err(e) => config.warnings.push(format!(
+            "The yes to working in this folder could not be remembered ({e}); it holds for this run."
+        )),
+    }
+    Ok(())
 }
 
 /// Whether this folder's own commands (plugin tools) may run: trusted before with the same
@@ -395,21 +467,11 @@ async fn run_tui(config: Config) -> ExitCode {
         }
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    // A theme given now is remembered; without one, the one given last time is used.
-    let choices = miniclaw::remembered::path();
-    let remembered = choices
-        .as_ref()
-        .map(|p| miniclaw::remembered::load(p))
+    let remembered = miniclaw::remembered::path()
+        .map(|p| miniclaw::remembered::load(&p))
         .unwrap_or_default();
-    let theme_name = match (&config.cli.theme, &choices) {
-        (Some(name), Some(path)) => {
-            let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
-            Some(name.clone())
-        }
-        (Some(name), None) => Some(name.clone()),
-        (None, _) => remembered.theme.clone(),
-    };
-    let (theme, warning) = Theme::load(theme_name.as_deref(), no_color);
+    // A theme given now is remembered; without one, the one given last time is used.
+    let (theme, warning) = Theme::load(theme_name(&config).as_deref(), no_color);
     let mut notices = started.notices;
     notices.extend(warning);
     let options = TuiOptions {

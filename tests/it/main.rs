@@ -62,6 +62,7 @@ mod transcript_replay;
 mod trust_changes;
 mod tui_approvals;
 mod tui_e2e;
+mod tui_folder;
 mod tui_key;
 mod tui_plan;
 mod undo;
