@@ -9,7 +9,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use super::Theme;
 
@@ -81,31 +81,38 @@ fn lines<'a>(q: &'a FolderQuestion, theme: &Theme) -> Vec<Line<'a>> {
             format!("MiniClaw keeps this folder's history in {history}."),
             theme.muted,
         ),
-        Line::default(),
-        Line::from(vec![
-            Span::styled("y", theme.accent),
-            Span::styled(" / ", theme.muted),
-            Span::styled("Enter", theme.accent),
-            Span::styled(" work here (remembered for this folder)   ", theme.text),
-            Span::styled("n", theme.accent),
-            Span::styled(" / ", theme.muted),
-            Span::styled("Esc", theme.accent),
-            Span::styled(" quit (-C DIR picks another folder)", theme.text),
-        ]),
+        Line::styled(
+            "A yes is remembered for this folder; -C DIR picks another one.",
+            theme.muted,
+        ),
     ]
+}
+
+/// The key hints, in the dialog's bottom border: always in sight, however the text wraps.
+fn keys(theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(" y", theme.accent),
+        Span::styled(" / ", theme.muted),
+        Span::styled("Enter", theme.accent),
+        Span::styled(" work here  ", theme.text),
+        Span::styled("n", theme.accent),
+        Span::styled(" / ", theme.muted),
+        Span::styled("Esc", theme.accent),
+        Span::styled(" quit ", theme.text),
+    ])
 }
 
 /// Draws the dialog in the middle of `area`.
 pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
-    let text = lines(q, theme);
     let width = area.width.min(90);
-    let inner = width.saturating_sub(4).max(1);
-    // Each line's rows once wrapped (a word longer than the row counts as one row per width).
-    let rows: u16 = text
+    // Wrapped here, as the conversation wraps, so the height is exact.
+    let inner = usize::from(width.saturating_sub(4).max(1));
+    let text: Vec<Line> = lines(q, theme)
         .iter()
-        .map(|l| (l.width() as u16).div_ceil(inner).max(1))
-        .sum();
-    let height = (rows + 2).min(area.height);
+        .flat_map(|l| super::wrap::wrap_line(l, inner))
+        .collect();
+    let rows = u16::try_from(text.len()).unwrap_or(u16::MAX);
+    let height = rows.saturating_add(2).min(area.height);
     let [row] = Layout::vertical([Constraint::Length(height)])
         .flex(Flex::Center)
         .areas(area);
@@ -117,11 +124,9 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
         .border_type(BorderType::Rounded)
         .border_style(theme.border_focused)
         .title(Span::styled(" Work in this folder? ", theme.accent))
+        .title_bottom(keys(theme))
         .padding(ratatui::widgets::Padding::horizontal(1));
-    frame.render_widget(
-        Paragraph::new(text).block(block).wrap(Wrap { trim: false }),
-        dialog,
-    );
+    frame.render_widget(Paragraph::new(text).block(block), dialog);
 }
 
 /// Asks `q` on the full-screen terminal and waits for the answer; the terminal is restored
@@ -184,7 +189,11 @@ mod tests {
             assert!(shown.contains("/home/ana/src/project"), "{w}×{h}\n{shown}");
             assert!(shown.contains("read-only shell"), "{w}×{h}\n{shown}");
             assert!(shown.contains("history in"), "{w}×{h}\n{shown}");
-            assert!(shown.contains("Esc"), "{w}×{h}\n{shown}");
+            assert!(
+                shown.contains("y / Enter work here  n / Esc quit"),
+                "{w}×{h}\n{shown}"
+            );
+            assert!(shown.contains("-C DIR"), "{w}×{h}\n{shown}");
         }
         let wide = screen(160, 45);
         assert!(wide.contains("projects/project-0a1b2c3d4e5f"), "{wide}");
