@@ -91,3 +91,36 @@ fn a_named_workspace_is_never_asked_about() {
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
 }
+
+/// Shift+Tab in the UI saves the mode for this folder only, not for every folder.
+#[test]
+fn shift_tab_saves_the_mode_for_this_folder() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
+    p.wait_for("deepseek-v4-flash");
+    p.send("\x1b[Z");
+    p.wait_for("approval: ask");
+    let data = dir.path().join("home/.local/share/miniclaw");
+    let ws = dir.path().join("ws").canonicalize().unwrap();
+    let records = crate::support::wait::poll(
+        "the folder's mode saved",
+        crate::support::wait::WAIT,
+        || {
+            std::fs::read_to_string(data.join("folders.json"))
+                .ok()
+                .filter(|t| t.contains("\"ask\""))
+        },
+        || p.screen(),
+    );
+    let records: serde_json::Value = serde_json::from_str(&records).unwrap();
+    assert_eq!(
+        records["folders"][ws.to_str().unwrap()]["approval"],
+        "ask",
+        "{records}"
+    );
+    let choices = std::fs::read_to_string(data.join("choices.json")).unwrap_or_default();
+    assert!(!choices.contains("approval"), "{choices}");
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
