@@ -50,6 +50,7 @@ fn screen() -> Screen {
         recent_models: vec![],
         resume_picker: false,
         approval: miniclaw::approval::ApprovalMode::Auto,
+        approval_source: miniclaw::approval::ApprovalSource::Default,
     })
 }
 

@@ -34,6 +34,7 @@ fn options() -> TuiOptions {
         recent_models: vec![],
         resume_picker: false,
         approval: miniclaw::approval::ApprovalMode::Auto,
+        approval_source: miniclaw::approval::ApprovalSource::Default,
     }
 }
 

@@ -44,6 +44,32 @@ impl ApprovalMode {
     }
 }
 
+/// Where the approval mode of a run came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalSource {
+    /// `--approval` (or `MINICLAW_APPROVAL`), for this run only.
+    Flag,
+    /// The mode chosen in this folder before (`/approval`, Shift+Tab).
+    Folder,
+    /// Nothing chosen: `auto`.
+    #[default]
+    Default,
+}
+
+impl ApprovalSource {
+    /// How it is told after the mode (`approval: ask (this folder's choice; …)`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Flag => "--approval, for this run",
+            Self::Folder => "this folder's choice; --approval overrides",
+            Self::Default => {
+                "the default; /approval or Shift+Tab chooses one for this folder, --approval for a run"
+            }
+        }
+    }
+}
+
 /// A person's answer to one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {

@@ -26,13 +26,10 @@ MINICLAW_PROVIDER, MINICLAW_WORKSPACE, MINICLAW_CONTEXT_TOKENS, MINICLAW_THEME, 
 pub struct Cli {
     /// The workspace folder the tools are sandboxed to (created if missing); `-C .` works in a
     /// project folder, whose .env* files the tools never reach.
-    #[arg(
-        short = 'C',
-        long,
-        env = "MINICLAW_WORKSPACE",
-        default_value = "./workspace"
-    )]
-    pub workspace: PathBuf,
+    /// Default: `./workspace` where it exists (this repository's layout), else the folder
+    /// MiniClaw starts in.
+    #[arg(short = 'C', long, env = "MINICLAW_WORKSPACE")]
+    pub workspace: Option<PathBuf>,
     /// The model to start with: deepseek-v4-flash or deepseek-v4-pro, any other name, or
     /// PROVIDER/MODEL (default: the one chosen last time, else deepseek-v4-flash; DeepSeek's
     /// from DEEPSEEK_MODEL when no other provider is chosen).
@@ -72,8 +69,13 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "MODE", env = "MINICLAW_APPROVAL")]
     pub approval: Option<crate::approval::ApprovalMode>,
     /// Start with a new session; the last one is archived (/resume or --resume reopens it).
+    /// Headless runs (`-p`) start a new one anyway, unless `--continue` or `--resume` says not.
     #[arg(long, conflicts_with = "resume")]
     pub new: bool,
+    /// Go on with the newest session of this folder (the full-screen UI does so anyway;
+    /// headless runs start a new one without it).
+    #[arg(short = 'c', long = "continue", conflicts_with_all = ["new", "resume"])]
+    pub continue_session: bool,
     /// Reopen an earlier session of this workspace by its id or title (or a part of either);
     /// without a value, the full-screen UI opens the session picker and headless mode takes the
     /// newest.
@@ -93,6 +95,83 @@ pub struct Cli {
     /// The model /plan's executor uses (default: deepseek-v4-flash).
     #[arg(long, env = "MINICLAW_EXECUTOR_MODEL", value_name = "NAME")]
     pub executor_model: Option<String>,
+}
+
+pub use crate::approval::ApprovalSource;
+
+/// How the workspace was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkspaceOrigin {
+    /// `-C DIR`, `--workspace DIR` or `MINICLAW_WORKSPACE`.
+    Named,
+    /// `./workspace`, which exists (this repository's own layout).
+    RepoDefault,
+    /// The folder MiniClaw was started in (nothing named, no `./workspace`).
+    StartFolder,
+}
+
+/// The workspace the flags name, else `./workspace` where it is a folder, else `cwd`.
+pub fn choose_workspace(
+    named: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+) -> (PathBuf, WorkspaceOrigin) {
+    match named {
+        Some(dir) => (dir.to_path_buf(), WorkspaceOrigin::Named),
+        None if cwd.join("workspace").is_dir() => {
+            (PathBuf::from("./workspace"), WorkspaceOrigin::RepoDefault)
+        }
+        None => (cwd.to_path_buf(), WorkspaceOrigin::StartFolder),
+    }
+}
+
+/// The folder in MiniClaw's data dir that holds `workspace`'s state when it is not kept inside
+/// it: `<data dir>/projects/<folder name>-<12 hex digits of the canonical path's SHA-256>`.
+pub fn project_state_dir(data_dir: &std::path::Path, workspace: &std::path::Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let canonical = crate::remembered::folders::canonical(workspace);
+    let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    let short: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let name: String = canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into())
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    data_dir.join("projects").join(format!("{name}-{short}"))
+}
+
+/// Where `workspace`'s history lives. Inside it when it already holds MiniClaw's files (the old
+/// layout, kept), else in the data dir when that already holds this folder's state, else inside
+/// it when it was named or is `./workspace` (as before), else (the start folder by default, a
+/// person's repository) in the data dir, so their folder is not littered.
+pub fn state_dir(
+    workspace: &std::path::Path,
+    origin: WorkspaceOrigin,
+    data_dir: Option<&std::path::Path>,
+) -> PathBuf {
+    let present = |p: PathBuf| std::fs::symlink_metadata(p).is_ok();
+    if present(workspace.join(crate::paths::HISTORY_FILE)) || present(workspace.join(".miniclaw")) {
+        return workspace.to_path_buf();
+    }
+    let Some(data_dir) = data_dir else {
+        return workspace.to_path_buf();
+    };
+    let own = project_state_dir(data_dir, workspace);
+    if present(own.clone()) {
+        return own;
+    }
+    match origin {
+        WorkspaceOrigin::Named | WorkspaceOrigin::RepoDefault => workspace.to_path_buf(),
+        WorkspaceOrigin::StartFolder => own,
+    }
 }
 
 /// What headless mode writes on stdout.
@@ -124,6 +203,16 @@ pub struct Config {
     pub providers: Providers,
     /// The approval mode at start.
     pub approval: crate::approval::ApprovalMode,
+    /// Where that mode came from.
+    pub approval_source: ApprovalSource,
+    /// The workspace folder the tools are sandboxed to.
+    pub workspace: PathBuf,
+    /// How the workspace was chosen.
+    pub workspace_origin: WorkspaceOrigin,
+    /// Where this workspace's history, archived sessions, checkpoints and lock live.
+    state_dir: PathBuf,
+    /// What was remembered for this workspace (the yes to working there, its approval mode).
+    pub folder_record: crate::remembered::folders::FolderRecord,
     /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
     pub project_trusted: bool,
     /// Problems found while reading the configuration, shown at start.
@@ -238,12 +327,22 @@ impl Config {
         let (base_url, key_url, url_warnings) = deepseek_urls();
         let mut warnings = crate::env_files::loaded().warnings.clone();
         warnings.extend(url_warnings);
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let (workspace, workspace_origin) = choose_workspace(cli.workspace.as_deref(), &cwd);
+        let state_dir = state_dir(&workspace, workspace_origin, data_dir().as_deref());
+        let (folder_record, record_problem) = crate::remembered::folders::path()
+            .map(|p| crate::remembered::folders::load(&p, &workspace))
+            .unwrap_or_default();
+        warnings.extend(record_problem);
+        // The flag for this run; else this folder's choice; else auto. The old global choice is
+        // not read (see `remembered::Choices::approval`).
+        let (approval, approval_source) = match (cli.approval, folder_record.approval) {
+            (Some(mode), _) => (mode, ApprovalSource::Flag),
+            (None, Some(mode)) => (mode, ApprovalSource::Folder),
+            (None, None) => (Default::default(), ApprovalSource::Default),
+        };
         // A model given now wins; else the one chosen last time (F2, /model), else flash.
         let remembered = crate::remembered::path().map(|p| crate::remembered::load(&p));
-        let approval = cli
-            .approval
-            .or_else(|| remembered.as_ref().and_then(|r| r.approval))
-            .unwrap_or_default();
         let preset = starting_model(&cli, remembered.unwrap_or_default(), &Providers::default())
             .unwrap_or(Preset::Flash);
         Self {
@@ -254,6 +353,11 @@ impl Config {
             preset,
             providers: Providers::default(),
             approval,
+            approval_source,
+            workspace,
+            workspace_origin,
+            state_dir,
+            folder_record,
             project_trusted: false,
             warnings,
         }
@@ -319,9 +423,15 @@ impl Config {
         self.api_key.clone()
     }
 
-    /// The history file inside the workspace.
+    /// Where this workspace's history, archive (`.miniclaw/sessions`), checkpoints and lock
+    /// live (see [`state_dir`]).
+    pub fn state_dir(&self) -> &std::path::Path {
+        &self.state_dir
+    }
+
+    /// The active session's file; everything else of the history lies beside it.
     pub fn history_path(&self) -> PathBuf {
-        self.cli.workspace.join(crate::paths::HISTORY_FILE)
+        self.state_dir.join(crate::paths::HISTORY_FILE)
     }
 }
 
@@ -382,9 +492,9 @@ mod tests {
     #[test]
     fn dash_capital_c_is_the_workspace() {
         let cli = Cli::try_parse_from(["miniclaw-tui", "-C", "."]).unwrap();
-        assert_eq!(cli.workspace, PathBuf::from("."));
+        assert_eq!(cli.workspace, Some(PathBuf::from(".")));
         let long = Cli::try_parse_from(["miniclaw-tui", "--workspace", "proj"]).unwrap();
-        assert_eq!(long.workspace, PathBuf::from("proj"));
+        assert_eq!(long.workspace, Some(PathBuf::from("proj")));
     }
 
     #[test]
@@ -427,6 +537,67 @@ mod tests {
     }
 
     #[test]
+    fn the_workspace_is_the_named_one_then_dot_workspace_then_the_start_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        assert_eq!(
+            choose_workspace(None, cwd),
+            (cwd.to_path_buf(), WorkspaceOrigin::StartFolder)
+        );
+        std::fs::create_dir(cwd.join("workspace")).unwrap();
+        assert_eq!(
+            choose_workspace(None, cwd),
+            (PathBuf::from("./workspace"), WorkspaceOrigin::RepoDefault)
+        );
+        let named = Some(std::path::Path::new("elsewhere"));
+        assert_eq!(
+            choose_workspace(named, cwd),
+            (PathBuf::from("elsewhere"), WorkspaceOrigin::Named)
+        );
+    }
+
+    #[test]
+    fn the_history_stays_where_it_is_else_a_start_folder_keeps_it_in_the_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, data) = (dir.path().join("repo"), dir.path().join("data"));
+        std::fs::create_dir_all(&ws).unwrap();
+        let own = project_state_dir(&data, &ws);
+        assert!(own.starts_with(data.join("projects")));
+        assert!(
+            own.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("repo-")
+        );
+        // Nothing yet: a start folder's state goes to the data dir, a named one's inside it.
+        assert_eq!(
+            state_dir(&ws, WorkspaceOrigin::StartFolder, Some(&data)),
+            own
+        );
+        assert_eq!(state_dir(&ws, WorkspaceOrigin::Named, Some(&data)), ws);
+        assert_eq!(
+            state_dir(&ws, WorkspaceOrigin::RepoDefault, Some(&data)),
+            ws
+        );
+        assert_eq!(state_dir(&ws, WorkspaceOrigin::StartFolder, None), ws);
+        // The data dir holds it already: there, even when named now.
+        std::fs::create_dir_all(&own).unwrap();
+        assert_eq!(state_dir(&ws, WorkspaceOrigin::Named, Some(&data)), own);
+        // The old layout inside the folder wins.
+        std::fs::write(ws.join("history.json"), "{}").unwrap();
+        assert_eq!(
+            state_dir(&ws, WorkspaceOrigin::StartFolder, Some(&data)),
+            ws
+        );
+        std::fs::remove_file(ws.join("history.json")).unwrap();
+        std::fs::create_dir(ws.join(".miniclaw")).unwrap();
+        assert_eq!(
+            state_dir(&ws, WorkspaceOrigin::StartFolder, Some(&data)),
+            ws
+        );
+    }
+
+    #[test]
     fn debug_output_never_shows_the_key() {
         let cli = Cli::try_parse_from(["miniclaw-tui"]).unwrap();
         let c = Config {
@@ -437,6 +608,11 @@ mod tests {
             preset: Preset::Flash,
             providers: Providers::default(),
             approval: crate::approval::ApprovalMode::Auto,
+            approval_source: ApprovalSource::Default,
+            workspace: PathBuf::from("."),
+            workspace_origin: WorkspaceOrigin::Named,
+            state_dir: PathBuf::from("."),
+            folder_record: Default::default(),
             project_trusted: false,
             warnings: Vec::new(),
         };

@@ -90,6 +90,11 @@ fn main() -> ExitCode {
         Ok(mode) => mode,
         Err(code) => return code,
     };
+    if let Mode::Tui = mode
+        && let Err(code) = ask_about_the_folder(&mut config)
+    {
+        return code;
+    }
     match decide_trust(&config, &mode) {
         Ok(trusted) => config.project_trusted = trusted,
         Err(code) => return code,
@@ -125,6 +130,73 @@ fn main() -> ExitCode {
     // Work still running on a blocking thread (a stuck read) must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
+}
+
+/// The theme the UI uses: the one given now (remembered), else the one given last time.
+fn theme_name(config: &Config) -> Option<String> {
+    let choices = miniclaw::remembered::path();
+    match (&config.cli.theme, &choices) {
+        (Some(name), Some(path)) => {
+            let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
+            Some(name.clone())
+        }
+        (Some(name), None) => Some(name.clone()),
+        (None, Some(path)) => miniclaw::remembered::load(path).theme,
+        (None, None) => None,
+    }
+}
+
+/// The first start of the UI in a folder nobody named asks, in a dialog on the screen, whether
+/// to work there; a yes is remembered for the folder. A no ends the run (status 0) saying how
+/// to pick a folder. Asked before anything of the folder is loaded or started.
+fn ask_about_the_folder(config: &mut Config) -> Result<(), ExitCode> {
+    use miniclaw::remembered::folders;
+    use miniclaw::tui::folder_question::{FolderAnswer, FolderQuestion, ask};
+    use std::io::IsTerminal;
+    if config.workspace_origin != config::WorkspaceOrigin::StartFolder
+        || config.folder_record.accepted
+        // No terminal to draw on: the UI cannot start either, and says so itself.
+        || !std::io::stdin().is_terminal()
+        || !std::io::stdout().is_terminal()
+    {
+        return Ok(());
+    }
+    let folder = folders::canonical(&config.workspace);
+    let question = FolderQuestion {
+        folder: folder.clone(),
+        history: config.state_dir().to_path_buf(),
+        approval: config.approval,
+    };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let (theme, _) = Theme::load(theme_name(config).as_deref(), no_color);
+    match ask(&question, &theme) {
+        Ok(FolderAnswer::Yes) => {}
+        Ok(FolderAnswer::No) => {
+            say!(
+                "miniclaw-tui: not started in {}. Start it in the folder you want to work in, or name one: miniclaw-tui -C DIR",
+                folder.display()
+            );
+            return Err(ExitCode::SUCCESS);
+        }
+        Err(e) => {
+            say!("miniclaw-tui: terminal error: {e}");
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    let Some(store) = folders::path() else {
+        return Ok(());
+    };
+    match folders::remember(&store, &folder, |r| r.accepted = true) {
+        Ok(None) => {}
+        Ok(Some(aside)) => config.warnings.push(format!(
+            "MiniClaw's folder records could not be read; the damaged file was kept as {} and a new one started.",
+            aside.display()
+        )),
+        Err(e) => config.warnings.push(format!(
+            "The yes to working in this folder could not be remembered ({e}); it holds for this run."
+        )),
+    }
+    Ok(())
 }
 
 /// Whether this folder's own commands (plugin tools) may run: trusted before with the same
@@ -291,23 +363,40 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         Some(problem) => return refuse(format, &problem.to_string()),
         None => {}
     }
+    if let Some(why) = too_wide_to_guess(&config) {
+        return refuse(format, &why);
+    }
     let mut started = match startup::start(&config) {
         Ok(s) => s,
         Err(e) => return refuse(format, &e.to_string()),
     };
-    let choice =
-        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), true);
+    let choice = startup::SessionChoice::from_flags(&config.cli, true);
+    // `--continue` asks for the folder's active session: not while another MiniClaw has it.
+    if let (startup::SessionChoice::Continue, Some(holder)) = (&choice, &started.active_held_by) {
+        return refuse(
+            format,
+            &format!(
+                "--continue: another MiniClaw{holder} has this folder's open session; close it there, or leave out --continue for a new session"
+            ),
+        );
+    }
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),
         Err(e) => return refuse(format, &e.to_string()),
     }
+    let start = run_start(&config, &choice, started.agent.session());
     let kind = if config.cli.plan {
         headless::RunKind::Plan
     } else {
         headless::RunKind::Turn
     };
-    let (outcome, code) =
-        headless::run(started.agent, (prompt, kind), format, started.notices).await;
+    let (outcome, code) = headless::run(
+        started.agent,
+        (prompt, kind),
+        format,
+        (start, started.notices),
+    )
+    .await;
     match outcome {
         TurnOutcome::Interrupted => say!("miniclaw-tui: interrupted"),
         TurnOutcome::Failed(_) if config.cli.plan => {
@@ -323,6 +412,52 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     ExitCode::from(code)
 }
 
+/// Why a headless run may not take the folder it started in as its workspace: `/` or the home
+/// folder, where the tools would reach everything, are used only when `-C` names them.
+fn too_wide_to_guess(config: &Config) -> Option<String> {
+    if config.workspace_origin != config::WorkspaceOrigin::StartFolder {
+        return None;
+    }
+    let canonical = miniclaw::remembered::folders::canonical;
+    let folder = canonical(&config.workspace);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| canonical(std::path::Path::new(&h)));
+    let what = if folder.parent().is_none() {
+        "the root folder"
+    } else if home.as_deref() == Some(folder.as_path()) {
+        "your home folder"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "MiniClaw was started in {what} ({}), which the tools would then read and change in full; nothing was run. Start it in a project folder, or name the workspace: -C DIR (-C {} to work there after all).",
+        folder.display(),
+        folder.display()
+    ))
+}
+
+/// How a headless run starts: the session `choice` opened (now `session`) and the approval mode.
+fn run_start(
+    config: &Config,
+    choice: &startup::SessionChoice,
+    session: &miniclaw::agent::Session,
+) -> headless::RunStart {
+    use headless::SessionStart;
+    use startup::SessionChoice;
+    let started = match choice {
+        SessionChoice::Continue if session.has_prompts() => SessionStart::Continued,
+        SessionChoice::Continue | SessionChoice::New => SessionStart::New,
+        SessionChoice::Resume(_) | SessionChoice::Newest => SessionStart::Resumed,
+    };
+    headless::RunStart {
+        session: started,
+        session_title: session.title(),
+        approval: config.approval,
+        approval_source: config.approval_source,
+    }
+}
+
 async fn run_tui(config: Config) -> ExitCode {
     let mut started = match startup::start(&config) {
         Ok(s) => s,
@@ -331,8 +466,12 @@ async fn run_tui(config: Config) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let choice =
-        startup::SessionChoice::from_flags(config.cli.new, config.cli.resume.as_deref(), false);
+    if let Some(holder) = &started.active_held_by {
+        started.notices.push(format!(
+            "Another MiniClaw{holder} has this folder's open session, so this one started a new session (/resume lists the others)."
+        ));
+    }
+    let choice = startup::SessionChoice::from_flags(&config.cli, false);
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),
         Err(e) => {
@@ -341,25 +480,15 @@ async fn run_tui(config: Config) -> ExitCode {
         }
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    // A theme given now is remembered; without one, the one given last time is used.
-    let choices = miniclaw::remembered::path();
-    let remembered = choices
-        .as_ref()
-        .map(|p| miniclaw::remembered::load(p))
+    let remembered = miniclaw::remembered::path()
+        .map(|p| miniclaw::remembered::load(&p))
         .unwrap_or_default();
-    let theme_name = match (&config.cli.theme, &choices) {
-        (Some(name), Some(path)) => {
-            let _ = miniclaw::remembered::remember(path, |c| c.theme = Some(name.clone()));
-            Some(name.clone())
-        }
-        (Some(name), None) => Some(name.clone()),
-        (None, _) => remembered.theme.clone(),
-    };
-    let (theme, warning) = Theme::load(theme_name.as_deref(), no_color);
+    // A theme given now is remembered; without one, the one given last time is used.
+    let (theme, warning) = Theme::load(theme_name(&config).as_deref(), no_color);
     let mut notices = started.notices;
     notices.extend(warning);
     let options = TuiOptions {
-        workspace: config.cli.workspace.clone(),
+        workspace: config.workspace.clone(),
         preset: config.preset.clone(),
         max_steps: usize::from(config.cli.max_steps),
         mouse: !config.cli.no_mouse,
@@ -373,6 +502,7 @@ async fn run_tui(config: Config) -> ExitCode {
             .as_deref()
             .is_some_and(|r| r.trim().is_empty()),
         approval: config.approval,
+        approval_source: config.approval_source,
     };
     let result = tui::run(started.agent, options).await;
     match result {

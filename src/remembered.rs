@@ -1,5 +1,9 @@
 //! What the person chose last time, kept across restarts: the model and the theme, in
 //! `<data dir>/miniclaw/choices.json`. A missing or unreadable file means "nothing remembered".
+//! What belongs to one folder (the approval mode, the yes to working there) is kept per folder
+//! ([`folders`]).
+
+pub mod folders;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +23,10 @@ pub struct Choices {
     /// The theme (`dark`, `light` or a theme file's path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
-    /// The approval mode (`auto`, `ask`, `read-only`).
+    /// The approval mode as versions before the per-folder records kept it, for every folder
+    /// at once. No longer read nor written: a mode chosen in one project must not silently
+    /// deny writes in another (issue 22). Kept in the type so a save leaves it in the file for
+    /// an older MiniClaw that still reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<crate::approval::ApprovalMode>,
     /// Model names used, newest first (the `/model` picker offers them).

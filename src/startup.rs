@@ -39,9 +39,9 @@ pub enum StartupError {
 /// Which session to start with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionChoice {
-    /// The active one (`history.json`).
+    /// The active one (`history.json`), the newest of this folder (the UI's default, `-c`).
     Continue,
-    /// A new one; the active one is archived (`--new`).
+    /// A new one; the active one is archived (`--new`, and a headless run's default).
     New,
     /// The archived one this id or title names (`--resume NAME`).
     Resume(String),
@@ -50,14 +50,24 @@ pub enum SessionChoice {
 }
 
 impl SessionChoice {
-    /// The choice the flags make; `--resume` without a name means the picker in the UI
-    /// (`Continue` here) and the newest session in headless mode.
-    pub fn from_flags(new: bool, resume: Option<&str>, headless: bool) -> Self {
-        match (new, resume.map(str::trim)) {
-            (true, _) => Self::New,
-            (false, Some("")) if headless => Self::Newest,
-            (false, Some("")) | (false, None) => Self::Continue,
-            (false, Some(name)) => Self::Resume(name.to_string()),
+    /// The choice the flags make. A headless run starts a new session unless `--continue` or
+    /// `--resume` says otherwise (as `claude -p` and `codex exec` do: a script's run must not
+    /// carry the last run's conversation unasked); the UI goes on with the active one.
+    /// `--resume` without a name means the picker in the UI (`Continue` here) and the newest
+    /// archived session in headless mode.
+    pub fn from_flags(cli: &crate::config::Cli, headless: bool) -> Self {
+        match (
+            cli.new,
+            cli.continue_session,
+            cli.resume.as_deref().map(str::trim),
+        ) {
+            (true, _, _) => Self::New,
+            (false, true, _) => Self::Continue,
+            (false, false, Some("")) if headless => Self::Newest,
+            (false, false, Some("")) => Self::Continue,
+            (false, false, Some(name)) => Self::Resume(name.to_string()),
+            (false, false, None) if headless => Self::New,
+            (false, false, None) => Self::Continue,
         }
     }
 }
@@ -105,6 +115,9 @@ pub struct Started {
     pub agent: Agent,
     /// Warnings and hints for the person (corrupt history moved aside, no key, broken plugin).
     pub notices: Vec<String>,
+    /// Another MiniClaw has the folder's active session open (" (pid N)" when known): this
+    /// agent works in a new session kept in the archive.
+    pub active_held_by: Option<String>,
 }
 
 /// Every tool (built-ins, the toolbox, plugins) and any warnings from loading them.
@@ -151,7 +164,7 @@ pub fn start_mcp(
 /// within its startup timeout), and the warnings met on the way.
 pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
     let (mut tools, mut warnings) = registry(config);
-    let (hub, mcp_warnings) = start_mcp(config, &mut tools, &config.cli.workspace);
+    let (hub, mcp_warnings) = start_mcp(config, &mut tools, &config.workspace);
     warnings.extend(mcp_warnings);
     if let Some(hub) = &hub {
         hub.wait_started().await;
@@ -184,7 +197,7 @@ fn plan_presets(config: &Config) -> Result<crate::agent::plan::PlanPresets, crat
 /// Builds the agent for `config`.
 pub fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
-    let workspace = &config.cli.workspace;
+    let workspace = &config.workspace;
     let sandbox = Sandbox::new(workspace)
         .map_err(|e| StartupError::Workspace {
             path: workspace.display().to_string(),
@@ -221,6 +234,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
     let history_path = config.history_path();
+    let mut held_by = None;
     // The folder's active session, unless another MiniClaw has it open: then a new session,
     // kept in the archive (each session is locked on its own; see `history::Slot`).
     let (slot, session, store) = match history::Slot::active(&history_path) {
@@ -232,9 +246,7 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         Err(history::LockError::Held { holder, .. }) => {
             let session = crate::agent::Session::new();
             let slot = history::Slot::in_archive(&history_path, &session.id)?;
-            notices.push(format!(
-                "Another MiniClaw{holder} has this folder's open session, so this one started a new session (/resume lists the others)."
-            ));
+            held_by = Some(holder);
             (slot, session, None)
         }
         Err(e) => return Err(e.into()),
@@ -284,5 +296,40 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());
-    Ok(Started { agent, notices })
+    Ok(Started {
+        agent,
+        notices,
+        active_held_by: held_by,
+    })
+}
+
+#[cfg(test)]
+mod session_choice_tests {
+    use super::SessionChoice;
+    use crate::config::Cli;
+    use clap::Parser;
+
+    fn choice(args: &[&str], headless: bool) -> SessionChoice {
+        let cli = Cli::try_parse_from(std::iter::once("miniclaw-tui").chain(args.iter().copied()))
+            .unwrap();
+        SessionChoice::from_flags(&cli, headless)
+    }
+
+    #[test]
+    fn headless_runs_start_fresh_unless_told_and_the_ui_goes_on() {
+        assert_eq!(choice(&[], true), SessionChoice::New);
+        assert_eq!(choice(&[], false), SessionChoice::Continue);
+        assert_eq!(choice(&["-c"], true), SessionChoice::Continue);
+        assert_eq!(choice(&["--continue"], false), SessionChoice::Continue);
+        assert_eq!(choice(&["--new"], false), SessionChoice::New);
+        assert_eq!(choice(&["--resume"], true), SessionChoice::Newest);
+        assert_eq!(choice(&["--resume"], false), SessionChoice::Continue);
+        assert_eq!(
+            choice(&["--resume", " alpha "], true),
+            SessionChoice::Resume("alpha".into())
+        );
+        for both in [["-c", "--new"], ["-c", "--resume"]] {
+            assert!(Cli::try_parse_from(std::iter::once("miniclaw-tui").chain(both)).is_err());
+        }
+    }
 }

@@ -33,7 +33,7 @@ use crate::terminal_text::clean;
 use crate::transcript::Transcript;
 
 pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
-pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder};
+pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder, RunStart, SessionStart};
 pub use trace::{AnswerOutput, TracePrinter};
 
 /// What a headless run says when a turn reaches its step limit: the way on in flags.
@@ -122,8 +122,12 @@ struct Output {
 impl Output {
     /// Also writes the `notices` from start as the turn's own are written: on the trace, and
     /// in `stream-json` as `notice` lines before the turn's first.
-    fn new(format: OutputFormat, notices: Vec<String>) -> Self {
+    /// How the run started (`start`) comes first, on stderr only: the report carries it.
+    fn new(format: OutputFormat, notices: Vec<String>, start: RunStart) -> Self {
         let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+        for line in start.lines() {
+            let _ = writeln!(err, "{}", clean(&line));
+        }
         for notice in &notices {
             let _ = writeln!(err, "[notice] {}", clean(notice));
             if format == OutputFormat::StreamJson {
@@ -134,7 +138,7 @@ impl Output {
             format,
             transcript: Transcript::new(),
             trace: TracePrinter::new(AnswerOutput::for_stdout()),
-            report: ReportBuilder::new(notices),
+            report: ReportBuilder::new(notices, Some(start)),
         }
     }
 
@@ -170,13 +174,13 @@ pub enum RunKind {
 }
 
 /// Runs one turn for `prompt` (or, for [`RunKind::Plan`], plans it and carries the plan out)
-/// and writes it as `format` says, after the `notices` from start; Ctrl+C interrupts it.
-/// Returns how it ended and the exit status it makes.
+/// and writes it as `format` says, after how it `start`ed and the `notices` from start; Ctrl+C
+/// interrupts it. Returns how it ended and the exit status it makes.
 pub async fn run(
     mut agent: Agent,
     (prompt, kind): (&str, RunKind),
     format: OutputFormat,
-    notices: Vec<String>,
+    (start, notices): (RunStart, Vec<String>),
 ) -> (TurnOutcome, u8) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
@@ -184,7 +188,7 @@ pub async fn run(
     // Writing to stdout and stderr blocks (a slow pipe, a paused terminal): on a thread of its
     // own, never on the runtime.
     let printer = tokio::task::spawn_blocking(move || {
-        let mut output = Output::new(format, notices);
+        let mut output = Output::new(format, notices, start);
         while let Some(event) = rx.blocking_recv() {
             output.event(&event);
         }

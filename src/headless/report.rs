@@ -42,6 +42,8 @@ pub struct Report {
     pub errors: Vec<String>,
     /// Notices, from start (e.g. the project instructions read) and from the turn.
     pub notices: Vec<String>,
+    /// How the run started: its session and approval mode (`null` when it never started).
+    pub start: Option<RunStart>,
     /// A `--plan` run's plan and its items' states (then `steps` are the planner's, and each
     /// item holds the executor's for it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,8 +64,52 @@ impl Report {
             denied: 0,
             errors: vec![error.to_string()],
             notices: Vec::new(),
+            start: None,
             plan: None,
         }
+    }
+}
+
+/// Which session a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStart {
+    /// A new one (a headless run's default, `--new`).
+    New,
+    /// The newest of this folder, gone on with (`--continue`).
+    Continued,
+    /// An earlier one reopened (`--resume`).
+    Resumed,
+}
+
+/// How a headless run started, said on stderr before its first step and kept in the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunStart {
+    /// Which session it uses.
+    pub session: SessionStart,
+    /// That session's title (`null` for a new one).
+    pub session_title: Option<String>,
+    /// The approval mode.
+    pub approval: crate::approval::ApprovalMode,
+    /// Where the mode came from: `flag`, `folder` or `default`.
+    pub approval_source: crate::approval::ApprovalSource,
+}
+
+impl RunStart {
+    /// The lines said on stderr: `session: …` and `approval: ask (this folder's choice; …)`.
+    pub fn lines(&self) -> [String; 2] {
+        let title = self.session_title.as_deref().unwrap_or("(untitled)");
+        let session = match self.session {
+            SessionStart::New => "session: new (-c goes on with this folder's newest, --resume ID|TITLE with an earlier one)".to_string(),
+            SessionStart::Continued => format!("session: continued \u{201c}{title}\u{201d}"),
+            SessionStart::Resumed => format!("session: resumed \u{201c}{title}\u{201d}"),
+        };
+        let approval = format!(
+            "approval: {} ({})",
+            self.approval.name(),
+            self.approval_source.describe()
+        );
+        [session, approval]
     }
 }
 
@@ -76,13 +122,15 @@ pub const DENIED_EXIT_CODE: u8 = 4;
 pub struct ReportBuilder {
     errors: Vec<String>,
     notices: Vec<String>,
+    start: Option<RunStart>,
 }
 
 impl ReportBuilder {
-    /// A builder that starts with the notices given at start.
-    pub fn new(notices: Vec<String>) -> Self {
+    /// A builder that starts with the notices given at start and how the run started.
+    pub fn new(notices: Vec<String>, start: Option<RunStart>) -> Self {
         Self {
             notices,
+            start,
             ..Self::default()
         }
     }
@@ -138,6 +186,7 @@ impl ReportBuilder {
             denied,
             errors: self.errors,
             notices: self.notices,
+            start: self.start,
             plan: plan_report(t),
         }
     }
@@ -242,7 +291,7 @@ mod tests {
 
     #[test]
     fn a_turn_becomes_steps_calls_results_and_the_answer() {
-        let builder = ReportBuilder::new(vec!["start".into()]);
+        let builder = ReportBuilder::new(vec!["start".into()], None);
         let report = report_of(builder, &turn(), TurnOutcome::Answered);
         assert_eq!(report.denied, 1);
         assert_eq!(report.exit_code, DENIED_EXIT_CODE);

@@ -209,13 +209,16 @@ pub(super) fn perform(
             }
             Effect::Interrupt => agent.interrupt(),
             Effect::Answer(id, decision) => agent.answer(&id, decision),
-            Effect::SetApproval(mode) => {
+            Effect::SetApproval(mode, folder) => {
                 agent.set_approval(mode);
-                if let Some(path) = crate::remembered::path() {
+                // For this folder only: a mode chosen in one project must not deny writes in
+                // another.
+                if let Some(path) = crate::remembered::folders::path() {
                     tokio::task::spawn_blocking(move || {
-                        if let Err(e) =
-                            crate::remembered::remember(&path, |c| c.approval = Some(mode))
-                        {
+                        let set = |r: &mut crate::remembered::folders::FolderRecord| {
+                            r.approval = Some(mode)
+                        };
+                        if let Err(e) = crate::remembered::folders::remember(&path, &folder, set) {
                             tracing::warn!(error = %e, "could not remember the approval mode");
                         }
                     });
@@ -250,6 +253,7 @@ mod tests {
             recent_models: vec![],
             resume_picker: false,
             approval: crate::approval::ApprovalMode::Auto,
+            approval_source: crate::approval::ApprovalSource::Default,
         };
         let mut state = State::new(&options);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

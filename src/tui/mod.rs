@@ -5,6 +5,7 @@ pub(crate) mod app;
 pub(crate) mod calls;
 pub(crate) mod commands;
 pub mod files;
+pub mod folder_question;
 pub(crate) mod frame;
 pub(crate) mod fuzzy;
 pub(crate) mod key_jobs;
@@ -56,6 +57,8 @@ pub struct TuiOptions {
     pub resume_picker: bool,
     /// The approval mode at start.
     pub approval: crate::approval::ApprovalMode,
+    /// Where it came from (`--approval`, this folder's choice, the default).
+    pub approval_source: crate::approval::ApprovalSource,
 }
 
 /// Why the UI stopped with an error.

@@ -623,14 +623,14 @@ async fn steps_set_during_a_session_limit_the_next_turn_and_continue_goes_on() {
     let mut notices = Vec::new();
     let first = loop {
         match events.recv().await.unwrap() {
-            AgentEvent::Notice(text) => notices.push(text),
+            AgentEvent::StepLimitReached { max } => notices.push(max),
             AgentEvent::TurnFinished { outcome, .. } => break outcome,
             _ => {}
         }
     };
     assert_eq!(first, TurnOutcome::StepLimit);
     assert_eq!(server.requests().len(), 2, "the limit set by /steps held");
-    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices, [2], "said once, with the limit set");
     handle.send(miniclaw::agent::AgentCommand::Prompt("continue".into()));
     let second = loop {
         if let AgentEvent::TurnFinished { outcome, .. } = events.recv().await.unwrap() {

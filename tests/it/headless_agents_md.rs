@@ -127,7 +127,7 @@ fn a_continued_session_gets_the_instructions_as_they_are_now() {
     // The file appears: the stored system message is older than it, and is rebuilt.
     std::fs::write(ws.join("AGENTS.md"), "Use tabs.").unwrap();
     let (server, _rt2) = MockServer::start_blocking(vec![SseBuilder::answer("second")]);
-    let out = run(&ws, &server.url(), &[]);
+    let out = run(&ws, &server.url(), &["--continue"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains(CHANGED), "{}", stderr(&out));
     let system = &system_messages(&server)[0];

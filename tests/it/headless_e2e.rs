@@ -236,10 +236,13 @@ fn env_file_in_the_current_folder_is_read_and_real_env_wins() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Without -C the folder it starts in is the workspace: no ./workspace is made, and the
+    // history goes to the data dir rather than into the person's folder.
     assert!(
-        dir.path().join("workspace").is_dir(),
-        "default workspace created"
+        !dir.path().join("workspace").exists(),
+        "no ./workspace made"
     );
+    assert!(!dir.path().join("history.json").exists());
     // A broken line is reported by file and number (never its text) and the rest still counts.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

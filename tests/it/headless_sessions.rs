@@ -89,3 +89,43 @@ fn resuming_what_is_not_there_is_refused_with_a_clear_message() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--new and --resume conflict");
 }
+
+/// What a script gets by default: each `-p` starts a new session (the first run's is archived,
+/// not sent again); `-c` goes on with the newest, and stderr says which one a run uses.
+#[test]
+fn each_run_starts_fresh_and_continue_goes_on_with_the_newest() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::answer("one."),
+        SseBuilder::answer("two."),
+        SseBuilder::answer("three."),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = headless(ws.path(), &server.url())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let err = run(&["-p", "alpha question"]);
+    assert!(err.contains("session: new (-c goes on"), "{err}");
+    let first_id = history_id(ws.path());
+
+    let err = run(&["-p", "beta question"]);
+    assert_ne!(history_id(ws.path()), first_id, "a new session");
+    assert_eq!(prompts(&server.requests()[1]), ["beta question"]);
+    assert!(
+        err.contains("Archived \u{201c}alpha question\u{201d}"),
+        "{err}"
+    );
+
+    let second_id = history_id(ws.path());
+    let err = run(&["-c", "-p", "gamma"]);
+    assert_eq!(history_id(ws.path()), second_id, "the same session");
+    assert_eq!(prompts(&server.requests()[2]), ["beta question", "gamma"]);
+    assert!(
+        err.contains("session: continued \u{201c}beta question\u{201d}"),
+        "{err}"
+    );
+}

@@ -413,16 +413,30 @@ async fn slow_data_within_the_idle_timeout_is_fine() {
 }
 
 #[tokio::test]
-async fn a_stream_closed_before_done_is_cut_and_not_retried() {
-    let stream = SseBuilder::new()
+async fn a_stream_closed_before_done_is_asked_for_again_once_then_given_up() {
+    let cut = SseBuilder::new()
         .role()
         .content(&["partial ", "answer"])
         .build();
-    let server = MockServer::start(vec![stream, SseBuilder::answer("duplicate")]).await;
+    let server = MockServer::start(vec![
+        cut.clone(),
+        cut,
+        SseBuilder::answer("never asked for"),
+    ])
+    .await;
     let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
     assert!(matches!(result, Err(LlmError::StreamCut)), "{result:?}");
-    assert_eq!(events.len(), 2);
-    assert_eq!(server.requests().len(), 1);
+    // Two pieces, the one restart, two pieces again: never a third request.
+    assert_eq!(events.len(), 5, "{events:?}");
+    assert!(matches!(
+        events[2],
+        ClientEvent::Retrying {
+            restarts: true,
+            cause: miniclaw::llm::RetryCause::StreamCut,
+            ..
+        }
+    ));
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[tokio::test]

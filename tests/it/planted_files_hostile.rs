@@ -174,7 +174,9 @@ fn a_planted_history_with_outcomes_this_version_cannot_read_still_loads_and_is_n
     });
     std::fs::write(ws.join("history.json"), planted.to_string()).unwrap();
     let mut c = headless::headless(&ws, &server.url());
+    // `-c`: a headless run goes on with the session only when asked to.
     c.env("XDG_DATA_HOME", dir.path().join("data")).args([
+        "-c",
         "-p",
         "hello",
         "--output-format",

@@ -185,15 +185,24 @@ fn planted_archive_links_and_lock_files_are_refused_not_followed() {
     );
     assert!(server.requests().is_empty());
 
-    // Without the link the run works, and the planted "pid" is not shown.
+    // Without the link the run gets as far as its session: `--continue` asks for the held
+    // one, which is refused naming the holder, and the planted "pid" is not shown.
     std::fs::remove_file(ws.path().join(".miniclaw/sessions")).unwrap();
+    let out = headless(ws.path(), &server.url())
+        .args(["-c", "-p", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("another MiniClaw has this folder's open session"),
+        "{stderr}"
+    );
     let out = headless(ws.path(), &server.url())
         .args(["-p", "hi"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
-    assert!(stderr.contains("Another MiniClaw has"), "{stderr}");
     assert!(
         !stderr.contains("owned") && !stderr.contains('\x1b'),
         "{stderr:?}"

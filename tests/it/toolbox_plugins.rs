@@ -381,7 +381,11 @@ async fn an_interrupt_ends_the_plugins_background_processes_too() {
         "{:?} after the interrupt",
         interrupted_at.elapsed()
     );
-    assert_eq!(error_of(&obs), "interrupted", "{obs}");
+    assert_eq!(
+        error_of(&obs),
+        miniclaw::tools::registry::INTERRUPTED_SILENT,
+        "{obs}"
+    );
     assert!(
         ends_soon(pid).await,
         "the background sleep {pid} outlived the call"

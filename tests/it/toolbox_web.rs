@@ -398,7 +398,11 @@ async fn an_interrupt_during_a_slow_parse_returns_at_once() {
     let started = Instant::now();
     let args = json!({ "url": server.url("/deep") }).to_string();
     let obs = r.execute("fetch_web_page", &args, &ctx).await;
-    assert_eq!(error(&obs), "interrupted", "{obs}");
+    assert_eq!(
+        error(&obs),
+        miniclaw::tools::registry::INTERRUPTED_SILENT,
+        "{obs}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
@@ -155,13 +155,19 @@ impl McpTool {
         tokio::pin!(call);
         let answer = loop {
             tokio::select! {
-                answer = &mut call => break answer,
+                // Progress first: a report that came before the answer is shown before it.
+                biased;
                 Some(report) = progress.next() => ctx.output(progress_line(&report)),
+                answer = &mut call => break answer,
                 // The server died: this call ends now, whatever rmcp still waits for.
                 _ = live.closed.cancelled() => return Err(live.ended().await),
             }
         };
         abandon.0 = None;
+        // Reports the server sent just before its answer are handed over before it.
+        while let Some(Some(report)) = progress.next().now_or_never() {
+            ctx.output(progress_line(&report));
+        }
         match answer {
             // Any kind of result is read as JSON: a reply without `content` decodes as another
             // variant and still reads as a result.

@@ -197,6 +197,11 @@ pub struct State {
     pub recent_models: Vec<String>,
     /// The approval mode (shown in the status line; Shift+Tab changes it).
     pub approval_mode: crate::approval::ApprovalMode,
+    /// Where the approval mode came from (for `/status`); a change in the UI makes it this
+    /// folder's choice.
+    pub approval_source: crate::approval::ApprovalSource,
+    /// The workspace as given, the folder whose records (`remembered::folders`) keep the mode.
+    pub folder: std::path::PathBuf,
     /// Calls waiting for a yes or no, oldest first (the first one is shown).
     pub approvals: Vec<ApprovalView>,
     /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
@@ -230,6 +235,8 @@ impl State {
             tools: options.tools.clone(),
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
+            approval_source: options.approval_source,
+            folder: options.workspace.clone(),
             approvals: Vec::new(),
             mcp: Vec::new(),
             quit: false,

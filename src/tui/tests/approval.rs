@@ -208,12 +208,15 @@ fn shift_tab_and_slash_approval_change_the_mode_shown_in_the_status_line() {
     let action = map_key(&key_context(&s, now), k(KeyCode::BackTab, SHIFT));
     assert_eq!(
         update::apply(&mut s, action, now),
-        vec![Effect::SetApproval(ApprovalMode::Ask)]
+        vec![Effect::SetApproval(ApprovalMode::Ask, s.folder.clone())]
     );
     assert!(render(&mut s, 100, 20, now).contains("approval: ask"));
     assert_eq!(
         send(&mut s, now, "/approval read-only"),
-        vec![Effect::SetApproval(ApprovalMode::ReadOnly)]
+        vec![Effect::SetApproval(
+            ApprovalMode::ReadOnly,
+            s.folder.clone()
+        )]
     );
     assert!(render(&mut s, 100, 20, now).contains("approval: read-only"));
     assert!(send(&mut s, now, "/approval sometimes").is_empty());
@@ -266,7 +269,7 @@ fn slash_approval_with_no_value_chosen_shows_the_mode_and_changes_nothing() {
     assert!(s.composer.popup.is_some(), "the modes are offered");
     let effects = press(&mut s, KeyCode::Enter);
     assert!(
-        !effects.iter().any(|e| matches!(e, Effect::SetApproval(_))),
+        !effects.iter().any(|e| matches!(e, Effect::SetApproval(..))),
         "{effects:?}"
     );
     assert_eq!(s.approval_mode, ApprovalMode::Ask);

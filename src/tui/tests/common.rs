@@ -34,6 +34,7 @@ pub fn options() -> TuiOptions {
         recent_models: vec![],
         resume_picker: false,
         approval: crate::approval::ApprovalMode::Auto,
+        approval_source: crate::approval::ApprovalSource::Default,
     }
 }
 

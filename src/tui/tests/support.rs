@@ -27,6 +27,7 @@ pub fn busy_state() -> State {
         recent_models: vec![],
         resume_picker: false,
         approval: crate::approval::ApprovalMode::Auto,
+        approval_source: crate::approval::ApprovalSource::Default,
     });
     s.composer.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());

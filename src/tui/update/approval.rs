@@ -68,7 +68,8 @@ pub(super) fn set_mode(
     effects: &mut Vec<Effect>,
 ) {
     state.approval_mode = mode;
-    effects.push(Effect::SetApproval(mode));
+    state.approval_source = crate::approval::ApprovalSource::Folder;
+    effects.push(Effect::SetApproval(mode, state.folder.clone()));
     let what = match mode {
         ApprovalMode::Auto => "approval: auto — calls inside the sandbox run without asking",
         ApprovalMode::Ask => "approval: ask — changes, commands and the web ask first",

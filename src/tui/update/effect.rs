@@ -21,8 +21,8 @@ pub enum Effect {
     Interrupt,
     /// Answer the call waiting for approval.
     Answer(String, crate::approval::Decision),
-    /// Use this approval mode from now on (and remember it).
-    SetApproval(crate::approval::ApprovalMode),
+    /// Use this approval mode from now on (and remember it for this folder).
+    SetApproval(crate::approval::ApprovalMode, std::path::PathBuf),
     /// Copy text to the clipboard.
     Copy(String),
     /// Check an API key with one request to the model server.

@@ -1,0 +1,126 @@
+//! The first start of the full-screen UI in a folder nobody named, in a pseudo-terminal: a
+//! dialog on the screen asks whether to work there, naming the folder, what the tools may do
+//! and where the history is kept; no quits saying how to pick a folder, yes is remembered for
+//! the folder, and `-C` never asks.
+
+use crate::pty::{CTRL_D, ESC, Launch};
+use crate::support::{MockServer, SseBuilder};
+
+use std::path::Path;
+
+fn start(root: &Path, cwd: &Path, url: &str, args: &[&str]) -> crate::pty::Pty {
+    Launch::new(&root.join("home"), cwd)
+        .args(["--no-mouse"])
+        .args(args)
+        .env("DEEPSEEK_BASE_URL", url)
+        .key("sk-x")
+        .start()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_first_start_in_a_folder_asks_once_and_a_no_quits() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("hello")]);
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    let shown = repo.canonicalize().unwrap().display().to_string();
+
+    // No: nothing starts, nothing is written in the folder, and it says how to pick one.
+    let mut p = start(dir.path(), &repo, &server.url(), &[]);
+    p.wait_for("Work in this folder?");
+    let screen = p.screen();
+    assert!(screen.contains(&shown), "{screen}");
+    assert!(screen.contains("read-only shell commands"), "{screen}");
+    assert!(screen.contains("history in"), "{screen}");
+    assert!(
+        screen.contains("╭"),
+        "a dialog drawn on the screen\n{screen}"
+    );
+    p.send(ESC);
+    assert_eq!(p.wait_exit(), 0);
+    let said = String::from_utf8_lossy(&p.raw()).into_owned();
+    assert!(said.contains("-C DIR"), "{said}");
+    assert_eq!(entries(&repo), ["src"]);
+    assert!(server.requests().is_empty());
+
+    // Yes: the UI opens on this folder, and the yes is remembered.
+    let mut p = start(dir.path(), &repo, &server.url(), &[]);
+    p.wait_for("Work in this folder?");
+    p.send("y");
+    p.wait_for("deepseek-v4-flash");
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(
+        entries(&repo),
+        ["src"],
+        "the history is kept in the data dir"
+    );
+    let records =
+        std::fs::read_to_string(dir.path().join("home/.local/share/miniclaw/folders.json"))
+            .unwrap();
+    assert!(records.contains("\"accepted\": true"), "{records}");
+
+    // Asked once: the next start opens at once.
+    let mut p = start(dir.path(), &repo, &server.url(), &[]);
+    p.wait_for("deepseek-v4-flash");
+    assert!(!p.screen().contains("Work in this folder?"));
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
+
+#[test]
+fn a_named_workspace_is_never_asked_about() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    let mut p = start(dir.path(), &repo, &server.url(), &["-C", "."]);
+    p.wait_for("deepseek-v4-flash");
+    assert!(!p.screen().contains("Work in this folder?"));
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
+
+/// Shift+Tab in the UI saves the mode for this folder only, not for every folder.
+#[test]
+fn shift_tab_saves_the_mode_for_this_folder() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
+    p.wait_for("deepseek-v4-flash");
+    p.send("\x1b[Z");
+    p.wait_for("approval: ask");
+    let data = dir.path().join("home/.local/share/miniclaw");
+    let ws = dir.path().join("ws").canonicalize().unwrap();
+    let records = crate::support::wait::poll(
+        "the folder's mode saved",
+        crate::support::wait::WAIT,
+        || {
+            std::fs::read_to_string(data.join("folders.json"))
+                .ok()
+                .filter(|t| t.contains("\"ask\""))
+        },
+        || p.screen(),
+    );
+    let records: serde_json::Value = serde_json::from_str(&records).unwrap();
+    assert_eq!(
+        records["folders"][ws.to_str().unwrap()]["approval"],
+        "ask",
+        "{records}"
+    );
+    let choices = std::fs::read_to_string(data.join("choices.json")).unwrap_or_default();
+    assert!(!choices.contains("approval"), "{choices}");
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
