@@ -44,6 +44,8 @@ pub enum CommandId {
     Mcp,
     /// `/key`.
     Key,
+    /// `/status`.
+    Status,
     /// `/help`.
     Help,
     /// `/quit`.
@@ -180,6 +182,7 @@ pub const COMMANDS: &[Command] = &[
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
+    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, MCP servers"),
     command(C::Help, "help", NoArgument, "the keys and commands"),
     command(C::Quit, "quit", NoArgument, "quit MiniClaw").alias(&["exit"]),
 ];

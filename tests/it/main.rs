@@ -62,6 +62,7 @@ mod trust_changes;
 mod tui_approvals;
 mod tui_e2e;
 mod tui_key;
+mod tui_keys;
 mod tui_plan;
 mod undo;
 mod workspace_secrets;

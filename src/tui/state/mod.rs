@@ -11,6 +11,7 @@ mod picker;
 mod plan;
 mod popup;
 mod scroll;
+mod search;
 mod status;
 mod view;
 
@@ -22,6 +23,7 @@ pub use picker::{Picker, PickerKind};
 pub use plan::{ItemView, PlanPhase, PlanView};
 pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
+pub use search::PromptSearch;
 pub use status::{RetryView, TurnStatus};
 pub use view::TranscriptView;
 
@@ -207,6 +209,17 @@ pub struct State {
     pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
+    /// When to notify (`MINICLAW_NOTIFY`).
+    pub notify: crate::tui::notify::NotifyWhen,
+    /// Where the approval mode came from (`--approval`, this folder's remembered choice, …),
+    /// when the start says; `/status` shows it. `None`: not known.
+    pub approval_source: Option<String>,
+    /// The active session's id (what `--resume` takes); `None` once the history was cleared,
+    /// when the agent started a session the screen was not told the id of.
+    pub session_id: Option<String>,
+    /// Whether the terminal speaks the kitty keyboard protocol, so Shift+Enter reaches the
+    /// input as itself (the help and the input's title then name it).
+    pub keyboard_enhanced: bool,
 }
 
 impl State {
@@ -235,6 +248,10 @@ impl State {
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
+            notify: Default::default(),
+            approval_source: None,
+            session_id: None,
+            keyboard_enhanced: false,
         };
         for notice in &options.notices {
             state.view.push(EntryKind::Notice, notice.clone());
@@ -246,6 +263,7 @@ impl State {
     pub fn clear_conversation(&mut self) {
         self.view = TranscriptView::default();
         self.status.forget_session();
+        self.session_id = None;
         for s in self.scroll.iter_mut() {
             *s = Default::default();
         }

@@ -26,6 +26,7 @@ fn ctx() -> KeyContext {
         popup: false,
         answer_fresh: false,
         plan_draft: false,
+        searching: false,
     }
 }
 

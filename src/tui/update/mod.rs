@@ -17,6 +17,7 @@ mod picker;
 mod plan;
 mod popup;
 mod preset;
+mod search;
 mod slash;
 
 pub use effect::Effect;
