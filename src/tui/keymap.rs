@@ -52,6 +52,16 @@ pub enum Action {
     SearchAccept,
     /// Close the search, giving the input back as it was.
     SearchCancel,
+    /// Open the find in the conversation (Ctrl+F).
+    FindOpen,
+    /// Type into the find.
+    FindType(char),
+    /// Delete the find's last character.
+    FindBackspace,
+    /// Go to another match (negative: up, older).
+    FindStep(isize),
+    /// Close the find.
+    FindClose,
     /// Recall the previous prompt.
     HistoryPrev,
     /// Recall the next prompt.
@@ -196,6 +206,8 @@ pub struct KeyContext {
     pub plan_draft: bool,
     /// Whether Ctrl+R's reverse search is open in the input.
     pub searching: bool,
+    /// Whether the find in the conversation is open.
+    pub finding: bool,
 }
 
 /// The action for a key: the first rule of [`KEYS`] that matches in the layers active in
@@ -242,6 +254,10 @@ pub fn layers(ctx: &KeyContext) -> Vec<Layer> {
     if ctx.searching {
         return vec![Layer::First, Layer::Search];
     }
+    // So is the find's, which stands in the input's place.
+    if ctx.finding {
+        return vec![Layer::First, Layer::Find];
+    }
     let mut out = vec![Layer::First];
     if ctx.popup && ctx.focus == Focus::Input {
         out.push(Layer::Popup);
@@ -276,6 +292,7 @@ fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
         Layer::Picker => typed.map_or(Action::None, Action::PickerType),
         Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
         Layer::Search => typed.map_or(Action::None, Action::SearchType),
+        Layer::Find => typed.map_or(Action::None, Action::FindType),
         // Logged, so a key held back can be told from one lost: the pseudo-terminal tests
         // wait on it.
         Layer::ApprovalFresh => {

@@ -5,6 +5,7 @@ pub(crate) mod app;
 pub(crate) mod calls;
 pub(crate) mod commands;
 pub mod files;
+pub(crate) mod find;
 pub(crate) mod frame;
 pub(crate) mod fuzzy;
 pub(crate) mod key_jobs;

@@ -153,7 +153,8 @@ fn without_the_kitty_protocol_the_flags_are_not_pushed_and_the_keys_are_named() 
     let mut p = start(dir.path(), &server.url());
     p.wait_for("Message · Enter sends · Alt+Enter / Ctrl+J newline");
     p.send("\x1bOP"); // F1
-    p.wait_for("Alt+Enter / Ctrl+J");
+    p.wait_for("MiniClaw keys");
+    p.wait_for("Alt+Enter / Ctrl+J  new line in the message");
     assert!(!p.screen().contains("Shift+Enter"), "{}", p.screen());
     p.send(ESC);
     p.wait_until("the help closed", |s| !s.contains("MiniClaw keys"));
@@ -285,4 +286,40 @@ fn always_notifies_while_focused_and_off_never_does() {
             "{setting}: the title follows"
         );
     }
+}
+
+#[test]
+fn ctrl_f_finds_in_the_conversation_marks_the_match_and_esc_closes_it() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::answer("The zebra-crossing answer."),
+        SseBuilder::answer("Another zebra-crossing here."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = start(dir.path(), &server.url());
+    p.wait_for("deepseek-v4-flash");
+    p.submit("first");
+    p.wait_for("The zebra-crossing answer.");
+    p.wait_for("│ idle │");
+    p.submit("second");
+    p.wait_for("Another zebra-crossing here.");
+    p.wait_for("│ idle │");
+    p.send("\x06"); // Ctrl+F
+    p.wait_for("find: ");
+    p.send("zebra");
+    p.wait_for("find: zebra  2/2");
+    p.wait_until("the matches marked", |_| {
+        p.reversed().matches("zebra").count() == 2
+    });
+    p.send(ENTER);
+    p.wait_for("find: zebra  1/2");
+    p.send(ESC);
+    p.wait_until("the find closed", |s| !s.contains("find: zebra"));
+    assert!(!p.reversed().contains("zebra"), "{}", p.reversed());
+    p.submit("/find Another");
+    p.wait_for("find: Another  1/1");
+    p.send(ESC);
+    // Esc and the next key sent together would read as Alt and that key.
+    p.wait_until("the find closed again", |s| !s.contains("find: Another"));
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
 }

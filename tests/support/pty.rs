@@ -207,6 +207,26 @@ impl Pty {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The characters drawn in reverse video, row by row (a row's runs joined, rows by `|`):
+    /// what a highlight marks.
+    pub fn reversed(&self) -> String {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let mut out = Vec::new();
+        for row in 0..rows {
+            let text: String = (0..cols)
+                .filter_map(|col| screen.cell(row, col))
+                .filter(|c| c.inverse())
+                .map(|c| c.contents().to_string())
+                .collect();
+            if !text.is_empty() {
+                out.push(text);
+            }
+        }
+        out.join("|")
+    }
+
     /// Everything the program wrote to the terminal.
     pub fn raw(&self) -> Vec<u8> {
         self.raw.lock().unwrap().clone()

@@ -193,6 +193,8 @@ pub enum Layer {
     Popup,
     /// Ctrl+R's reverse search, standing in the input.
     Search,
+    /// The find in the conversation, standing in the input.
+    Find,
     /// No overlay open, whichever pane has the focus.
     Panes,
     /// The input focused.
@@ -220,6 +222,7 @@ impl Layer {
             Self::KeyDialog => "key dialog",
             Self::Popup => "popup",
             Self::Search => "reverse search",
+            Self::Find => "find",
             Self::Timeline => "timeline",
             Self::Conversation => "conversation",
             Self::Reading => "conversation, reasoning, tool output",
@@ -441,6 +444,34 @@ pub const KEYS: &[Binding] = &[
             rule(Key::any(K::Backspace), A::SearchBackspace),
         ]),
     },
+    Binding {
+        layer: L::Find,
+        about: "the match above (older); it starts at the newest",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Enter).without(SHIFT), A::FindStep(-1)),
+            rule(Key::ctrl('p'), A::FindStep(-1)),
+            rule(Key::any(K::Up), A::FindStep(-1)),
+            rule(Key::ctrl('f'), A::FindStep(-1)),
+        ]),
+    },
+    Binding {
+        layer: L::Find,
+        about: "the match below (newer)",
+        keys: Keys::Mapped(&[
+            rule(Key::with(SHIFT, K::Enter), A::FindStep(1)),
+            rule(Key::ctrl('n'), A::FindStep(1)),
+            rule(Key::any(K::Down), A::FindStep(1)),
+        ]),
+    },
+    Binding {
+        layer: L::Find,
+        about: "close the find · delete a letter of it",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Esc), A::FindClose),
+            rule(Key::ctrl('g'), A::FindClose),
+            rule(Key::any(K::Backspace), A::FindBackspace),
+        ]),
+    },
     // Every pane.
     Binding {
         layer: L::Panes,
@@ -461,6 +492,11 @@ pub const KEYS: &[Binding] = &[
         layer: L::Panes,
         about: "clear the conversation: asks first (a archives it, y deletes it)",
         keys: Keys::Mapped(&[rule(Key::ctrl('l'), A::AskClear)]),
+    },
+    Binding {
+        layer: L::Panes,
+        about: "find in the conversation (as drawn, expanded previews too; smartcase)",
+        keys: Keys::Mapped(&[rule(Key::ctrl('f'), A::FindOpen)]),
     },
     Binding {
         layer: L::Panes,

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{inner, pane_block};
-use crate::tui::state::{Focus, PromptSearch, State};
+use crate::tui::state::{Find, Focus, PromptSearch, State};
 
 /// Rows the input wants: its lines plus the border, between 3 and 8.
 pub fn height(state: &State) -> u16 {
@@ -29,6 +29,9 @@ pub fn idle_title(state: &State) -> &'static str {
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     if let Some(search) = &state.composer.search {
         return draw_search(frame, state, search, area);
+    }
+    if let Some(find) = &state.find {
+        return draw_find(frame, state, find, area);
     }
     let title = if !state.composer.queued.is_empty() {
         let next = state.composer.queued[0].lines().next().unwrap_or("");
@@ -82,4 +85,25 @@ fn draw_search(frame: &mut Frame<'_>, state: &State, search: &PromptSearch, area
         Paragraph::new(Line::from(spans)).wrap(Wrap { trim: false }),
         inner(area),
     );
+}
+
+/// The find's line: what is looked for and which match is shown (`2/7`); the title names the
+/// keys this terminal can send.
+fn draw_find(frame: &mut Frame<'_>, state: &State, find: &Find, area: Rect) {
+    let theme = &state.theme;
+    let counter = find.counter();
+    let spans = vec![
+        Span::styled("find: ", theme.muted),
+        Span::styled(find.query.clone(), theme.accent),
+        Span::styled(format!("  {counter}"), theme.muted),
+    ];
+    let below = if state.keyboard_enhanced {
+        "Shift+Enter / Ctrl+N below"
+    } else {
+        "Ctrl+N below"
+    };
+    let title = format!("Find {counter} · Enter / Ctrl+P above · {below} · Esc closes");
+    let block = pane_block(state, title, Focus::Input, None, area.width);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(Line::from(spans)), inner(area));
 }

@@ -6,6 +6,7 @@
 mod approval;
 mod composer;
 mod conversation;
+mod find;
 mod key_dialog;
 mod picker;
 mod plan;
@@ -18,6 +19,7 @@ mod view;
 pub use approval::ApprovalView;
 pub use composer::Composer;
 pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
+pub use find::{Find, Hit};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
 pub use plan::{ItemView, PlanPhase, PlanView};
@@ -209,6 +211,8 @@ pub struct State {
     pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
+    /// Ctrl+F / `/find`: the find in the conversation, while it is open.
+    pub find: Option<Find>,
     /// When to notify (`MINICLAW_NOTIFY`).
     pub notify: crate::tui::notify::NotifyWhen,
     /// Where the approval mode came from (`--approval`, this folder's remembered choice, …),
@@ -248,6 +252,7 @@ impl State {
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
+            find: None,
             notify: Default::default(),
             approval_source: None,
             session_id: None,

@@ -27,6 +27,7 @@ fn ctx() -> KeyContext {
         answer_fresh: false,
         plan_draft: false,
         searching: false,
+        finding: false,
     }
 }
 

@@ -302,3 +302,88 @@ fn quitting_says_how_to_resume_and_what_it_cost_but_not_for_an_empty_session() {
     let text = farewell(&s).unwrap();
     assert!(text.contains("--resume 'it'\\''s $HOME'"), "{text}");
 }
+
+#[test]
+fn ctrl_f_finds_in_the_conversation_marks_the_matches_and_steps_through_them() {
+    let mut s = state();
+    let now = Instant::now();
+    for i in 0..12 {
+        send(&mut s, now, &format!("question {i}"));
+        feed(
+            &mut s,
+            now,
+            whole_turn(&format!("Answer {i}: the Parser is fine.")),
+        );
+    }
+    // Ctrl+F from the input, then typing.
+    press(&mut s, k(KeyCode::Char('f'), CTRL));
+    assert!(s.find.is_some());
+    type_text(&mut s, "parser");
+    let shown = render(&mut s, 100, 30, now);
+    assert!(
+        shown.contains("find: parser  12/12"),
+        "smartcase, newest first:\n{shown}"
+    );
+    assert!(shown.contains("Answer 11: the Parser is fine."), "{shown}");
+    // The matches are marked in the drawn buffer: the current one bold and underlined.
+    let backend = render_backend(&mut s, 100, 30, now);
+    let buffer = backend.buffer();
+    let marked: Vec<(u16, u16, bool)> = buffer
+        .content()
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.modifier.contains(ratatui::style::Modifier::REVERSED))
+        .map(|(i, c)| {
+            let (x, y) = buffer.pos_of(i);
+            (
+                x,
+                y,
+                c.modifier.contains(ratatui::style::Modifier::UNDERLINED),
+            )
+        })
+        .collect();
+    let current: String = marked
+        .iter()
+        .filter(|m| m.2)
+        .map(|&(x, y, _)| buffer[(x, y)].symbol().to_string())
+        .collect();
+    assert_eq!(current, "Parser", "{marked:?}");
+    // Up / Enter go to older matches, scrolling them into view; Down comes back.
+    for _ in 0..11 {
+        press(&mut s, k(KeyCode::Enter, NONE));
+    }
+    let shown = render(&mut s, 100, 30, now);
+    assert!(
+        shown.contains("1/12") && shown.contains("Answer 0: the Parser"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Answer 11:"), "scrolled up to it:\n{shown}");
+    press(&mut s, k(KeyCode::Char('n'), CTRL));
+    assert!(render(&mut s, 100, 30, now).contains("2/12"));
+    press(&mut s, k(KeyCode::Up, NONE));
+    press(&mut s, k(KeyCode::Up, NONE));
+    assert!(
+        render(&mut s, 100, 30, now).contains("12/12"),
+        "wraps around"
+    );
+    // A capital matches only itself: "Parser" in the answers, not "parser" in no prompt.
+    type_text(&mut s, "X");
+    assert!(render(&mut s, 100, 30, now).contains("find: parserX  0/0"));
+    press(&mut s, k(KeyCode::Esc, NONE));
+    assert!(s.find.is_none());
+    let shown = render(&mut s, 100, 30, now);
+    assert!(!shown.contains("find:"), "{shown}");
+}
+
+#[test]
+fn slash_find_opens_the_find_with_its_text_and_finds_expanded_previews_too() {
+    let mut s = state();
+    let now = Instant::now();
+    send(&mut s, now, "list it");
+    feed(&mut s, now, whole_turn("Done."));
+    send(&mut s, now, "/find hello.txt");
+    let shown = render(&mut s, 100, 30, now);
+    assert!(shown.contains("find: hello.txt"), "{shown}");
+    let f = s.find.as_ref().unwrap();
+    assert!(!f.hits.is_empty(), "the call line names the file: {shown}");
+}

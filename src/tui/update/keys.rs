@@ -3,7 +3,9 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{approval, input, key_dialog, navigate, picker, plan, popup, preset, search, slash};
+use super::{
+    approval, find, input, key_dialog, navigate, picker, plan, popup, preset, search, slash,
+};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -25,6 +27,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         popup: state.composer.popup.is_some(),
         plan_draft: state.view.plans.draft(),
         searching: state.composer.search.is_some(),
+        finding: state.find.is_some(),
         quit_armed: state
             .composer
             .last_ctrl_c
@@ -56,6 +59,11 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::SearchBackspace
         | Action::SearchAccept
         | Action::SearchCancel => search::apply(state, action, &mut effects),
+        Action::FindOpen
+        | Action::FindType(_)
+        | Action::FindBackspace
+        | Action::FindStep(_)
+        | Action::FindClose => find::apply(state, action, now),
         Action::HistoryPrev => input::recall(state, -1),
         Action::HistoryNext => input::recall(state, 1),
         Action::ClearInput => input::clear(state, now),

@@ -9,6 +9,7 @@ mod approval;
 mod choices;
 mod effect;
 mod events;
+mod find;
 mod input;
 mod key_dialog;
 mod keys;
