@@ -323,3 +323,39 @@ fn ctrl_f_finds_in_the_conversation_marks_the_match_and_esc_closes_it() {
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
 }
+
+#[test]
+fn a_call_that_waits_for_a_yes_while_the_terminal_is_unfocused_notifies() {
+    let write = SseBuilder::new()
+        .role()
+        .tool_call(
+            0,
+            "call_0",
+            "write_text_file",
+            &serde_json::json!({"relative_path": "a.txt", "content": "x\n"}),
+            16,
+        )
+        .finish("tool_calls")
+        .done()
+        .build();
+    let (server, _rt) = MockServer::start_blocking(vec![write, SseBuilder::answer("written.")]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Launch::ui(dir.path(), &server.url())
+        .key("sk-keys")
+        .args(["--approval", "ask"])
+        .start();
+    p.wait_for("approval: ask");
+    p.send(FOCUS_LOST);
+    p.submit("write a.txt");
+    p.wait_on("the title and OSC 9 for the waiting call", || {
+        let raw = String::from_utf8_lossy(&p.raw()).to_string();
+        (raw.contains("\x1b]2;MiniClaw · waiting for you\x07")
+            && raw
+                .contains("\x1b]9;MiniClaw: a call waits for your yes or no · write a.txt\x07\x07"))
+        .then_some(())
+    });
+    p.answer("y", "the write approved", |s| s.contains("written."));
+    p.wait_for("│ idle │");
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}
