@@ -336,6 +336,8 @@ pub enum AgentEvent {
     /// Another session is now the active one (`/new`, `/resume`): the view starts again from
     /// `replay`, the events that tell it.
     SessionOpened {
+        /// Its id (what `--resume` takes).
+        id: String,
         /// Its title (none while it is empty and unnamed).
         title: Option<String>,
         /// What to say about the switch (which session was archived, which one reopened).
@@ -465,6 +467,9 @@ pub struct SessionSummary {
     pub turns: usize,
     /// Its first prompt's first line.
     pub first_prompt: String,
+    /// Its prompts as typed, last first (what Ctrl+R searches in the UI; the file is read
+    /// whole for the summary anyway).
+    pub prompts: Vec<String>,
     /// Why it cannot be opened, when it cannot (unreadable or damaged file).
     pub problem: Option<String>,
 }

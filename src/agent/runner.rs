@@ -277,6 +277,7 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
     };
     match switched {
         Ok(notice) => events.send(AgentEvent::SessionOpened {
+            id: agent.session().id.clone(),
             title: agent.session().title(),
             notice,
             replay: super::replay::replay(agent.session(), agent.settings().max_steps),

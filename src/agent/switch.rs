@@ -73,6 +73,11 @@ impl Agent {
         query: &str,
         events: &EventSink,
     ) -> Result<String, ArchiveError> {
+        // The session open now is in no archive: named by its id (as quitting prints it, for
+        // `--resume`), it is simply kept.
+        if query.trim() == self.session.id {
+            return Ok("That is the session already open.".into());
+        }
         let archive = self.archive()?;
         let query = query.to_string();
         let id = on_archive(&archive, move |a| a.find(&query)).await?;

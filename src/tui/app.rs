@@ -12,6 +12,7 @@ use super::files::FileLister;
 use super::frame::FrameSchedule;
 use super::key_jobs::KeyJobs;
 use super::keymap::{self, Action};
+use super::notify::{Attention, Notifier};
 use super::panes::Caches;
 use super::state::State;
 use super::terminal::{self, Tui};
@@ -32,6 +33,7 @@ pub async fn event_loop(
     key_reports: &mut UnboundedReceiver<KeyReport>,
     files: &mut FileLister,
 ) -> Result<(), TuiError> {
+    let mut notifier = Notifier::new(state.notify);
     let mut schedule = FrameSchedule::default();
     // The side panes' caches: the layout pass keeps them, drawing reads them.
     let mut caches = Caches::default();
@@ -107,6 +109,9 @@ pub async fn event_loop(
                 schedule.request(Instant::now());
             },
             ev = input.next() => match ev {
+                // Whether the person looks at the terminal decides whether to notify.
+                Some(Ok(Event::FocusLost)) => notifier.focus(false),
+                Some(Ok(Event::FocusGained)) => notifier.focus(true),
                 Some(Ok(ev)) => on_input(state, ev, agent, keys, files, &mut schedule),
                 Some(Err(e)) => return Err(e.into()),
                 None => return Ok(()),
@@ -122,6 +127,15 @@ pub async fn event_loop(
                 // No watcher (it could not start): SIGHUP still ends the program.
                 Err(_) => watching_hangup = false,
             },
+        }
+        // The title follows what MiniClaw needs from the person; a turn's end or a waiting
+        // call also notifies when they look away. A terminal that cannot be written to is
+        // found out by the next frame.
+        if let Some(signal) = notifier.update(
+            Attention::of(!state.approvals.is_empty(), state.busy()),
+            state.view.session_title.as_deref(),
+        ) {
+            let _ = terminal::write_signal(&signal);
         }
         if state.quit {
             return Ok(());

@@ -44,6 +44,10 @@ pub enum CommandId {
     Mcp,
     /// `/key`.
     Key,
+    /// `/status`.
+    Status,
+    /// `/find`.
+    Find,
     /// `/help`.
     Help,
     /// `/quit`.
@@ -180,6 +184,8 @@ pub const COMMANDS: &[Command] = &[
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
+    command(C::Find, "find", Required("TEXT"), "find TEXT in the conversation (Ctrl+F)"),
+    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, MCP servers"),
     command(C::Help, "help", NoArgument, "the keys and commands"),
     command(C::Quit, "quit", NoArgument, "quit MiniClaw").alias(&["exit"]),
 ];

@@ -42,6 +42,26 @@ pub enum Action {
     Paste(String),
     /// A readline edit of the input, named so its key is in the table (and the help).
     LineEdit(LineEdit),
+    /// Open the reverse search through earlier prompts, or go to the next older match.
+    SearchPrompts,
+    /// Type into the reverse search.
+    SearchType(char),
+    /// Delete the search's last character.
+    SearchBackspace,
+    /// Put the match in the input to edit it, closing the search.
+    SearchAccept,
+    /// Close the search, giving the input back as it was.
+    SearchCancel,
+    /// Open the find in the conversation (Ctrl+F).
+    FindOpen,
+    /// Type into the find.
+    FindType(char),
+    /// Delete the find's last character.
+    FindBackspace,
+    /// Go to another match (negative: up, older).
+    FindStep(isize),
+    /// Close the find.
+    FindClose,
     /// Recall the previous prompt.
     HistoryPrev,
     /// Recall the next prompt.
@@ -184,6 +204,10 @@ pub struct KeyContext {
     pub popup: bool,
     /// Whether a proposed plan waits in the input to be run.
     pub plan_draft: bool,
+    /// Whether Ctrl+R's reverse search is open in the input.
+    pub searching: bool,
+    /// Whether the find in the conversation is open.
+    pub finding: bool,
 }
 
 /// The action for a key: the first rule of [`KEYS`] that matches in the layers active in
@@ -226,6 +250,14 @@ pub fn layers(ctx: &KeyContext) -> Vec<Layer> {
     if let Some(overlay) = overlay {
         return vec![Layer::First, overlay];
     }
+    // The search line stands in the input and takes every key, as a shell's does.
+    if ctx.searching {
+        return vec![Layer::First, Layer::Search];
+    }
+    // So is the find's, which stands in the input's place.
+    if ctx.finding {
+        return vec![Layer::First, Layer::Find];
+    }
     let mut out = vec![Layer::First];
     if ctx.popup && ctx.focus == Focus::Input {
         out.push(Layer::Popup);
@@ -259,6 +291,8 @@ fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
         Layer::DeleteQuestion => Action::PickerConfirmDelete(false),
         Layer::Picker => typed.map_or(Action::None, Action::PickerType),
         Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
+        Layer::Search => typed.map_or(Action::None, Action::SearchType),
+        Layer::Find => typed.map_or(Action::None, Action::FindType),
         // Logged, so a key held back can be told from one lost: the pseudo-terminal tests
         // wait on it.
         Layer::ApprovalFresh => {

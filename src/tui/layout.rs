@@ -84,6 +84,7 @@ pub fn prepare(state: &mut State, caches: &mut Caches, screen: Rect) {
         state.focus = super::state::Focus::Input;
     }
     conversation::prepare(state, state.areas.conversation);
+    super::find::locate(state, state.areas.conversation);
     if let Some(r) = state.areas.timeline {
         timeline::prepare(state, caches, r);
     }

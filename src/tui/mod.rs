@@ -5,6 +5,7 @@ pub(crate) mod app;
 pub(crate) mod calls;
 pub(crate) mod commands;
 pub mod files;
+pub(crate) mod find;
 pub mod folder_question;
 pub(crate) mod frame;
 pub(crate) mod fuzzy;
@@ -12,10 +13,13 @@ pub(crate) mod key_jobs;
 pub(crate) mod keymap;
 pub(crate) mod layout;
 pub(crate) mod markdown;
+pub(crate) mod notify;
 pub(crate) mod panes;
 pub(crate) mod paste;
 mod screen;
+pub(crate) mod smartcase;
 pub(crate) mod state;
+pub(crate) mod status_report;
 pub(crate) mod terminal;
 pub(crate) mod theme;
 pub(crate) mod update;
@@ -82,6 +86,16 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let notices = std::mem::take(&mut state.view.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
     state.view.entries.extend(notices);
+    state.session_id = Some(agent.session().id.clone());
+    // When to notify: the person's environment says (see the README); a value it does not
+    // know is said once, and the default used.
+    state.notify = match std::env::var(notify::NOTIFY_VAR) {
+        Ok(value) => notify::NotifyWhen::parse(&value).unwrap_or_else(|e| {
+            state.view.push(state::EntryKind::Notice, e);
+            notify::NotifyWhen::default()
+        }),
+        Err(_) => notify::NotifyWhen::default(),
+    };
     state.providers = agent.client().providers().clone();
     state.key_set = !state.preset.is_deepseek() || agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
@@ -98,6 +112,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
         update::open_key_dialog(&mut state);
     }
     let (mut terminal, _guard) = terminal::init(options.mouse)?;
+    state.keyboard_enhanced = terminal::keyboard_enhanced();
     let result = app::event_loop(
         &mut terminal,
         &mut state,
@@ -129,6 +144,16 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
             }
         };
         let _ = tokio::time::timeout(std::time::Duration::from_secs(3), settled).await;
+    }
+    // On the normal screen now: how to come back, as Codex and Claude Code say it. Not after
+    // a failure, whose message is printed next, nor for an empty session.
+    if result.is_ok()
+        && let Some(text) = status_report::farewell(&state)
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
     }
     result
 }

@@ -6,8 +6,9 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -22,6 +23,12 @@ pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static MOUSE: AtomicBool = AtomicBool::new(false);
+/// Whether the kitty keyboard flags were pushed (and so must be popped).
+static KEYBOARD: AtomicBool = AtomicBool::new(false);
+/// Whether focus reports were turned on (and so must be turned off).
+static FOCUS: AtomicBool = AtomicBool::new(false);
+/// Whether the window title was set (and so must be given back).
+static TITLE: AtomicBool = AtomicBool::new(false);
 static PANICKED: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
@@ -43,12 +50,23 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     let guard = TerminalGuard;
     let mut out = stdout();
     execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
-    // Terminals without the kitty keyboard protocol ignore this; those with it report
-    // Alt+Enter and Esc unambiguously.
-    let _ = execute!(
-        out,
-        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-    );
+    // Only a terminal that says it speaks the kitty keyboard protocol gets the flags: it then
+    // tells Shift+Enter from Enter (and Esc from Alt), and the help and the input's title say
+    // so. An error (no answer to the query) counts as no.
+    if crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false)
+        && execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )
+        .is_ok()
+    {
+        KEYBOARD.store(true, Ordering::SeqCst);
+    }
+    // Terminals that report focus say when the person looked away (`notify`); the others
+    // ignore this.
+    if execute!(out, EnableFocusChange).is_ok() {
+        FOCUS.store(true, Ordering::SeqCst);
+    }
     if mouse {
         execute!(out, EnableMouseCapture)?;
         MOUSE.store(true, Ordering::SeqCst);
@@ -71,15 +89,45 @@ pub fn restore() {
     if MOUSE.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, DisableMouseCapture);
     }
+    if KEYBOARD.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    if FOCUS.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, DisableFocusChange);
+    }
+    if TITLE.swap(false, Ordering::SeqCst) {
+        // The title stack's top is what the terminal showed before (xterm's XTWINOPS pop);
+        // terminals without the stack ignore it, so a plain title goes first.
+        let _ = out.write_all(b"\x1b]2;\x07\x1b[23;2t");
+    }
     let _ = execute!(
         out,
-        PopKeyboardEnhancementFlags,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         crossterm::cursor::Show
     );
     let _ = disable_raw_mode();
     let _ = out.flush();
+}
+
+/// Whether the terminal speaks the kitty keyboard protocol (the flags are pushed): Shift+Enter
+/// then reaches MiniClaw as itself.
+pub fn keyboard_enhanced() -> bool {
+    KEYBOARD.load(Ordering::SeqCst)
+}
+
+/// Writes what the notifier asks for (a title, OSC 9, a bell) straight to the terminal; the
+/// first title pushes the one the terminal showed, so leaving gives it back.
+pub fn write_signal(bytes: &str) -> std::io::Result<()> {
+    let mut out = stdout();
+    if !ACTIVE.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    if bytes.starts_with("\x1b]2;") && !TITLE.swap(true, Ordering::SeqCst) {
+        out.write_all(b"\x1b[22;2t")?;
+    }
+    out.write_all(bytes.as_bytes())?;
+    out.flush()
 }
 
 /// Resolves when the terminal hangs up (its window closed), even if no SIGHUP reaches the

@@ -29,6 +29,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, now: Instant)
         return;
     }
     conversation::draw(frame, state, a.conversation, now);
+    super::find::highlight(frame, state, a.conversation);
     if let Some(r) = a.timeline {
         timeline::draw(frame, state, caches, r);
     }

@@ -66,6 +66,7 @@ mod tui_e2e;
 mod tui_folder;
 mod tui_interrupt;
 mod tui_key;
+mod tui_keys;
 mod tui_plan;
 mod tui_retry;
 mod tui_step_limit;

@@ -35,6 +35,7 @@ pub struct Launch {
     data_home: PathBuf,
     rows: u16,
     cols: u16,
+    kitty: bool,
 }
 
 impl Launch {
@@ -61,7 +62,16 @@ impl Launch {
             data_home,
             rows: 40,
             cols: 140,
+            kitty: false,
         }
+    }
+
+    /// The terminal answers the kitty keyboard protocol's query (as kitty, WezTerm or foot
+    /// do); without this it answers only the device attributes query, as a terminal without
+    /// the protocol does.
+    pub fn kitty_keyboard(mut self) -> Self {
+        self.kitty = true;
+        self
     }
 
     /// The full-screen UI as most tests run it: in `dir`, its home in `dir/home` (made here),
@@ -125,7 +135,8 @@ impl Launch {
 pub struct Pty {
     parser: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
-    writer: Box<dyn Write + Send>,
+    // Shared with the reader, which answers the terminal queries a real terminal answers.
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn Child + Send + Sync>,
     reader: Option<JoinHandle<()>>,
     log: PathBuf,
@@ -140,6 +151,7 @@ impl Pty {
             data_home,
             rows,
             cols,
+            kitty,
         } = launch;
         let pty = native_pty_system()
             .openpty(PtySize {
@@ -153,18 +165,23 @@ impl Pty {
         // Only the child holds the slave now, so the reader sees the end when it exits.
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().unwrap();
-        let writer = pty.master.take_writer().unwrap();
+        let writer: Arc<Mutex<Box<dyn Write + Send>>> =
+            Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
         let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
-        let (p, r) = (parser.clone(), raw.clone());
+        let (p, r, w) = (parser.clone(), raw.clone(), writer.clone());
         let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
+            // The end of the output so far, so a query split across two reads is still seen.
+            let mut tail: Vec<u8> = Vec::new();
             loop {
                 match reader.read(&mut buf) {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
                         p.lock().unwrap().process(&buf[..n]);
                         r.lock().unwrap().extend_from_slice(&buf[..n]);
+                        tail.extend_from_slice(&buf[..n]);
+                        answer_queries(&mut tail, kitty, &w);
                     }
                 }
             }
@@ -190,6 +207,26 @@ impl Pty {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The characters drawn in reverse video, row by row (a row's runs joined, rows by `|`):
+    /// what a highlight marks.
+    pub fn reversed(&self) -> String {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let mut out = Vec::new();
+        for row in 0..rows {
+            let text: String = (0..cols)
+                .filter_map(|col| screen.cell(row, col))
+                .filter(|c| c.inverse())
+                .map(|c| c.contents().to_string())
+                .collect();
+            if !text.is_empty() {
+                out.push(text);
+            }
+        }
+        out.join("|")
+    }
+
     /// Everything the program wrote to the terminal.
     pub fn raw(&self) -> Vec<u8> {
         self.raw.lock().unwrap().clone()
@@ -202,8 +239,9 @@ impl Pty {
 
     /// Sends bytes as if typed.
     pub fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(keys.as_bytes()).unwrap();
+        writer.flush().unwrap();
     }
 
     /// Types `text` then Enter (separately, so Enter is not taken as part of a paste).
@@ -287,6 +325,32 @@ impl Pty {
             let _ = reader.join();
         }
         status.exit_code()
+    }
+}
+
+/// Answers what a terminal answers, as vt100 does not: the primary device attributes query
+/// (`ESC [ c`, which crossterm sends after the kitty keyboard query and waits two seconds for),
+/// and with `kitty` the keyboard query (`ESC [ ? u`) too. Keeps what may be the start of a
+/// query in `tail`.
+fn answer_queries(tail: &mut Vec<u8>, kitty: bool, writer: &Mutex<Box<dyn Write + Send>>) {
+    const KITTY: &[u8] = b"\x1b[?u";
+    const ATTRIBUTES: &[u8] = b"\x1b[c";
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let mut answer = Vec::new();
+    if let (true, Some(at)) = (kitty, find(tail, KITTY)) {
+        answer.extend_from_slice(b"\x1b[?0u");
+        tail.drain(..at + KITTY.len());
+    }
+    if let Some(at) = find(tail, ATTRIBUTES) {
+        answer.extend_from_slice(b"\x1b[?62;22c");
+        tail.drain(..at + ATTRIBUTES.len());
+    }
+    let keep = tail.len().saturating_sub(8);
+    tail.drain(..keep);
+    if !answer.is_empty() {
+        let mut w = writer.lock().unwrap();
+        let _ = w.write_all(&answer);
+        let _ = w.flush();
     }
 }
 

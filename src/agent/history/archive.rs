@@ -163,6 +163,7 @@ impl Archive {
                         updated_at: None,
                         turns: 0,
                         first_prompt: String::new(),
+                        prompts: Vec::new(),
                         problem: Some(match e {
                             ArchiveError::Unreadable { reason, .. } => reason,
                             other => other.to_string(),
@@ -251,6 +252,11 @@ pub fn summary(session: &Session) -> SessionSummary {
             .next()
             .map(|p| shorten(p.lines().next().unwrap_or("").trim(), 120))
             .unwrap_or_default(),
+        prompts: {
+            let mut prompts: Vec<String> = session.prompts().map(str::to_string).collect();
+            prompts.reverse();
+            prompts
+        },
         problem: None,
     }
 }

@@ -86,6 +86,15 @@ impl Key {
         code && key.modifiers.contains(self.held) && !key.modifiers.intersects(self.refused)
     }
 
+    /// Whether only a terminal with the kitty keyboard protocol can send this key: without
+    /// it, Shift+Enter and Ctrl+Enter arrive as a plain Enter.
+    pub fn needs_enhancement(&self) -> bool {
+        self.code == KeyCode::Enter
+            && self
+                .held
+                .intersects(KeyModifiers::SHIFT | KeyModifiers::CONTROL)
+    }
+
     /// The key as the help names it: `Ctrl+L`, `Shift+Up`, `PageDown`, `y`.
     pub fn label(&self) -> String {
         let mut out = String::new();
@@ -182,6 +191,10 @@ pub enum Layer {
     KeyDialog,
     /// The completion popup over the input.
     Popup,
+    /// Ctrl+R's reverse search, standing in the input.
+    Search,
+    /// The find in the conversation, standing in the input.
+    Find,
     /// No overlay open, whichever pane has the focus.
     Panes,
     /// The input focused.
@@ -208,6 +221,8 @@ impl Layer {
             Self::Help => "help",
             Self::KeyDialog => "key dialog",
             Self::Popup => "popup",
+            Self::Search => "reverse search",
+            Self::Find => "find",
             Self::Timeline => "timeline",
             Self::Conversation => "conversation",
             Self::Reading => "conversation, reasoning, tool output",
@@ -247,12 +262,17 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// The keys' names, each once, in the order of the rules: `Alt+Enter / Ctrl+J`.
-    pub fn key_names(&self) -> String {
+    /// The keys' names, each once, in the order of the rules (`Alt+Enter / Ctrl+J`), those a
+    /// terminal can send: `enhanced` false leaves out those only the kitty
+    /// keyboard protocol tells apart (the help says `Alt+Enter / Ctrl+J` there).
+    pub fn key_names_for(&self, enhanced: bool) -> String {
         match &self.keys {
             Keys::Mapped(rules) => {
                 let mut names: Vec<String> = Vec::new();
-                for rule in rules.iter() {
+                for rule in rules
+                    .iter()
+                    .filter(|r| enhanced || !r.key.needs_enhancement())
+                {
                     let name = rule.key.label();
                     if !names.contains(&name) {
                         names.push(name);
@@ -266,10 +286,17 @@ impl Binding {
 
     /// The keys with where they work, as the help and the README list them:
     /// `Up / Down (timeline)`.
+    #[cfg(test)]
     pub fn label(&self) -> String {
+        self.label_for(true)
+    }
+
+    /// The label as the help shows it in a terminal that does (`enhanced`) or does not tell
+    /// Shift+Enter apart.
+    pub fn label_for(&self, enhanced: bool) -> String {
         match self.layer.label() {
-            Some(place) => format!("{} ({place})", self.key_names()),
-            None => self.key_names(),
+            Some(place) => format!("{} ({place})", self.key_names_for(enhanced)),
+            None => self.key_names_for(enhanced),
         }
     }
 
@@ -338,6 +365,11 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         layer: L::Input,
+        about: "search the earlier prompts of this folder's sessions, newest first, as a shell's Ctrl+R",
+        keys: Keys::Mapped(&[rule(Key::ctrl('r'), A::SearchPrompts)]),
+    },
+    Binding {
+        layer: L::Input,
         about: "delete to the line's start / end · the word before the cursor (as readline does)",
         keys: Keys::Mapped(&[
             rule(Key::ctrl('u'), A::LineEdit(E::DeleteToStart)),
@@ -390,6 +422,56 @@ pub const KEYS: &[Binding] = &[
             rule(Key::plain(K::Esc), A::PopupClose),
         ]),
     },
+    Binding {
+        layer: L::Search,
+        about: "the next older match (typing narrows the search)",
+        keys: Keys::Mapped(&[rule(Key::ctrl('r'), A::SearchPrompts)]),
+    },
+    Binding {
+        layer: L::Search,
+        about: "put the match in the input to edit it",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Enter), A::SearchAccept),
+            rule(Key::any(K::Right), A::SearchAccept),
+        ]),
+    },
+    Binding {
+        layer: L::Search,
+        about: "cancel: the input as it was · delete a letter of the search",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Esc), A::SearchCancel),
+            rule(Key::ctrl('g'), A::SearchCancel),
+            rule(Key::any(K::Backspace), A::SearchBackspace),
+        ]),
+    },
+    Binding {
+        layer: L::Find,
+        about: "the match above (older); it starts at the newest",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Enter).without(SHIFT), A::FindStep(-1)),
+            rule(Key::ctrl('p'), A::FindStep(-1)),
+            rule(Key::any(K::Up), A::FindStep(-1)),
+            rule(Key::ctrl('f'), A::FindStep(-1)),
+        ]),
+    },
+    Binding {
+        layer: L::Find,
+        about: "the match below (newer)",
+        keys: Keys::Mapped(&[
+            rule(Key::with(SHIFT, K::Enter), A::FindStep(1)),
+            rule(Key::ctrl('n'), A::FindStep(1)),
+            rule(Key::any(K::Down), A::FindStep(1)),
+        ]),
+    },
+    Binding {
+        layer: L::Find,
+        about: "close the find · delete a letter of it",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Esc), A::FindClose),
+            rule(Key::ctrl('g'), A::FindClose),
+            rule(Key::any(K::Backspace), A::FindBackspace),
+        ]),
+    },
     // Every pane.
     Binding {
         layer: L::Panes,
@@ -410,6 +492,11 @@ pub const KEYS: &[Binding] = &[
         layer: L::Panes,
         about: "clear the conversation: asks first (a archives it, y deletes it)",
         keys: Keys::Mapped(&[rule(Key::ctrl('l'), A::AskClear)]),
+    },
+    Binding {
+        layer: L::Panes,
+        about: "find in the conversation (as drawn, expanded previews too; smartcase)",
+        keys: Keys::Mapped(&[rule(Key::ctrl('f'), A::FindOpen)]),
     },
     Binding {
         layer: L::Panes,

@@ -374,6 +374,26 @@ pub fn prepare(state: &mut State, area: Rect) {
     }
 }
 
+/// Renders every entry laid out in `area` that is only estimated, and fixes the offsets: what
+/// find in the conversation needs to see every line as drawn.
+pub fn measure_all(state: &mut State, area: Rect) {
+    let width = inner(area).width;
+    let Some(from) = state
+        .view
+        .entries
+        .iter()
+        .position(|e| e.cache.estimated.is_some())
+    else {
+        return;
+    };
+    for entry in &mut state.view.entries[from..] {
+        measure(entry, width, &state.theme);
+    }
+    rebuild_offsets(state, from, width);
+    let height = inner(area).height as usize;
+    state.scroll[Pane::Conversation].resize(state.view.conv_index.total(), height);
+}
+
 /// Recomputes the line offsets of entries from `from` on.
 fn rebuild_offsets(state: &mut State, from: usize, width: u16) {
     let idx = &mut state.view.conv_index;

@@ -36,10 +36,11 @@ enum HelpLine {
 }
 
 /// Every row of the help: (keys or command, what it does), by section.
-fn sections() -> [(&'static str, Vec<(String, String)>); 2] {
+/// `enhanced`: whether the terminal tells Shift+Enter from Enter (else those keys are left out).
+fn sections(enhanced: bool) -> [(&'static str, Vec<(String, String)>); 2] {
     let keys = KEYS
         .iter()
-        .map(|b| (b.label(), b.about.to_string()))
+        .map(|b| (b.label_for(enhanced), b.about.to_string()))
         .collect();
     let commands = COMMANDS
         .iter()
@@ -57,12 +58,12 @@ fn sections() -> [(&'static str, Vec<(String, String)>); 2] {
 
 /// The help's lines for an inside `inner` columns wide: each row's keys and text wrapped in
 /// their columns, so nothing is cut however narrow the terminal.
-fn help_lines(inner: usize) -> Vec<HelpLine> {
+fn help_lines(inner: usize, enhanced: bool) -> Vec<HelpLine> {
     let key_width = KEY_COLUMN.min(inner / 2).max(1);
     // A column spare before the border, so text never touches it.
     let text_width = inner.saturating_sub(key_width + GAP + 1).max(1);
     let mut out = Vec::new();
-    for (title, rows) in sections() {
+    for (title, rows) in sections(enhanced) {
         out.push(HelpLine::Heading(title));
         for (keys, about) in rows {
             let keys = wrap_words(&keys, key_width);
@@ -115,16 +116,16 @@ fn wrap_words(text: &str, max: usize) -> Vec<String> {
 }
 
 /// The overlay's rectangle in `area` and its lines.
-fn layout(area: Rect) -> (Rect, Vec<HelpLine>) {
+fn layout(area: Rect, enhanced: bool) -> (Rect, Vec<HelpLine>) {
     let inner = usize::from(WIDTH.min(area.width).saturating_sub(2));
-    let lines = help_lines(inner);
+    let lines = help_lines(inner, enhanced);
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     (centered(area, WIDTH, height), lines)
 }
 
 /// The farthest the help scrolls in a `screen`-sized terminal (its last line at the bottom).
-pub fn scroll_limit(screen: Rect) -> usize {
-    let (rect, lines) = layout(screen);
+pub fn scroll_limit(screen: Rect, enhanced: bool) -> usize {
+    let (rect, lines) = layout(screen, enhanced);
     lines
         .len()
         .saturating_sub(usize::from(rect.height.saturating_sub(2)))
@@ -133,7 +134,7 @@ pub fn scroll_limit(screen: Rect) -> usize {
 /// Draws the help overlay; in a short terminal it scrolls (Up / Down / PageUp / PageDown).
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let theme = &state.theme;
-    let (rect, help) = layout(area);
+    let (rect, help) = layout(area, state.keyboard_enhanced);
     let lines: Vec<Line<'static>> = help
         .into_iter()
         .map(|line| match line {

@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui_textarea::TextArea;
 
 use super::popup::{FileList, Popup};
+use super::search::PromptSearch;
 use crate::tui::paste::{self, Paste};
 
 /// Everything about the message being written.
@@ -31,6 +32,11 @@ pub struct Composer {
     pub popup_dismissed: Option<(usize, usize)>,
     /// The workspace's files, for the `@` popup.
     pub files: FileList,
+    /// Ctrl+R's reverse search through earlier prompts, while it is open.
+    pub search: Option<PromptSearch>,
+    /// The archived sessions' prompts, newest first, as last listed (Ctrl+R asks again each
+    /// time it opens: a session may have been archived since).
+    pub archived_prompts: Vec<String>,
     /// The placeholder's and the text's styles.
     styles: (Style, Style),
 }
@@ -49,6 +55,8 @@ impl Composer {
             popup: None,
             popup_dismissed: None,
             files: FileList::default(),
+            search: None,
+            archived_prompts: Vec::new(),
             styles: (muted, text),
         };
         composer.reset_input();
@@ -78,6 +86,11 @@ impl Composer {
         self.style_input();
         self.input.move_cursor(ratatui_textarea::CursorMove::Bottom);
         self.input.move_cursor(ratatui_textarea::CursorMove::End);
+    }
+
+    /// The prompts Ctrl+R searches, newest first, cleaned.
+    pub fn search_candidates(&self) -> Vec<String> {
+        super::search::candidates(&self.prompt_history, &self.archived_prompts)
     }
 
     /// Empties the input.

@@ -6,22 +6,26 @@
 mod approval;
 mod composer;
 mod conversation;
+mod find;
 mod key_dialog;
 mod picker;
 mod plan;
 mod popup;
 mod scroll;
+mod search;
 mod status;
 mod view;
 
 pub use approval::ApprovalView;
 pub use composer::Composer;
 pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
+pub use find::{Find, Hit};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};
 pub use plan::{ItemView, PlanPhase, PlanView};
 pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
+pub use search::PromptSearch;
 pub use status::{RetryView, TurnStatus};
 pub use view::TranscriptView;
 
@@ -212,6 +216,16 @@ pub struct State {
     pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
     pub key_set: bool,
+    /// Ctrl+F / `/find`: the find in the conversation, while it is open.
+    pub find: Option<Find>,
+    /// When to notify (`MINICLAW_NOTIFY`).
+    pub notify: crate::tui::notify::NotifyWhen,
+    /// The active session's id (what `--resume` takes); `None` once the history was cleared,
+    /// when the agent started a session the screen was not told the id of.
+    pub session_id: Option<String>,
+    /// Whether the terminal speaks the kitty keyboard protocol, so Shift+Enter reaches the
+    /// input as itself (the help and the input's title then name it).
+    pub keyboard_enhanced: bool,
 }
 
 impl State {
@@ -242,6 +256,10 @@ impl State {
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
+            find: None,
+            notify: Default::default(),
+            session_id: None,
+            keyboard_enhanced: false,
         };
         for notice in &options.notices {
             state.view.push(EntryKind::Notice, notice.clone());
@@ -253,6 +271,7 @@ impl State {
     pub fn clear_conversation(&mut self) {
         self.view = TranscriptView::default();
         self.status.forget_session();
+        self.session_id = None;
         for s in self.scroll.iter_mut() {
             *s = Default::default();
         }

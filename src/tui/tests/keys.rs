@@ -26,6 +26,8 @@ fn ctx() -> KeyContext {
         popup: false,
         answer_fresh: false,
         plan_draft: false,
+        searching: false,
+        finding: false,
     }
 }
 

@@ -8,6 +8,7 @@ mod hostile;
 mod inline_results;
 mod key_dialog;
 mod keys;
+mod look_and_keys;
 mod markdown;
 mod plan;
 mod popups;

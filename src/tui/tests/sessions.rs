@@ -37,6 +37,7 @@ fn summary(id: &str, title: &str, day: u32, turns: usize) -> SessionSummary {
         ),
         turns,
         first_prompt: format!("{title}, please"),
+        prompts: vec![format!("{title}, please")],
         problem: None,
     }
 }
@@ -51,6 +52,7 @@ fn listed() -> Vec<SessionSummary> {
             updated_at: None,
             turns: 0,
             first_prompt: String::new(),
+            prompts: Vec::new(),
             problem: Some("is not a session (expected value at line 1 column 2)".into()),
         },
     ]
@@ -182,6 +184,7 @@ fn new_rename_and_a_reopened_session_replace_the_view() {
         &mut s,
         Instant::now(),
         vec![AgentEvent::SessionOpened {
+            id: "dddd4444".into(),
             title: None,
             notice: "Archived “Parser work”. A new session started.".into(),
             replay: vec![],
@@ -202,6 +205,7 @@ fn new_rename_and_a_reopened_session_replace_the_view() {
         &mut s,
         Instant::now(),
         vec![AgentEvent::SessionOpened {
+            id: "dddd4444".into(),
             title: Some("Old one".into()),
             notice: "Reopened “Old one”.".into(),
             replay,

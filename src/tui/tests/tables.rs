@@ -31,7 +31,7 @@ fn contexts() -> Vec<KeyContext> {
             &[Focus::Input]
         };
         for &focus in focuses {
-            for bits in 0..(1u32 << 11) {
+            for bits in 0..(1u32 << 13) {
                 let b = |i: u32| bits & (1 << i) != 0;
                 out.push(KeyContext {
                     focus,
@@ -47,6 +47,8 @@ fn contexts() -> Vec<KeyContext> {
                     picker_confirming: b(8),
                     typing_reason: b(9),
                     answer_fresh: b(10),
+                    searching: b(11),
+                    finding: b(12),
                 });
             }
         }
@@ -99,7 +101,10 @@ fn typing_or_nothing(action: &Action, key: KeyEvent) -> bool {
     match action {
         Action::None | Action::ConfirmNo | Action::PickerConfirmDelete(false) => true,
         Action::Edit(k) | Action::KeyDialog(k) => *k == key,
-        Action::PickerType(c) | Action::ReasonType(c) => key.code == KeyCode::Char(*c),
+        Action::PickerType(c)
+        | Action::ReasonType(c)
+        | Action::SearchType(c)
+        | Action::FindType(c) => key.code == KeyCode::Char(*c),
         _ => false,
     }
 }

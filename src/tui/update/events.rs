@@ -201,11 +201,13 @@ fn turn_over(state: &mut State, now: Instant) -> Vec<Effect> {
 fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
     match event {
         AgentEvent::SessionOpened {
+            id,
             title,
             notice,
             replay,
         } => {
             state.clear_conversation();
+            state.session_id = Some(id);
             for event in replay {
                 apply(state, event, now, Told::Again);
             }
@@ -246,6 +248,11 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
             super::approval::show_waiting(state, now);
         }
         AgentEvent::Sessions(list) => {
+            // Ctrl+R searches their prompts too (newest session first).
+            state.composer.archived_prompts = list
+                .iter()
+                .flat_map(|s| s.prompts.iter().cloned())
+                .collect();
             if let Some(picker) = state
                 .overlay
                 .picker_mut()

@@ -3,7 +3,9 @@
 use std::time::Instant;
 
 use super::effect::{Effect, QUIT_WINDOW};
-use super::{approval, input, key_dialog, navigate, picker, plan, popup, preset, slash};
+use super::{
+    approval, find, input, key_dialog, navigate, picker, plan, popup, preset, search, slash,
+};
 use crate::agent::AgentCommand;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::state::{Focus, Overlay, State};
@@ -24,6 +26,8 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.composer.popup.is_some(),
         plan_draft: state.view.plans.draft(),
+        searching: state.composer.search.is_some(),
+        finding: state.find.is_some(),
         quit_armed: state
             .composer
             .last_ctrl_c
@@ -50,6 +54,16 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         Action::Edit(key) => input::edit(state, key),
         Action::LineEdit(edit) => input::line_edit(state, edit),
         Action::Paste(text) => input::paste(state, &text),
+        Action::SearchPrompts
+        | Action::SearchType(_)
+        | Action::SearchBackspace
+        | Action::SearchAccept
+        | Action::SearchCancel => search::apply(state, action, &mut effects),
+        Action::FindOpen
+        | Action::FindType(_)
+        | Action::FindBackspace
+        | Action::FindStep(_)
+        | Action::FindClose => find::apply(state, action, now),
         Action::HistoryPrev => input::recall(state, -1),
         Action::HistoryNext => input::recall(state, 1),
         Action::ClearInput => input::clear(state, now),

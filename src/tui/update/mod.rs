@@ -9,6 +9,7 @@ mod approval;
 mod choices;
 mod effect;
 mod events;
+mod find;
 mod input;
 mod key_dialog;
 mod keys;
@@ -17,6 +18,7 @@ mod picker;
 mod plan;
 mod popup;
 mod preset;
+mod search;
 mod slash;
 
 pub use effect::Effect;

@@ -89,7 +89,8 @@ pub(super) fn view(state: &mut State, action: Action) {
         Action::ToggleSidePanes => state.side_collapsed = !state.side_collapsed,
         Action::ShowHelp => state.overlay = Overlay::Help { scroll: 0 },
         Action::ScrollHelp(lines) => {
-            let limit = crate::tui::panes::help::scroll_limit(state.areas.screen);
+            let limit =
+                crate::tui::panes::help::scroll_limit(state.areas.screen, state.keyboard_enhanced);
             if let Overlay::Help { scroll } = &mut state.overlay {
                 *scroll = scroll.saturating_add_signed(lines).min(limit);
             }

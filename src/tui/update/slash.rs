@@ -62,6 +62,12 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         CommandId::Tools => tools(state),
         CommandId::Mcp => mcp(state, arg, words.next(), effects),
         CommandId::Key => super::key_dialog::open(state),
+        CommandId::Find => super::find::open(state, rest, now),
+        CommandId::Status => {
+            let report = crate::tui::status_report::report(state);
+            state.view.push(EntryKind::Notice, report);
+            state.scroll[crate::tui::state::Pane::Conversation].jump_to_bottom();
+        }
         CommandId::Help => state.overlay = Overlay::Help { scroll: 0 },
         CommandId::Quit => {
             state.quit = true;

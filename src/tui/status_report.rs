@@ -1,0 +1,185 @@
+//! What `/status` says (a notice block in the conversation, so it stays in the scrollback
+//! beside what it describes) and what quitting prints: read from the state, never changing it.
+
+use crate::terminal_text;
+use crate::tui::state::State;
+
+/// Tokens of this session's turns as the screen saw them (a reopened session's earlier turns
+/// count when their usage was kept).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tokens {
+    /// Tokens sent.
+    pub prompt: u64,
+    /// Tokens generated.
+    pub completion: u64,
+    /// The turns counted.
+    pub turns: usize,
+}
+
+/// The session's tokens added up over its turns.
+pub fn session_tokens(state: &State) -> Tokens {
+    let turns = &state.view.transcript.turns;
+    let mut tokens = Tokens {
+        turns: turns.len(),
+        ..Tokens::default()
+    };
+    for usage in turns.iter().filter_map(|t| t.usage.as_ref()) {
+        tokens.prompt += usage.prompt_tokens;
+        tokens.completion += usage.completion_tokens;
+    }
+    tokens
+}
+
+impl Tokens {
+    /// `12,345 in · 678 out over 3 turns`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} in · {} out over {} turn{}",
+            thousands(self.prompt),
+            thousands(self.completion),
+            self.turns,
+            if self.turns == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The `/status` block: model and provider, approval mode (and where it came from when
+/// known), workspace, session, tokens and context, MCP servers.
+pub fn report(state: &State) -> String {
+    let mut lines = vec!["Status:".to_string()];
+    lines.push(format!(
+        "  Model       {} (provider {})",
+        state.preset.model(),
+        state.preset.provider()
+    ));
+    let source = format!(" ({})", state.approval_source.describe());
+    lines.push(format!(
+        "  Approval    {}{source} · Shift+Tab changes it",
+        state.approval_mode.name()
+    ));
+    lines.push(format!("  Workspace   {}", state.workspace));
+    let title = state
+        .view
+        .session_title
+        .as_deref()
+        .map(|t| format!("“{}”", one_line(t)))
+        .unwrap_or_else(|| "(empty)".into());
+    let id = state
+        .session_id
+        .as_deref()
+        .map(|id| format!(" · id {id}"))
+        .unwrap_or_default();
+    lines.push(format!("  Session     {title}{id}"));
+    lines.push(format!("  Tokens      {}", session_tokens(state).text()));
+    let context = match state.status.context.filter(|(_, budget)| *budget > 0) {
+        Some((used, budget)) => format!(
+            "{} of {} tokens ({}%) in the last request",
+            thousands(used as u64),
+            thousands(budget as u64),
+            used * 100 / budget
+        ),
+        None => "not known until a request was sent".into(),
+    };
+    lines.push(format!("  Context     {context}"));
+    if state.mcp.is_empty() {
+        lines.push("  MCP         none configured".into());
+    } else {
+        for (i, server) in state.mcp.iter().enumerate() {
+            lines.push(format!(
+                "  {}{} — {}, {} tool(s)",
+                if i == 0 {
+                    "MCP         "
+                } else {
+                    "            "
+                },
+                one_line(&server.name),
+                server.state.name(),
+                server.tools.len()
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
+/// What quitting prints once the terminal is restored: how to reopen the session and what it
+/// cost; nothing for an empty session.
+pub fn farewell(state: &State) -> Option<String> {
+    let tokens = session_tokens(state);
+    if tokens.turns == 0 {
+        return None;
+    }
+    // The id names the session for certain; a title may be shared. Without the id (the
+    // history was cleared since start) the title is the way back.
+    let name = match (&state.session_id, &state.view.session_title) {
+        (Some(id), _) => id.clone(),
+        (None, Some(title)) => one_line(title),
+        (None, None) => return None,
+    };
+    let mut out = format!(
+        "To continue this session: miniclaw-tui --resume {}",
+        shell_quote(&name)
+    );
+    if let (Some(_), Some(title)) = (&state.session_id, &state.view.session_title) {
+        out.push_str(&format!("  (“{}”)", one_line(title)));
+    }
+    out.push_str(&format!("\nTokens used: {}\n", tokens.text()));
+    Some(out)
+}
+
+/// `text` cleaned of escapes and control characters, on one line (a title is untrusted).
+fn one_line(text: &str) -> String {
+    terminal_text::clean(text)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `text` quoted for a POSIX shell: in double quotes when nothing in it is special there, else
+/// in single quotes (inside which only `'` needs care).
+pub fn shell_quote(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| matches!(c, '"' | '$' | '`' | '\\' | '!' | '\''))
+    {
+        return format!("\"{text}\"");
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_the_shell_from_reading_anything_into_it() {
+        assert_eq!(shell_quote("fix the parser"), "\"fix the parser\"");
+        assert_eq!(shell_quote("it's $HOME"), "'it'\\''s $HOME'");
+        assert_eq!(shell_quote("a `b` \\ \"c\""), "'a `b` \\ \"c\"'");
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn a_planted_title_reaches_the_output_without_escapes() {
+        let line = one_line("x\x1b]2;pwned\x07\x1b[31mred\r\nnext");
+        assert!(line.chars().all(|c| !c.is_control()), "{line:?}");
+    }
+}
