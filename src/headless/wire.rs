@@ -153,6 +153,18 @@ pub enum WireEvent<'a> {
         /// The tool.
         name: &'a str,
     },
+    /// `{"type":"file_edited","id":...,"path":...,"added":1,"removed":3}`: what a call that
+    /// succeeded changed in a file (sent before its `tool_finished`).
+    FileEdited {
+        /// The call id.
+        id: &'a str,
+        /// The file, relative to the workspace.
+        path: &'a str,
+        /// Lines added.
+        added: usize,
+        /// Lines removed.
+        removed: usize,
+    },
     /// `{"type":"file_changes","diff":...}`: what the session's turns changed.
     FileChanges {
         /// A unified diff.
@@ -334,6 +346,12 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             arguments: arguments_value(arguments),
         },
         AgentEvent::ToolOutputDelta { id, text } => WireEvent::ToolOutputDelta { id, text },
+        AgentEvent::FileEdited { id, diff } => WireEvent::FileEdited {
+            id,
+            path: &diff.path,
+            added: diff.added,
+            removed: diff.removed,
+        },
         AgentEvent::ToolFinished {
             id,
             name,

@@ -63,6 +63,7 @@ mod tui_approvals;
 mod tui_e2e;
 mod tui_key;
 mod tui_plan;
+mod tui_screen;
 mod undo;
 mod workspace_secrets;
 

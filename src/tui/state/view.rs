@@ -17,6 +17,8 @@ pub struct TranscriptView {
     pub entries: Vec<Entry>,
     /// The streaming answer of the running turn (index into `entries`).
     pub live: Option<usize>,
+    /// The reasoning of the running step while it streams (index into `entries`).
+    pub reasoning: Option<usize>,
     /// The steps shown expanded in the timeline (indices into the transcript's steps).
     pub expanded: HashSet<usize>,
     /// The selected step.

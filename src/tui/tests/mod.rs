@@ -12,6 +12,7 @@ mod markdown;
 mod plan;
 mod popups;
 mod providers;
+mod reasoning;
 mod sessions;
 mod side_panes;
 mod snapshots;
