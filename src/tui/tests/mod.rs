@@ -15,6 +15,7 @@ mod providers;
 mod reasoning;
 mod sessions;
 mod side_panes;
+mod small_screens;
 mod snapshots;
 mod support;
 mod tables;
