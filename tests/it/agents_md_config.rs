@@ -347,6 +347,16 @@ fn init_writes_agents_md_through_the_same_question() {
     p.wait_for("Ask anything");
     p.submit("/init");
     p.wait_for("Write AGENTS.md?");
+    // The turn shows as what was typed, not as its whole instruction.
+    p.wait_until("the prompt shown as /init", |s| {
+        s.lines()
+            .any(|l| l.trim_matches(['│', '┃', ' ']) == "/init")
+    });
+    assert!(
+        !p.screen().contains("Write a short starter"),
+        "{}",
+        p.screen()
+    );
     p.wait_for("This writes AGENTS.md");
     p.wait_for("+Run cargo test.");
     assert!(

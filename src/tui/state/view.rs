@@ -64,6 +64,28 @@ impl TranscriptView {
         }
     }
 
+    /// Removes the entries `gone` says, keeping the live answer's and the running reasoning's
+    /// indices on their entries, and has the next layout look again from the first removed.
+    pub fn remove_entries(&mut self, gone: impl Fn(&Entry) -> bool) {
+        let Some(first) = self.entries.iter().position(&gone) else {
+            return;
+        };
+        let shift = |at: Option<usize>, entries: &[Entry]| {
+            at.and_then(|i| {
+                let removed = entries[..i.min(entries.len())]
+                    .iter()
+                    .filter(|e| gone(e))
+                    .count();
+                (!entries.get(i).is_some_and(&gone)).then(|| i - removed)
+            })
+        };
+        self.live = shift(self.live, &self.entries);
+        self.reasoning = shift(self.reasoning, &self.entries);
+        self.conv_index.live = shift(self.conv_index.live, &self.entries);
+        self.entries.retain(|e| !gone(e));
+        self.conv_dirty = Some(self.conv_dirty.map_or(first, |d| d.min(first)));
+    }
+
     /// The conversation line of the call `id`, latest first.
     pub fn call_entry(&self, id: &str) -> Option<usize> {
         self.entries
