@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::wrap;
-use crate::events::CallOutcome;
+use crate::events::{CallOutcome, RefusedBy};
 use crate::transcript::SubAgent;
 
 /// Argument names that say what a call is about, most telling first.
@@ -91,6 +91,37 @@ pub fn label(name: &str, arguments: &str, max: usize) -> String {
 /// `name(summary)` as the timeline and tool pane show it (the summary cut to 32 columns).
 pub fn call_label(name: &str, arguments: &str) -> String {
     label(name, arguments, 32)
+}
+
+/// How a call that did not succeed ended, told apart for the timeline: a person's no from a
+/// rule's refusal (`None` when it succeeded).
+pub fn outcome_mark(outcome: &CallOutcome) -> Option<&'static str> {
+    match outcome {
+        CallOutcome::Ok => None,
+        CallOutcome::Failed { .. } => Some("✗ failed"),
+        CallOutcome::Denied { .. } => Some("✗ denied by you"),
+        CallOutcome::Refused {
+            by: RefusedBy::Approval,
+            ..
+        } => Some("⊘ refused by the approval mode"),
+        CallOutcome::Refused {
+            by: RefusedBy::Guard,
+            ..
+        } => Some("⊘ refused by a rule"),
+        CallOutcome::Interrupted => Some("⏸ interrupted"),
+    }
+}
+
+/// The short mark of a step line for the first of its calls that did not succeed: `✗`,
+/// `✗ denied`, `⊘ refused`, `⏸`.
+pub fn step_mark(outcome: &CallOutcome) -> &'static str {
+    match outcome {
+        CallOutcome::Ok => "✓",
+        CallOutcome::Failed { .. } => "✗",
+        CallOutcome::Denied { .. } => "✗ denied",
+        CallOutcome::Refused { .. } => "⊘ refused",
+        CallOutcome::Interrupted => "⏸",
+    }
 }
 
 /// Why a finished call did not succeed, in a few words: the first line of its problem.
