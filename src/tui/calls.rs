@@ -47,12 +47,10 @@ pub fn summary(name: &str, arguments: &str) -> String {
     one_line(&main)
 }
 
-/// The first line of `text`, its control characters dropped (the model's text, shown in one
-/// line).
+/// The first line of `text`, its escape sequences and control characters dropped whole (the
+/// model's text, shown in one line: no `]52;…` left behind).
 pub fn one_line(text: &str) -> String {
-    text.lines()
-        .next()
-        .unwrap_or("")
+    crate::terminal_text::clean(text.lines().next().unwrap_or(""))
         .chars()
         .filter(|c| !c.is_control())
         .collect()

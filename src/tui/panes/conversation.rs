@@ -95,9 +95,11 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
             if entry.expanded {
                 // Rendered as markdown, indented under its line.
                 let room = width.saturating_sub(2).max(1);
+                // The model's text: escapes go whole (also one split between two deltas).
+                let source = crate::terminal_text::clean(&entry.text);
                 let text = entry
                     .markdown
-                    .lines(&entry.text, entry.thinking.ended, room, theme);
+                    .lines(&source, entry.thinking.ended, room, theme);
                 raw.extend(text.into_iter().map(|mut l| {
                     l.spans.insert(0, Span::raw("  "));
                     l
@@ -245,7 +247,7 @@ fn more_line(more: usize, theme: &Theme) -> Option<Line<'static>> {
 fn diff_lines(diff: &FileDiff, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(vec![
         Span::styled("  │ ", theme.muted),
-        Span::styled(format!("{}: ", diff.path), theme.accent),
+        Span::styled(format!("{}: ", calls::one_line(&diff.path)), theme.accent),
         Span::styled(format!("+{}", diff.added), theme.success),
         Span::raw(" "),
         Span::styled(format!("\u{2212}{}", diff.removed), theme.error),

@@ -9,9 +9,9 @@ use ratatui::text::Line;
 use serde_json::Value;
 
 use super::Caches;
-use super::wrap_cache::GrowingWrap;
+use super::wrap_cache::{Cleaned, GrowingWrap};
 use super::{draw_lines, inner, pane_block};
-use crate::terminal_text::{TerminalCleaner, clean};
+use crate::terminal_text::clean;
 use crate::transcript::Call;
 use crate::tui::calls::{call_label, result_lines};
 use crate::tui::state::{Focus, Pane, Scroll, State};
@@ -55,29 +55,6 @@ pub(crate) struct CallLines {
     /// The running call's output cleaned of terminal escapes so far, kept so each frame cleans
     /// only what arrived since (a sequence split between two pieces is still dropped whole).
     cleaned: Cleaned,
-}
-
-/// A growing output, cleaned as it grows.
-#[derive(Clone, Debug, Default)]
-struct Cleaned {
-    cleaner: TerminalCleaner,
-    /// The raw output cleaned so far.
-    raw: String,
-    text: String,
-}
-
-impl Cleaned {
-    /// The clean text of `raw`: only what continues the output seen before is cleaned, and
-    /// an output that does not continue it (another call's) starts afresh.
-    fn update(&mut self, raw: &str) -> &str {
-        if !raw.starts_with(self.raw.as_str()) {
-            *self = Self::default();
-        }
-        let new = &raw[self.raw.len()..];
-        self.cleaner.push_into(new, &mut self.text);
-        self.raw.push_str(new);
-        &self.text
-    }
 }
 
 /// Everything a block's head and result lines depend on, kept to compare with the call each
