@@ -350,7 +350,7 @@ fn init_writes_agents_md_through_the_same_question() {
     // The turn shows as what was typed, not as its whole instruction.
     p.wait_until("the prompt shown as /init", |s| {
         s.lines()
-            .any(|l| l.trim_matches(['│', '┃', ' ']) == "/init")
+            .any(|l| l.starts_with("│/init ") || l.starts_with("┃/init "))
     });
     assert!(
         !p.screen().contains("Write a short starter"),
