@@ -446,6 +446,14 @@ mod tests {
             wire(&AgentEvent::HistoryCleared),
             json!({"type": "history_cleared"})
         );
+        // A file change says which file and how many lines, not the lines themselves.
+        assert_eq!(
+            wire(&AgentEvent::FileEdited {
+                id: "c1".into(),
+                diff: crate::diff::FileDiff::new("a.txt", Some("one\ntwo\n"), Some("one\n")),
+            }),
+            json!({"type": "file_edited", "id": "c1", "path": "a.txt", "added": 0, "removed": 1})
+        );
         assert_eq!(
             wire(&AgentEvent::State(AgentState::Acting)),
             json!({"type": "state", "state": "acting"})
