@@ -263,6 +263,14 @@ pub enum AgentEvent {
     /// The model call's stream ended: its text was a thought (calls follow) or the answer.
     /// Not sent for a step cut short by an interrupt or an error (`TurnFinished` follows).
     StepFinished(StepEnd),
+    /// A call changed a file, and how (sent just before its `ToolFinished`, only when it
+    /// succeeded; a call told again from a saved session has none).
+    FileEdited {
+        /// The call id.
+        id: String,
+        /// The change.
+        diff: crate::diff::FileDiff,
+    },
     /// A tool call ended; `result` is the observation sent to the model.
     ToolFinished {
         /// The call id.

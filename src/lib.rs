@@ -7,7 +7,7 @@ pub mod agent;
 pub mod approval;
 pub(crate) mod capped_read;
 pub mod config;
-pub(crate) mod diff;
+pub mod diff;
 pub(crate) mod durable;
 pub(crate) mod env_files;
 pub mod events;

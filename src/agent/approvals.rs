@@ -239,6 +239,34 @@ pub(super) async fn preview_diff(
     })
 }
 
+/// What `call` will change in a file, as the conversation shows it once it ran (`None`: the
+/// tool does not say, or the call would fail). Read just before the call runs, off the runtime,
+/// so it is the change the call makes.
+pub(super) async fn planned_diff(
+    registry: &Arc<ToolRegistry>,
+    sandbox: &Arc<Sandbox>,
+    call: &ToolCall,
+) -> Option<crate::diff::FileDiff> {
+    let (registry, sandbox) = (registry.clone(), sandbox.clone());
+    let (name, arguments) = (call.function.name.clone(), call.function.arguments.clone());
+    let work = move || {
+        registry
+            .preview(&name, &arguments, &sandbox)
+            .and_then(Result::ok)
+            .map(|change| {
+                crate::diff::FileDiff::new(
+                    &change.path,
+                    change.before.as_deref(),
+                    Some(&change.after),
+                )
+            })
+    };
+    off_runtime(work).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the change of a call could not be told");
+        None
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::approvals::{Gate, preview_diff};
+use super::approvals::{Gate, planned_diff, preview_diff};
 use super::budget::RequestBudget;
 use super::turn::Agent;
 use crate::approval::{ApprovalMode, ApprovalRequest};
@@ -25,10 +25,12 @@ struct StepCalls<'a> {
     cancel: &'a CancellationToken,
 }
 
-/// Calls run together, and whether a person approved them.
+/// Calls run together, whether a person approved them, and what a lone changing call will
+/// change in a file (told once it succeeded).
 struct Batch {
     indices: Vec<usize>,
     asked: bool,
+    planned: Option<crate::diff::FileDiff>,
 }
 
 impl Batch {
@@ -37,6 +39,7 @@ impl Batch {
         Self {
             indices: std::mem::take(gathered),
             asked: false,
+            planned: None,
         }
     }
 }
@@ -190,14 +193,17 @@ impl Agent {
             }
             self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
                 .await;
+            let mut planned = None;
             if !self.registry.is_read_only(name) {
                 self.keep_before(&calls[i]).await;
+                planned = planned_diff(&self.registry, &self.sandbox, &calls[i]).await;
             }
             self.run_batch(
                 &step,
                 Batch {
                     indices: vec![i],
                     asked,
+                    planned,
                 },
                 &mut observations,
             )
@@ -208,6 +214,7 @@ impl Agent {
             Batch {
                 indices: batch,
                 asked: false,
+                planned: None,
             },
             &mut observations,
         )
@@ -348,12 +355,17 @@ impl Agent {
             events,
             cancel,
         } = *step;
-        let Batch { indices, asked } = batch;
+        let Batch {
+            indices,
+            asked,
+            planned,
+        } = batch;
         let indices = &indices[..];
         if indices.is_empty() {
             return;
         }
         let delegator = Some(self.delegator(budget));
+        let planned = &planned;
         let runs = indices.iter().map(|&i| {
             let call = &calls[i];
             let ctx = ToolContext {
@@ -387,6 +399,13 @@ impl Agent {
                     "tool call finished"
                 );
                 let duration = Some(started.elapsed());
+                // The change is told only when it was made.
+                if let (Some(diff), true) = (planned, outcome.is_ok()) {
+                    events.send(AgentEvent::FileEdited {
+                        id: call.id.clone(),
+                        diff: diff.clone(),
+                    });
+                }
                 events.send(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),

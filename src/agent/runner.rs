@@ -183,9 +183,13 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 agent.run_turn(&prompt, &events, &token).await;
             }
             Job::Init(token) => {
-                agent
-                    .run_turn(super::instructions::INIT_PROMPT, &events, &token)
-                    .await;
+                // Shown (and reopened) as what was typed; the model gets the instruction.
+                let input = super::turn_input::TurnInput {
+                    prompt: "/init".into(),
+                    content: Some(super::instructions::INIT_PROMPT.into()),
+                    ..Default::default()
+                };
+                agent.run_turn_with(input, &events, &token).await;
                 // The file it wrote is the session's instructions from the next request on.
                 for notice in agent.reload_project_instructions().await {
                     events.send(AgentEvent::Notice(notice));

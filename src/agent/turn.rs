@@ -206,7 +206,16 @@ impl Agent {
             return outcome;
         }
         let mut message = match input.content {
-            Some(content) => Message::user(content),
+            Some(content) => {
+                let mut message = Message::user(content);
+                // The prompt as shown is kept beside what was sent, so a reopened session shows
+                // it again (`/init`, not its instruction).
+                message.attached = Some(super::mentions::Attached {
+                    typed: input.prompt.clone(),
+                    mentions: Vec::new(),
+                });
+                message
+            }
             None => self.prompt_message(&input.prompt, events).await,
         };
         message.note = self.undo_note.take();

@@ -165,6 +165,18 @@ pub enum WireEvent<'a> {
         /// The tool.
         name: &'a str,
     },
+    /// `{"type":"file_edited","id":...,"path":...,"added":1,"removed":3}`: what a call that
+    /// succeeded changed in a file (sent before its `tool_finished`).
+    FileEdited {
+        /// The call id.
+        id: &'a str,
+        /// The file, relative to the workspace.
+        path: &'a str,
+        /// Lines added.
+        added: usize,
+        /// Lines removed.
+        removed: usize,
+    },
     /// `{"type":"file_changes","diff":...}`: what the session's turns changed.
     FileChanges {
         /// A unified diff.
@@ -346,6 +358,12 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             arguments: arguments_value(arguments),
         },
         AgentEvent::ToolOutputDelta { id, text } => WireEvent::ToolOutputDelta { id, text },
+        AgentEvent::FileEdited { id, diff } => WireEvent::FileEdited {
+            id,
+            path: &diff.path,
+            added: diff.added,
+            removed: diff.removed,
+        },
         AgentEvent::ToolFinished {
             id,
             name,
@@ -448,6 +466,14 @@ mod tests {
         assert_eq!(
             wire(&AgentEvent::HistoryCleared),
             json!({"type": "history_cleared"})
+        );
+        // A file change says which file and how many lines, not the lines themselves.
+        assert_eq!(
+            wire(&AgentEvent::FileEdited {
+                id: "c1".into(),
+                diff: crate::diff::FileDiff::new("a.txt", Some("one\ntwo\n"), Some("one\n")),
+            }),
+            json!({"type": "file_edited", "id": "c1", "path": "a.txt", "added": 0, "removed": 1})
         );
         assert_eq!(
             wire(&AgentEvent::State(AgentState::Acting)),

@@ -57,6 +57,9 @@ pub struct Call {
     pub arguments: String,
     /// What it printed while it ran.
     pub output: String,
+    /// What it changed in a file, when it changed one (told live; a call told again from a
+    /// saved session has none).
+    pub diff: Option<crate::diff::FileDiff>,
     /// How it ended (`None` while it runs, or when the turn stopped under it).
     pub finished: Option<Finished>,
     /// The sub-agent it started, if it delegated.
@@ -192,6 +195,13 @@ pub(super) fn fold(steps: &mut Vec<Step>, turn: usize, event: &AgentEvent) -> Ch
         AgentEvent::ToolOutputDelta { id, text } => match find_call(steps, id) {
             Some((step, call)) => {
                 steps[step].calls[call].output.push_str(text);
+                Change::CallOutput { step, call }
+            }
+            None => Change::None,
+        },
+        AgentEvent::FileEdited { id, diff } => match find_call(steps, id) {
+            Some((step, call)) => {
+                steps[step].calls[call].diff = Some(diff.clone());
                 Change::CallOutput { step, call }
             }
             None => Change::None,

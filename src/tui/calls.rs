@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::wrap;
-use crate::events::CallOutcome;
+use crate::events::{CallOutcome, RefusedBy};
 use crate::transcript::SubAgent;
 
 /// Argument names that say what a call is about, most telling first.
@@ -44,10 +44,13 @@ pub fn summary(name: &str, arguments: &str) -> String {
         .or_else(|| MAIN_KEYS.iter().find_map(|k| text(k)))
         .or_else(|| args.values().find_map(|v| v.as_str().map(str::to_string)))
         .unwrap_or_default();
-    // One line: the first line of a multi-line argument, its control characters dropped.
-    main.lines()
-        .next()
-        .unwrap_or("")
+    one_line(&main)
+}
+
+/// The first line of `text`, its escape sequences and control characters dropped whole (the
+/// model's text, shown in one line: no `]52;…` left behind).
+pub fn one_line(text: &str) -> String {
+    crate::terminal_text::clean(text.lines().next().unwrap_or(""))
         .chars()
         .filter(|c| !c.is_control())
         .collect()
@@ -86,6 +89,37 @@ pub fn label(name: &str, arguments: &str, max: usize) -> String {
 /// `name(summary)` as the timeline and tool pane show it (the summary cut to 32 columns).
 pub fn call_label(name: &str, arguments: &str) -> String {
     label(name, arguments, 32)
+}
+
+/// How a call that did not succeed ended, told apart for the timeline: a person's no from a
+/// rule's refusal (`None` when it succeeded).
+pub fn outcome_mark(outcome: &CallOutcome) -> Option<&'static str> {
+    match outcome {
+        CallOutcome::Ok => None,
+        CallOutcome::Failed { .. } => Some("✗ failed"),
+        CallOutcome::Denied { .. } => Some("✗ denied by you"),
+        CallOutcome::Refused {
+            by: RefusedBy::Approval,
+            ..
+        } => Some("⊘ refused by the approval mode"),
+        CallOutcome::Refused {
+            by: RefusedBy::Guard,
+            ..
+        } => Some("⊘ refused by a rule"),
+        CallOutcome::Interrupted => Some("⏸ interrupted"),
+    }
+}
+
+/// The short mark of a step line for the first of its calls that did not succeed: `✗`,
+/// `✗ denied`, `⊘ refused`, `⏸`.
+pub fn step_mark(outcome: &CallOutcome) -> &'static str {
+    match outcome {
+        CallOutcome::Ok => "✓",
+        CallOutcome::Failed { .. } => "✗",
+        CallOutcome::Denied { .. } => "✗ denied",
+        CallOutcome::Refused { .. } => "⊘ refused",
+        CallOutcome::Interrupted => "⏸",
+    }
 }
 
 /// Why a finished call did not succeed, in a few words: the first line of its problem.
@@ -135,13 +169,24 @@ pub fn sub_agent_lines(sub: &SubAgent) -> Vec<String> {
 }
 
 /// A finished call's result as the plain lines shown under its call line in the conversation:
-/// the lines [`result_lines`] makes of it (so the conversation
-/// and the tool-output pane read a result the same way), without the `field:` headings of
-/// multi-line fields (under a call line, a shell command's stdout reads best as its own lines),
-/// cleaned of terminal escapes since tool output is outside data.
-pub fn preview_lines(result: &Value) -> Vec<String> {
-    let lines = result_lines(result);
-    let mut out = Vec::with_capacity(lines.len());
+/// first a few words of what came of it where the tool's result says so plainly (`exit 1`,
+/// `0 matches`, `2 entries`, `+3 lines`), then what it returned. The lines are those
+/// [`result_lines`] makes (so the conversation and the tool-output pane read a result the same
+/// way), without the `field:` headings of multi-line fields (under a call line, a shell
+/// command's stdout reads best as its own lines), cleaned of terminal escapes since tool output
+/// is outside data.
+pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String> {
+    let mut out: Vec<String> = outcome_words(name, arguments, result).into_iter().collect();
+    let body = match name {
+        // What was found or listed: the lines themselves (the count is in the words above).
+        "run_shell_command" => only(result, &["stdout", "stderr", "note"]),
+        "search_files" => only(result, &["matches", "note"]),
+        "list_files" => only(result, &["listing", "note"]),
+        // What a file tool did is its change (a diff when it was told, else the words).
+        "write_text_file" | "append_text_file" | "replace_text_in_file" => only(result, &["note"]),
+        _ => result.clone(),
+    };
+    let lines = result_lines(&body);
     for (i, (text, muted)) in lines.iter().enumerate() {
         let heading = *muted
             && text.ends_with(':')
@@ -155,6 +200,56 @@ pub fn preview_lines(result: &Value) -> Vec<String> {
         out.push(crate::terminal_text::clean(text).replace('\t', "    "));
     }
     out
+}
+
+/// The fields `keys` of `result`, in that order (the rest are told in words, or do not matter
+/// under a call line).
+fn only(result: &Value, keys: &[&str]) -> Value {
+    let mut kept = Map::new();
+    for key in keys {
+        // An empty list says nothing the words above did not.
+        if let Some(v) = result.get(*key)
+            && v.as_array().is_none_or(|a| !a.is_empty())
+        {
+            kept.insert((*key).to_string(), v.clone());
+        }
+    }
+    Value::Object(kept)
+}
+
+/// `n thing` or `n things`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What came of a call in a few words, where its result says it plainly: a command's exit
+/// status when it is not 0, how many matches or entries, how many lines a write brought.
+fn outcome_words(name: &str, arguments: &str, result: &Value) -> Option<String> {
+    let number = |key: &str| result.get(key).and_then(Value::as_u64);
+    let truncated = result.get("truncated").and_then(Value::as_bool) == Some(true);
+    let more = if truncated { " (more not shown)" } else { "" };
+    match name {
+        "run_shell_command" => match result.get("exit_code") {
+            Some(Value::Number(code)) if code.as_i64() == Some(0) => None,
+            Some(Value::Number(code)) => Some(format!("exit {code}")),
+            // No status: a signal ended it.
+            Some(Value::Null) => Some("exit: killed by a signal".into()),
+            _ => None,
+        },
+        "search_files" => number("match_count").map(|n| count(n, "match", "matches") + more),
+        "list_files" => number("count").map(|n| count(n, "entry", "entries") + more),
+        "write_text_file" | "append_text_file" => {
+            let args: Value = serde_json::from_str(arguments).ok()?;
+            let content = args.get("content")?.as_str()?;
+            Some(format!(
+                "+{}",
+                count(content.lines().count() as u64, "line", "lines")
+            ))
+        }
+        "replace_text_in_file" => number("replaced")
+            .map(|n| format!("{} replaced", count(n, "occurrence", "occurrences"))),
+        _ => None,
+    }
 }
 
 /// A finished call's result as readable lines (text, whether muted): each field on its own,
@@ -216,6 +311,32 @@ mod tests {
         assert_eq!(
             label("read_text_file", r#"{"relative_path": "abcdefghijkl"}"#, 6),
             "read_text_file(abcde…)"
+        );
+    }
+
+    #[test]
+    fn a_preview_begins_with_what_came_of_the_call_in_words() {
+        let failed = serde_json::json!({"ok": true, "exit_code": 1, "stdout": "", "stderr": "no\n", "working_dir": "."});
+        assert_eq!(
+            preview_lines("run_shell_command", "{}", &failed),
+            ["exit 1", "no"]
+        );
+        let fine =
+            serde_json::json!({"ok": true, "exit_code": 0, "stdout": "a\nb\n", "stderr": ""});
+        assert_eq!(preview_lines("run_shell_command", "{}", &fine), ["a", "b"]);
+        let none =
+            serde_json::json!({"ok": true, "match_count": 0, "matches": [], "files_searched": 9});
+        assert_eq!(preview_lines("search_files", "{}", &none), ["0 matches"]);
+        let two = serde_json::json!({"ok": true, "count": 2, "listing": "a\nb/", "entries": []});
+        assert_eq!(
+            preview_lines("list_files", "{}", &two),
+            ["2 entries", "a", "b/"]
+        );
+        let write = r#"{"relative_path": "a.txt", "content": "x\ny\nz\n"}"#;
+        let written = serde_json::json!({"ok": true, "path": "a.txt", "bytes_written": 6});
+        assert_eq!(
+            preview_lines("write_text_file", write, &written)[0],
+            "+3 lines"
         );
     }
 

@@ -102,6 +102,8 @@ pub enum Action {
     SendDenial,
     /// Scroll the approval dialog's arguments and diff.
     ScrollApproval(isize),
+    /// Show or fold away a file tool's raw arguments in the approval dialog.
+    ToggleApprovalArguments,
     /// Go to the next approval mode (auto → ask → read-only).
     CycleApproval,
     /// Undo although files changed since the turn (`y` in the undo question).

@@ -13,6 +13,10 @@ pub const MIN_HEIGHT: u16 = 10;
 /// From this width on, the timeline sits beside the conversation.
 pub const WIDE: u16 = 100;
 
+/// The least height of the panes' area (the screen less the input and the status line) for
+/// the side panes to stack under the conversation: a 24-row terminal, not a 20-row one.
+pub const STACKED_MIN_HEIGHT: u16 = 20;
+
 /// Computes the pane areas for `screen`.
 pub fn areas(state: &State, screen: Rect) -> Areas {
     let mut a = Areas {
@@ -35,9 +39,10 @@ pub fn areas(state: &State, screen: Rect) -> Areas {
     let show_reasoning = state.show_reasoning && reasoning::has_content(state);
     let show_tool = tool_output::has_content(state);
     let wide = screen.width >= WIDE;
-    // Stacked in a short terminal, the side panes would leave the conversation a line or two:
-    // they hide (F3 still toggles them once there is room).
-    let cramped = !wide && main.height < 16;
+    // Stacked in a short terminal, the side panes would leave the conversation a few rows (at
+    // 60×20 it had 6 while the timeline kept its 6): below this height they hide, as they do by
+    // width (F3 still toggles them once there is room).
+    let cramped = !wide && main.height < STACKED_MIN_HEIGHT;
     if state.side_collapsed || cramped || (!wide && state.view.transcript.steps.is_empty()) {
         a.conversation = main;
         return a;

@@ -41,11 +41,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, now: Instant)
     }
     input::draw(frame, state, a.input);
     status::draw(frame, state, a.status, now);
-    popup::draw(frame, state, a.input);
+    popup::draw(frame, state, a.conversation);
     match state.overlay {
         Overlay::Help { .. } => help::draw(frame, state, a.screen),
         Overlay::ConfirmClear | Overlay::ConfirmUndo => dialog::draw(frame, state, a.screen),
-        Overlay::Picker(_) => picker::draw(frame, state, a.screen),
+        Overlay::Picker(_) => picker::draw(frame, state, a.conversation),
         Overlay::Approval => approval::draw(frame, state, a.screen),
         Overlay::Key(_) => key_dialog::draw(frame, state, a.screen),
         Overlay::None => {}

@@ -267,7 +267,7 @@ fn auto_mode_asks_before_the_model_writes_agents_md_and_a_no_leaves_it() {
     let mut p = start_tui(dir.path(), &server.url(), &["--approval", "auto"]);
     p.wait_for("Read project instructions from AGENTS.md");
     p.submit("write AGENTS.md");
-    p.wait_for("Allow write_text_file?");
+    p.wait_for("Write AGENTS.md?");
     p.wait_for("This writes AGENTS.md");
     p.wait_for("-mine");
     p.wait_for("+obey the model");
@@ -346,7 +346,17 @@ fn init_writes_agents_md_through_the_same_question() {
     let mut p = start_tui(dir.path(), &server.url(), &["--approval", "auto"]);
     p.wait_for("Ask anything");
     p.submit("/init");
-    p.wait_for("Allow write_text_file?");
+    p.wait_for("Write AGENTS.md?");
+    // The turn shows as what was typed, not as its whole instruction.
+    p.wait_until("the prompt shown as /init", |s| {
+        s.lines()
+            .any(|l| l.starts_with("│/init ") || l.starts_with("┃/init "))
+    });
+    assert!(
+        !p.screen().contains("Write a short starter"),
+        "{}",
+        p.screen()
+    );
     p.wait_for("This writes AGENTS.md");
     p.wait_for("+Run cargo test.");
     assert!(
@@ -354,7 +364,7 @@ fn init_writes_agents_md_through_the_same_question() {
         "nothing is written before the yes"
     );
     p.answer("y", "the dialog closed", |s| {
-        !s.contains("Allow write_text_file?")
+        !s.contains("Write AGENTS.md?")
     });
     p.wait_for("wrote-a-starter.");
     p.wait_for("Read project instructions from AGENTS.md");

@@ -69,6 +69,7 @@ mod tui_key;
 mod tui_keys;
 mod tui_plan;
 mod tui_retry;
+mod tui_screen;
 mod tui_step_limit;
 mod undo;
 mod workspace_secrets;

@@ -67,9 +67,17 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
     let mut p = start(dir.path(), &server.url(), &["--approval", "ask"]);
     p.wait_for("approval: ask");
     p.submit("overwrite hello.txt");
-    p.wait_for("Allow write_text_file?");
+    // The title names the action and the file; the diff comes first and the raw arguments
+    // are folded away until `v` shows them.
+    p.wait_for("Write hello.txt?");
     p.wait_for("-mine");
     p.wait_for("+from the model");
+    p.wait_for("v shows the arguments");
+    assert!(
+        !p.screen().contains("\"content\""),
+        "the raw arguments are folded: {}",
+        p.screen()
+    );
     // Keys pressed just as the dialog appears are not taken as its answer.
     p.answer("n", "the line for a reason", |s| s.contains("Why not?"));
     p.send("keep my words");
@@ -86,12 +94,15 @@ fn ask_denies_with_a_reason_then_approves_then_undo_puts_the_file_back() {
     p.wait_for("│ idle │");
 
     p.submit("now write it");
-    p.wait_for("Allow write_text_file?");
+    p.wait_for("Write hello.txt?");
     p.answer("y", "the dialog closed", |s| {
-        !s.contains("Allow write_text_file?")
+        !s.contains("Write hello.txt?")
     });
     p.wait_for("written-answer.");
     p.wait_for("✓ approved");
+    // The change shows under the call line in the conversation, as a diff.
+    p.wait_for("hello.txt: +1 \u{2212}1");
+    p.wait_for("+ from the model");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");
     p.wait_for("│ idle │");
 

@@ -183,6 +183,9 @@ fn a_turn_then_f2_then_clear_then_quit() {
                     .any(|l| l.contains("⚙ write_text_file(hello.txt) ✓") && l.contains("ms"))
         },
     );
+    // In `auto` too, the write shows what it changed, as a diff under its call line.
+    s.wait_for("│ hello.txt: +1 \u{2212}0");
+    s.wait_for("│ + hello");
     assert_eq!(
         std::fs::read_to_string(s.workspace().join("hello.txt")).unwrap(),
         "hello\n"

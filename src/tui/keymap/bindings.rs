@@ -618,6 +618,11 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         layer: L::Approval,
+        about: "show or hide a file tool's raw arguments (its diff comes first)",
+        keys: Keys::Mapped(&[rule(Key::letter('v'), A::ToggleApprovalArguments)]),
+    },
+    Binding {
+        layer: L::Approval,
         about: "scroll the call's arguments and diff",
         keys: Keys::Mapped(&[
             rule(Key::any(K::Up), A::ScrollApproval(-1)),

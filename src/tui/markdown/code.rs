@@ -224,9 +224,10 @@ pub(crate) fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
     }
 }
 
-/// Cuts a row into pieces of at most `width` columns, anywhere (code is not prose).
-fn hard_wrap(row: &Row, width: usize) -> Vec<Row> {
-    let width = width.max(1);
+/// Cuts a row into pieces, anywhere (code is not prose): the first at most `first` columns,
+/// the others at most `rest`.
+fn hard_wrap(row: &Row, first: usize, rest: usize) -> Vec<Row> {
+    let mut width = first.max(1);
     let mut out: Vec<Row> = vec![Vec::new()];
     let mut used = 0;
     for span in row {
@@ -241,6 +242,7 @@ fn hard_wrap(row: &Row, width: usize) -> Vec<Row> {
                 }
                 out.push(Vec::new());
                 used = 0;
+                width = rest.max(1);
             }
             used += w;
             piece.push_str(g);
@@ -254,8 +256,29 @@ fn hard_wrap(row: &Row, width: usize) -> Vec<Row> {
     out
 }
 
-/// A highlighted block in its frame, `width` columns wide: a header with the language and
-/// `number` (for `/copy N`), each line behind a bar, and a closing line once the fence closed.
+/// One source row in the frame, `width` columns wide: `│ code  │`, closed on the right. A line
+/// longer than the frame goes on in the rows below, right after the bar (`│rest │`): no space
+/// is added to the code, and the missing one tells a continuation from a line of its own.
+fn framed_rows(row: &Row, width: usize, border: Style) -> Vec<Row> {
+    // "│ " before, " │" after; a continuation has one column more.
+    let inner = width.saturating_sub(4).max(1);
+    let mut out = Vec::new();
+    for (i, piece) in hard_wrap(row, inner, inner + 1).into_iter().enumerate() {
+        let room = if i == 0 { inner } else { inner + 1 };
+        let used: usize = piece.iter().map(|s| s.content.width()).sum();
+        let mut line: Row = Vec::with_capacity(piece.len() + 3);
+        line.push(Span::styled(if i == 0 { "│ " } else { "│" }, border));
+        line.extend(piece);
+        line.push(Span::raw(" ".repeat(room.saturating_sub(used))));
+        line.push(Span::styled(" │", border));
+        out.push(line);
+    }
+    out
+}
+
+/// A highlighted block in its frame, `width` columns wide and closed on every side: a header
+/// with the language and `number` (for `/copy N`), each line between two bars, and a closing
+/// line once the fence closed.
 pub(crate) fn frame(
     rows: &[Row],
     info: &str,
@@ -272,8 +295,8 @@ pub(crate) fn frame(
         .unwrap_or("");
     let num = number.to_string();
     let mut out = Vec::with_capacity(rows.len() + 2);
-    // ╭─ lang ───…─── N ─
-    let fixed = 2 + num.width() + 3;
+    // ╭─ lang ───…─── N ─╮
+    let fixed = 2 + num.width() + 4;
     let mut header: Row = vec![Span::styled("╭─", border)];
     let mut used = fixed;
     if !lang.is_empty() && fixed + lang.width() + 3 <= width {
@@ -285,23 +308,14 @@ pub(crate) fn frame(
     header.push(Span::styled("─".repeat(width.saturating_sub(used)), border));
     header.push(Span::styled(" ", border));
     header.push(Span::styled(num, theme.muted));
-    header.push(Span::styled(" ─", border));
+    header.push(Span::styled(" ─╮", border));
     out.push(header);
     for row in rows {
-        for piece in hard_wrap(row, width - 2) {
-            let mut line: Row = Vec::with_capacity(piece.len() + 1);
-            if piece.is_empty() {
-                line.push(Span::styled("│", border));
-            } else {
-                line.push(Span::styled("│ ", border));
-                line.extend(piece);
-            }
-            out.push(line);
-        }
+        out.extend(framed_rows(row, width, border));
     }
     if closed {
         out.push(vec![Span::styled(
-            format!("╰{}", "─".repeat(width - 1)),
+            format!("╰{}╯", "─".repeat(width - 2)),
             border,
         )]);
     }
@@ -311,19 +325,39 @@ pub(crate) fn frame(
 /// The open tail of a streaming code block (a line still arriving), drawn in the block's frame.
 pub(crate) fn tail_rows(tail: &str, width: usize, theme: &Theme) -> Vec<Row> {
     let row = vec![Span::styled(tail.replace('\t', "    "), theme.text)];
-    hard_wrap(&row, width.max(8) - 2)
-        .into_iter()
-        .map(|piece| {
-            let mut line = vec![Span::styled("│ ", theme.border)];
-            line.extend(piece);
-            line
-        })
-        .collect()
+    framed_rows(&row, width.max(8), theme.border)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text of framed rows.
+    fn text(rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| r.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_frame_is_closed_on_the_right_and_a_long_line_goes_on_without_an_added_space() {
+        let theme = Theme::monochrome();
+        let rows = highlight("abcdefghijklmnopqrstu\nok\n", "", &theme, &mut None, false);
+        let framed = text(&frame(&rows, "", 1, true, 16, &theme));
+        assert_eq!(
+            framed,
+            [
+                "╭────────── 1 ─╮",
+                "│ abcdefghijkl │",
+                "│mnopqrstu     │",
+                "│ ok           │",
+                "╰──────────────╯",
+            ]
+        );
+        for line in &framed {
+            assert_eq!(line.width(), 16, "{line:?}");
+        }
+    }
 
     #[test]
     fn nearest_256_picks_cube_and_grey_colours() {

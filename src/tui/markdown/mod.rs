@@ -103,7 +103,7 @@ mod tests {
             .collect();
         assert_eq!(shown.len(), 3, "{shown:?}");
         for (i, header) in shown.iter().enumerate() {
-            assert!(header.ends_with(&format!(" {} ─", i + 1)), "{header}");
+            assert!(header.ends_with(&format!(" {} ─╮", i + 1)), "{header}");
         }
     }
 

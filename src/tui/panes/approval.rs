@@ -1,5 +1,6 @@
-//! The approval dialog: which tool, its whole arguments and the diff it would make (coloured,
-//! scrollable), and the keys; or the line where the reason for a no is typed.
+//! The approval dialog: what the call does and to what (`Write big0.txt?`), the diff it would
+//! make first (coloured, scrollable), a file tool's raw arguments folded away until asked for,
+//! and the keys, wrapped on a narrow screen; or the line where the reason for a no is typed.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,9 +9,46 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 
 use super::dialog::centered;
+use crate::tui::calls;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
-use crate::tui::wrap::{truncate, wrap_line};
+use crate::tui::wrap::{self, truncate, wrap_line};
+
+/// What the dialog says the call does, and to what: `Write big0.txt`, `Edit src/a.rs`, else
+/// `Run <tool>`.
+pub fn action(request: &crate::approval::ApprovalRequest) -> String {
+    let path = serde_json::from_str::<serde_json::Value>(&request.arguments)
+        .ok()
+        .and_then(|v| v.get("relative_path")?.as_str().map(str::to_string));
+    let verb = match request.name.as_str() {
+        "write_text_file" => Some("Write"),
+        "append_text_file" | "replace_text_in_file" => Some("Edit"),
+        _ => None,
+    };
+    match (verb, path) {
+        // The model's text: one line, no control characters.
+        (Some(verb), Some(path)) => format!("{verb} {}", calls::one_line(&path)),
+        _ => format!("Run {}", request.name),
+    }
+}
+
+/// The key hints: the answers, the arguments' key when they fold, the interrupt.
+fn hints(foldable: bool, shown: bool) -> Vec<&'static str> {
+    let mut hints = vec![
+        "y yes",
+        "a yes to this tool for the session",
+        "n or Esc no, then a reason",
+    ];
+    if foldable {
+        hints.push(if shown {
+            "v hides the arguments"
+        } else {
+            "v shows the arguments"
+        });
+    }
+    hints.push("Ctrl+C stop");
+    hints
+}
 
 /// Draws the first waiting call's dialog over `area`.
 pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
@@ -20,28 +58,38 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let theme = &state.theme;
     let request = &view.request;
     let body = &view.lines;
-    // As tall as the arguments and diff need (two lines for the keys and the scroll marker).
-    let wanted = u16::try_from(body.len())
+    let width = area.width.saturating_sub(6).max(30);
+    let inner_width = usize::from(width.saturating_sub(2));
+    // The keys wrap rather than being cut: on a narrow screen they take more rows.
+    let footer = footer(
+        view.reason.as_deref(),
+        &hints(view.arguments_foldable(), view.arguments_shown),
+        inner_width,
+        theme,
+    );
+    let footer_rows = u16::try_from(footer.len()).unwrap_or(u16::MAX);
+    // As tall as the body needs wrapped, with the borders, the scroll marker and the keys.
+    let body_rows: usize = heights(body, inner_width).iter().sum();
+    let wanted = u16::try_from(body_rows)
         .unwrap_or(u16::MAX)
-        .saturating_add(4);
+        .saturating_add(3 + footer_rows);
     let rect = centered(
         area,
-        area.width.saturating_sub(6).max(30),
+        width,
         wanted.clamp(8, area.height.saturating_sub(4).max(8)),
     );
-    let inner_width = usize::from(rect.width.saturating_sub(2));
     let count = if request.of > 1 {
         format!(" ({} of {})", request.position, request.of)
     } else {
         String::new()
     };
-    let title = truncate(&format!(" Allow {}{count}? ", request.name), inner_width);
+    let title = truncate(&format!(" {}{count}? ", action(request)), inner_width);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Double)
         .border_style(theme.warning)
         .title(Span::styled(title, theme.accent));
-    let rows = usize::from(rect.height.saturating_sub(4));
+    let rows = usize::from(rect.height.saturating_sub(3 + footer_rows));
     let (mut lines, hidden) = visible(body, view.scroll, rows, inner_width, theme);
     lines.resize(rows, Line::raw(""));
     lines.push(Line::styled(
@@ -52,7 +100,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         },
         theme.muted,
     ));
-    lines.push(footer(view.reason.as_deref(), inner_width, theme));
+    lines.extend(footer);
     frame.render_widget(Clear, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
@@ -67,10 +115,7 @@ fn visible(
     theme: &Theme,
 ) -> (Vec<Line<'static>>, usize) {
     let width = width.max(1);
-    let heights: Vec<usize> = body
-        .iter()
-        .map(|l| crate::tui::wrap::width(l).div_ceil(width).max(1))
-        .collect();
+    let heights = heights(body, width);
     let total: usize = heights.iter().sum();
     let top = scroll.min(total.saturating_sub(rows.max(1)));
     let mut skip = top;
@@ -92,6 +137,32 @@ fn visible(
     (out, total.saturating_sub(top + rows))
 }
 
+/// How many rows each body line takes wrapped to `width`.
+fn heights(body: &[String], width: usize) -> Vec<usize> {
+    let width = width.max(1);
+    body.iter()
+        .map(|l| crate::tui::wrap::width(l).div_ceil(width).max(1))
+        .collect()
+}
+
+/// The hints packed into rows of at most `width` columns, broken only between two hints (a
+/// hint wider than a row is wrapped on its own).
+fn packed(hints: &[&str], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut rows: Vec<String> = Vec::new();
+    for hint in hints {
+        match rows.last_mut() {
+            Some(row) if wrap::width(row) + 3 + wrap::width(hint) <= width => {
+                row.push_str(" · ");
+                row.push_str(hint);
+            }
+            _ => rows.push((*hint).to_string()),
+        }
+    }
+    rows.iter()
+        .flat_map(|r| wrap_line(&Line::styled(r.clone(), theme.accent), width.max(1)))
+        .collect()
+}
+
 /// A diff line's colour: added, removed, hunk header; the rest plain.
 pub fn diff_style(line: &str, theme: &Theme) -> Style {
     if line.starts_with("+++") || line.starts_with("---") {
@@ -107,22 +178,16 @@ pub fn diff_style(line: &str, theme: &Theme) -> Style {
     }
 }
 
-/// The keys, or the reason being typed.
-fn footer(reason: Option<&str>, width: usize, theme: &Theme) -> Line<'static> {
+/// The keys, wrapped to `width`, or the reason being typed.
+fn footer(reason: Option<&str>, hints: &[&str], width: usize, theme: &Theme) -> Vec<Line<'static>> {
     match reason {
-        Some(reason) => Line::from(vec![
+        Some(reason) => vec![Line::from(vec![
             Span::styled("Why not? (Enter sends, may be empty) ", theme.warning),
             Span::styled(
                 truncate(&format!("{reason}▏"), width.saturating_sub(38)),
                 theme.text,
             ),
-        ]),
-        None => Line::styled(
-            truncate(
-                "y yes · a yes to this tool for the session · n or Esc no, then a reason · Ctrl+C stop",
-                width,
-            ),
-            theme.accent,
-        ),
+        ])],
+        None => packed(hints, width, theme),
     }
 }

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{chips, inner, pane_block};
+use crate::diff::{DiffKind, FileDiff};
 use crate::tui::state::{CallLine, CallStatus, Entry, EntryKind, Focus, Pane, State, WrapCache};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -89,6 +90,22 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 raw.extend(super::plan::block_lines(plan, width, theme));
             }
         }
+        EntryKind::Reasoning => {
+            raw.push(thinking_line(entry, None, theme));
+            if entry.expanded {
+                // Rendered as markdown, indented under its line.
+                let room = width.saturating_sub(2).max(1);
+                // The model's text: escapes go whole (also one split between two deltas).
+                let source = crate::terminal_text::clean(&entry.text);
+                let text = entry
+                    .markdown
+                    .lines(&source, entry.thinking.ended, room, theme);
+                raw.extend(text.into_iter().map(|mut l| {
+                    l.spans.insert(0, Span::raw("  "));
+                    l
+                }));
+            }
+        }
         EntryKind::PlanItem => {
             raw.push(Line::styled(format!("▶ {}", entry.text), theme.accent));
         }
@@ -107,6 +124,35 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
         lines.push(Line::default());
     }
     lines
+}
+
+/// `✻ Thinking… 5 s` while a step's reasoning streams (the seconds as of `now`; drawn with
+/// the frame's time over the cached `0 s`), `✻ Thought for 5 s` once it ended, `✻ Thought` for
+/// a saved session's, which keeps no timing.
+fn thinking_line(entry: &Entry, now: Option<Instant>, theme: &Theme) -> Line<'static> {
+    let t = &entry.thinking;
+    let label = match (t.ended, t.took, t.started) {
+        (true, Some(took), _) => format!("Thought for {} s", took.as_secs()),
+        (true, None, _) => "Thought".to_string(),
+        (false, _, Some(at)) => {
+            let secs = now.map_or(0, |now| now.saturating_duration_since(at).as_secs());
+            format!("Thinking\u{2026} {secs} s")
+        }
+        (false, _, None) => "Thinking\u{2026}".to_string(),
+    };
+    let mut spans = vec![
+        Span::styled("\u{273b} ", theme.accent),
+        Span::styled(label, theme.reasoning),
+    ];
+    if !entry.expanded && !entry.text.trim().is_empty() {
+        spans.push(Span::styled(" (Enter shows it)", theme.muted));
+    }
+    Line::from(spans)
+}
+
+/// Whether `entry` is a reasoning line still counting its seconds.
+fn counting(entry: &Entry) -> bool {
+    entry.kind == EntryKind::Reasoning && !entry.thinking.ended && entry.thinking.started.is_some()
 }
 
 /// The spinner frames of a running call (drawn over the placeholder when the frame is drawn).
@@ -161,9 +207,17 @@ const FOLD_SHOW: usize = 6;
 /// Lines of a call's result shown under its call line while folded.
 const PREVIEW_SHOW: usize = 3;
 
-/// The dimmed result lines under a finished call: all of them when expanded, else the first
-/// [`PREVIEW_SHOW`] and how many more there are.
+/// Lines of a call's file change shown under its call line while folded (after its header).
+const DIFF_SHOW: usize = 6;
+
+/// What is shown under a finished call: the change it made to a file as a coloured diff, or
+/// its result's dimmed lines; folded to the first ones unless expanded.
 fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
+    if let Some(diff) = &call.diff
+        && !matches!(call.status, CallStatus::Failed(_))
+    {
+        return diff_lines(diff, expanded, theme);
+    }
     let shown = if expanded || call.preview.len() <= PREVIEW_SHOW {
         call.preview.len()
     } else {
@@ -173,13 +227,58 @@ fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'st
         .iter()
         .map(|l| Line::styled(format!("  │ {l}"), theme.muted))
         .collect();
-    let more = call.preview.len() - shown;
-    if more > 0 {
+    out.extend(more_line(call.preview.len() - shown, theme));
+    out
+}
+
+/// `  … 3 more lines (Enter shows all)`, when any are hidden.
+fn more_line(more: usize, theme: &Theme) -> Option<Line<'static>> {
+    (more > 0).then(|| {
         let noun = if more == 1 { "line" } else { "lines" };
-        out.push(Line::styled(
+        Line::styled(
             format!("  … {more} more {noun} (Enter shows all)"),
             theme.muted,
+        )
+    })
+}
+
+/// A file change under its call line: `hello.txt: +1 −3`, then its lines (added green, removed
+/// red, context dimmed, `⋯` between changes), the first [`DIFF_SHOW`] unless expanded.
+fn diff_lines(diff: &FileDiff, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(vec![
+        Span::styled("  │ ", theme.muted),
+        Span::styled(format!("{}: ", calls::one_line(&diff.path)), theme.accent),
+        Span::styled(format!("+{}", diff.added), theme.success),
+        Span::raw(" "),
+        Span::styled(format!("\u{2212}{}", diff.removed), theme.error),
+    ])];
+    let shown = if expanded {
+        diff.lines.len()
+    } else {
+        diff.lines.len().min(DIFF_SHOW)
+    };
+    for line in &diff.lines[..shown] {
+        // Tool arguments are the model's text: no escape reaches the terminal.
+        let text = crate::terminal_text::clean(&line.text).replace('\t', "    ");
+        let (mark, style) = match line.kind {
+            DiffKind::Added => ("+ ", theme.success),
+            DiffKind::Removed => ("- ", theme.error),
+            DiffKind::Context => ("  ", theme.muted),
+            DiffKind::Gap => ("\u{22ef}", theme.muted),
+        };
+        out.push(Line::from(vec![
+            Span::styled("  │ ", theme.muted),
+            Span::styled(format!("{mark}{text}"), style),
+        ]));
+    }
+    let hidden = diff.lines.len() - shown;
+    if expanded && diff.omitted > 0 {
+        out.push(Line::styled(
+            format!("  … {} more changed lines not kept", diff.omitted),
+            theme.muted,
         ));
+    } else {
+        out.extend(more_line(hidden + diff.omitted, theme));
     }
     out
 }
@@ -187,10 +286,11 @@ fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'st
 /// Whether `entry` is a prompt long enough to be folded, or a call whose result preview is.
 pub fn foldable(entry: &Entry) -> bool {
     match entry.kind {
-        EntryKind::Call => entry
-            .call
-            .as_ref()
-            .is_some_and(|c| c.preview.len() > PREVIEW_SHOW),
+        EntryKind::Call => entry.call.as_ref().is_some_and(|c| match &c.diff {
+            Some(diff) => diff.lines.len() > DIFF_SHOW || diff.omitted > 0,
+            None => c.preview.len() > PREVIEW_SHOW,
+        }),
+        EntryKind::Reasoning => !entry.text.trim().is_empty(),
         _ => entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some(),
     }
 }
@@ -263,7 +363,13 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
     if let Some(plan) = &entry.plan {
         return plan.items.len() + 3 + entry.gap as usize;
     }
-    let header = matches!(entry.kind, EntryKind::User | EntryKind::Assistant) as usize;
+    if entry.kind == EntryKind::Reasoning && !entry.expanded {
+        return 1 + entry.gap as usize;
+    }
+    let header = matches!(
+        entry.kind,
+        EntryKind::User | EntryKind::Assistant | EntryKind::Reasoning
+    ) as usize;
     header + body + entry.gap as usize
 }
 
@@ -453,14 +559,20 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
             if visible.len() >= height {
                 break;
             }
-            let mut line = line.clone();
-            // A running call's spinner moves with time; the cached line holds its first frame.
-            if running
-                && i == 0
-                && let Some(span) = line.spans.last_mut()
-            {
-                span.content = spinner(state, now).into();
-            }
+            // A running call's spinner and a reasoning line's seconds move with time; the
+            // cached line holds their first frame.
+            let line = if i == 0 && counting(entry) {
+                thinking_line(entry, Some(now), &state.theme)
+            } else {
+                let mut line = line.clone();
+                if running
+                    && i == 0
+                    && let Some(span) = line.spans.last_mut()
+                {
+                    span.content = spinner(state, now).into();
+                }
+                line
+            };
             visible.push(line);
         }
         skip = 0;

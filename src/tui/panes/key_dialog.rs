@@ -63,6 +63,11 @@ fn body(state: &State, room: usize) -> Vec<Line<'static>> {
     };
     let mut lines = vec![
         Line::styled(lead, theme.text),
+        // Where a key comes from, for someone who has none yet.
+        Line::styled(
+            "Get one at https://platform.deepseek.com/api_keys (sign in, then Create API key).",
+            theme.muted,
+        ),
         Line::styled(
             format!("Type or paste it (it stays masked). Keys are best kept in {path}."),
             theme.muted,

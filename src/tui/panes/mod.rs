@@ -31,6 +31,8 @@ pub struct Caches {
     pub timeline: timeline::TimelineLines,
     /// The detail step's reasoning, wrapped.
     pub reasoning: wrap_cache::GrowingWrap,
+    /// The detail step's reasoning cleaned of terminal escapes, as it grows.
+    pub reasoning_clean: wrap_cache::Cleaned,
     /// The detail step's calls, as the tool output pane shows them.
     pub tool_output: tool_output::ToolLines,
 }

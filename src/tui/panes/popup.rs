@@ -1,4 +1,5 @@
-//! The completion popup, drawn just above the input: its rows (matched letters highlighted,
+//! The completion popup, drawn at the bottom of the conversation pane (inside its borders, so
+//! the side panes' stay whole), near the input: its rows (matched letters highlighted,
 //! the selected row marked), a title saying what it completes and how many match, and its
 //! keys in the bottom border.
 
@@ -16,19 +17,26 @@ use crate::tui::wrap::{truncate, width};
 /// The widest the popup gets.
 const MAX_WIDTH: u16 = 100;
 
-/// Draws the open popup over the panes above `input` (the input pane's area).
-pub fn draw(frame: &mut Frame<'_>, state: &State, input: Rect) {
+/// Draws the open popup inside `pane` (the conversation's area), at its bottom.
+pub fn draw(frame: &mut Frame<'_>, state: &State, pane: Rect) {
     let Some(popup) = &state.composer.popup else {
         return;
     };
-    let room_above = input.y.saturating_sub(state.areas.screen.y);
+    // Inside the conversation pane, at its bottom: stacked or beside, the side panes' borders
+    // stay whole.
+    let room = Rect::new(
+        pane.x.saturating_add(1),
+        pane.y.saturating_add(1),
+        pane.width.saturating_sub(2),
+        pane.height.saturating_sub(2),
+    );
     let wanted = popup.rows.len().max(1) as u16 + 2;
-    let height = wanted.min(room_above);
+    let height = wanted.min(room.height);
     if height < 3 {
         return;
     }
-    let w = input.width.min(MAX_WIDTH);
-    let rect = Rect::new(input.x, input.y - height, w, height);
+    let w = room.width.min(MAX_WIDTH);
+    let rect = Rect::new(room.x, room.bottom() - height, w, height);
     let inner = usize::from(w.saturating_sub(2));
     let visible = usize::from(height - 2);
     let theme = &state.theme;

@@ -22,10 +22,12 @@ pub fn has_content(state: &State) -> bool {
 pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let inner = inner(area);
     let cache = &mut caches.reasoning;
-    let text = state
+    let raw = state
         .view
         .detail_step()
         .map_or("", |s| s.reasoning.as_str());
+    // The model's text: its escapes go whole, not just their control character.
+    let text = caches.reasoning_clean.update(raw);
     cache.update(text, state.theme.reasoning, inner.width as usize);
     state.scroll[Pane::Reasoning].resize(cache.lines().len(), inner.height as usize);
 }

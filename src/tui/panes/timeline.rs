@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::{Caches, draw_lines, inner, pane_block, plan};
+use crate::events::CallOutcome;
 use crate::transcript::{Call, Step};
-use crate::tui::calls::sub_agent_lines;
+use crate::tui::calls::{self, sub_agent_lines};
 use crate::tui::state::{Focus, Pane, Scroll, State, StepStop};
 use crate::tui::theme::Theme;
 use crate::tui::wrap;
@@ -73,10 +74,15 @@ fn status(shown: &Shown<'_>, running: bool, theme: &Theme) -> Span<'static> {
     if !done && !failed {
         return Span::styled("⋯ running", theme.warning);
     }
-    let (mark, style) = if failed {
-        ("✗", theme.error)
-    } else {
-        ("✓", theme.success)
+    // A person's no and a rule's refusal read apart from a failure.
+    let (mark, style) = match step
+        .calls
+        .iter()
+        .find_map(|c| c.outcome().filter(|o| !o.is_ok()))
+    {
+        Some(outcome @ CallOutcome::Refused { .. }) => (calls::step_mark(outcome), theme.warning),
+        Some(outcome) => (calls::step_mark(outcome), theme.error),
+        None => ("✓", theme.success),
     };
     // Steps loaded from an earlier session have no timings.
     let timed: Vec<u128> = step
@@ -111,6 +117,28 @@ fn folded(
                 "    … {} more lines (Tab to the tool output pane)",
                 lines.len() - FOLD
             ),
+            theme.muted,
+        ));
+    }
+    out
+}
+
+/// A step's thought as markdown (the model writes it so), indented under its heading and
+/// folded like the other parts of a step.
+fn thought_lines(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let lines = crate::tui::markdown::render(text, width.saturating_sub(4).max(1), theme);
+    let mut out: Vec<Line<'static>> = lines
+        .iter()
+        .take(FOLD)
+        .cloned()
+        .map(|mut l| {
+            l.spans.insert(0, Span::raw("    "));
+            l
+        })
+        .collect();
+    if lines.len() > FOLD {
+        out.push(Line::styled(
+            format!("    … {} more lines", lines.len() - FOLD),
             theme.muted,
         ));
     }
@@ -160,7 +188,7 @@ fn step_lines(
     };
     if !thought.trim().is_empty() && !step.calls.is_empty() {
         out.push(Line::styled("  Thought", theme.muted));
-        out.extend(folded(thought.trim(), theme.reasoning, width, theme));
+        out.extend(thought_lines(thought.trim(), width, theme));
     }
     for call in &step.calls {
         out.push(Line::styled(
@@ -181,10 +209,9 @@ fn step_lines(
                 } else {
                     theme.text
                 };
-                let label = if call.failed() {
-                    "  Observation ✗ failed"
-                } else {
-                    "  Observation"
+                let label = match call.outcome().and_then(calls::outcome_mark) {
+                    Some(mark) => format!("  Observation {mark}"),
+                    None => "  Observation".to_string(),
                 };
                 out.push(Line::styled(
                     label,

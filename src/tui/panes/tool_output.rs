@@ -9,8 +9,9 @@ use ratatui::text::Line;
 use serde_json::Value;
 
 use super::Caches;
-use super::wrap_cache::GrowingWrap;
+use super::wrap_cache::{Cleaned, GrowingWrap};
 use super::{draw_lines, inner, pane_block};
+use crate::terminal_text::clean;
 use crate::transcript::Call;
 use crate::tui::calls::{call_label, result_lines};
 use crate::tui::state::{Focus, Pane, Scroll, State};
@@ -51,6 +52,9 @@ pub(crate) struct CallLines {
     pub(crate) output: GrowingWrap,
     /// Whether `output` is shown (the call runs and has printed something).
     pub(crate) live: bool,
+    /// The running call's output cleaned of terminal escapes so far, kept so each frame cleans
+    /// only what arrived since (a sequence split between two pieces is still dropped whole).
+    cleaned: Cleaned,
 }
 
 /// Everything a block's head and result lines depend on, kept to compare with the call each
@@ -103,9 +107,14 @@ impl CallLines {
             self.head = wrap::wrap_text(&head, style, width);
             // Finished: the result, field by field, text as lines (it holds what streamed).
             self.result = result.map_or_else(Vec::new, |result| {
+                // Tool output is outside data: no escape reaches the terminal, and none is
+                // left as text (`[31m`) by dropping only its control character.
                 result_lines(result)
                     .into_iter()
-                    .flat_map(|(t, m)| wrap::wrap_text(&t, if m { muted } else { text }, width))
+                    .flat_map(|(t, m)| {
+                        let t = clean(&t);
+                        wrap::wrap_text(&t, if m { muted } else { text }, width)
+                    })
                     .collect()
             });
             self.source = Some(CallSource {
@@ -119,11 +128,12 @@ impl CallLines {
         }
         self.live = call.finished.is_none() && !call.output.is_empty();
         if self.live {
-            let output = call.output.trim_end_matches('\n');
+            let output = self.cleaned.update(&call.output).trim_end_matches('\n');
             self.output.update(output, styles[0], width);
         } else {
             // The output is in the result now (or there is none): not kept twice.
             self.output = GrowingWrap::default();
+            self.cleaned = Cleaned::default();
         }
     }
 

@@ -160,6 +160,29 @@ fn wrap_resumable(line: &str, style: Style, max: usize) -> Rows {
     }
 }
 
+/// A growing output, cleaned as it grows.
+#[derive(Clone, Debug, Default)]
+pub struct Cleaned {
+    cleaner: crate::terminal_text::TerminalCleaner,
+    /// The raw output cleaned so far.
+    raw: String,
+    text: String,
+}
+
+impl Cleaned {
+    /// The clean text of `raw`: only what continues the output seen before is cleaned, and
+    /// an output that does not continue it (another call's) starts afresh.
+    pub fn update(&mut self, raw: &str) -> &str {
+        if !raw.starts_with(self.raw.as_str()) {
+            *self = Self::default();
+        }
+        let new = &raw[self.raw.len()..];
+        self.cleaner.push_into(new, &mut self.text);
+        self.raw.push_str(new);
+        &self.text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

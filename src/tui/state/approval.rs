@@ -13,8 +13,12 @@ pub const ANSWER_GRACE: Duration = Duration::from_millis(500);
 pub struct ApprovalView {
     /// The call, its arguments and the diff it would make.
     pub request: ApprovalRequest,
-    /// The dialog's body: the arguments, pretty, then the diff (made once, drawn every frame).
+    /// The dialog's body: the diff first, then the arguments, pretty, unless folded away (made
+    /// when the dialog opens or the arguments are shown, drawn every frame).
     pub lines: Vec<String>,
+    /// Whether a file tool's raw arguments are shown (its diff says what it does; they are
+    /// folded away until asked for). Other tools always show theirs.
+    pub arguments_shown: bool,
     /// How far the body is scrolled, in wrapped lines.
     pub scroll: usize,
     /// The reason being typed after a no (`None`: not denying yet).
@@ -26,14 +30,28 @@ pub struct ApprovalView {
 impl ApprovalView {
     /// A fresh dialog for `request`.
     pub fn new(request: ApprovalRequest) -> Self {
-        let lines = body(&request);
+        let lines = body(&request, false);
         Self {
             request,
             lines,
+            arguments_shown: false,
             scroll: 0,
             reason: None,
             shown_at: None,
         }
+    }
+
+    /// Shows the raw arguments of a file tool, or folds them away again.
+    pub fn toggle_arguments(&mut self) {
+        if self.request.diff.is_some() {
+            self.arguments_shown = !self.arguments_shown;
+            self.lines = body(&self.request, self.arguments_shown);
+        }
+    }
+
+    /// Whether the arguments can be folded away: the call has a diff that says what it does.
+    pub fn arguments_foldable(&self) -> bool {
+        self.request.diff.is_some()
     }
 
     /// Whether the dialog appeared too recently for y / a / n to count as its answer.
@@ -43,9 +61,10 @@ impl ApprovalView {
     }
 }
 
-/// The lines of the dialog's body: the arguments, pretty, then the diff. Nothing is cut: the
-/// dialog wraps long lines, so what is approved is what was shown.
-fn body(request: &ApprovalRequest) -> Vec<String> {
+/// The lines of the dialog's body: the diff first (what a file tool would do), then the
+/// arguments, pretty — folded to one line for a file tool unless `arguments_shown`. Nothing
+/// shown is cut: the dialog wraps long lines, so what is approved is what was shown.
+fn body(request: &ApprovalRequest, arguments_shown: bool) -> Vec<String> {
     let arguments = serde_json::from_str::<serde_json::Value>(&request.arguments)
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
@@ -59,13 +78,21 @@ fn body(request: &ApprovalRequest) -> Vec<String> {
         );
         lines.push(String::new());
     }
-    lines.extend(arguments.lines().map(str::to_string));
-    if let Some(diff) = &request.diff {
-        lines.push(String::new());
-        if diff.is_empty() {
-            lines.push("(the file would not change)".into());
-        }
-        lines.extend(diff.lines().map(str::to_string));
+    let Some(diff) = &request.diff else {
+        lines.extend(arguments.lines().map(str::to_string));
+        return lines;
+    };
+    if diff.is_empty() {
+        lines.push("(the file would not change)".into());
+    }
+    lines.extend(diff.lines().map(str::to_string));
+    lines.push(String::new());
+    if arguments_shown {
+        lines.push("▾ arguments (v hides them)".into());
+        lines.extend(arguments.lines().map(str::to_string));
+    } else {
+        let count = arguments.lines().count();
+        lines.push(format!("▸ arguments: {count} lines (v shows them)"));
     }
     lines
 }

@@ -1,7 +1,7 @@
 //! The conversation as data: entries (prompts, answers, thoughts, call lines, notices) and the
 //! wrapped lines cached for them.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::text::Line;
 
@@ -28,6 +28,20 @@ pub enum EntryKind {
     Plan,
     /// The heading of a plan item's executor turn.
     PlanItem,
+    /// A step's reasoning (the pro preset's `reasoning_content`): one collapsed line,
+    /// `✻ Thinking… 5 s` while it streams, `✻ Thought for 5 s` after; Enter shows the text.
+    Reasoning,
+}
+
+/// How long a step's reasoning took, for its [`EntryKind::Reasoning`] line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Thinking {
+    /// When it began (`None`: told again from a saved session, which keeps no timing).
+    pub started: Option<Instant>,
+    /// How long it took, once it ended (timed).
+    pub took: Option<Duration>,
+    /// Whether it ended (the step went on to its text or calls, or ended).
+    pub ended: bool,
 }
 
 /// Where a tool call shown in the conversation stands.
@@ -58,6 +72,9 @@ pub struct CallLine {
     /// dimmed under the call line: folded to its first lines unless the entry is expanded.
     /// Empty while running and for failed calls (their reason is on the call line).
     pub preview: Vec<String>,
+    /// What it changed in a file, when it changed one: shown as a coloured diff instead of
+    /// the preview.
+    pub diff: Option<crate::diff::FileDiff>,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -113,6 +130,8 @@ pub struct Entry {
     pub mentions: Vec<String>,
     /// The plan a [`EntryKind::Plan`] entry shows (a copy of `State::plans`' entry, kept in step).
     pub plan: Option<Box<super::plan::PlanView>>,
+    /// The timing of a [`EntryKind::Reasoning`] entry.
+    pub thinking: Thinking,
     /// The wrapped lines.
     pub cache: WrapCache,
 }
@@ -132,6 +151,7 @@ impl Entry {
             gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
             mentions: Vec::new(),
             plan: None,
+            thinking: Thinking::default(),
             cache: WrapCache::default(),
         }
     }
@@ -145,6 +165,7 @@ impl Entry {
             arguments,
             status: CallStatus::Running,
             preview: Vec::new(),
+            diff: None,
         });
         entry
     }

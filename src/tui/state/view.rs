@@ -17,6 +17,8 @@ pub struct TranscriptView {
     pub entries: Vec<Entry>,
     /// The streaming answer of the running turn (index into `entries`).
     pub live: Option<usize>,
+    /// The reasoning of the running step while it streams (index into `entries`).
+    pub reasoning: Option<usize>,
     /// The steps shown expanded in the timeline (indices into the transcript's steps).
     pub expanded: HashSet<usize>,
     /// The selected step.
@@ -60,6 +62,28 @@ impl TranscriptView {
             e.touch();
             self.conv_dirty = Some(self.conv_dirty.map_or(i, |d| d.min(i)));
         }
+    }
+
+    /// Removes the entries `gone` says, keeping the live answer's and the running reasoning's
+    /// indices on their entries, and has the next layout look again from the first removed.
+    pub fn remove_entries(&mut self, gone: impl Fn(&Entry) -> bool) {
+        let Some(first) = self.entries.iter().position(&gone) else {
+            return;
+        };
+        let shift = |at: Option<usize>, entries: &[Entry]| {
+            at.and_then(|i| {
+                let removed = entries[..i.min(entries.len())]
+                    .iter()
+                    .filter(|e| gone(e))
+                    .count();
+                (!entries.get(i).is_some_and(&gone)).then(|| i - removed)
+            })
+        };
+        self.live = shift(self.live, &self.entries);
+        self.reasoning = shift(self.reasoning, &self.entries);
+        self.conv_index.live = shift(self.conv_index.live, &self.entries);
+        self.entries.retain(|e| !gone(e));
+        self.conv_dirty = Some(self.conv_dirty.map_or(first, |d| d.min(first)));
     }
 
     /// The conversation line of the call `id`, latest first.

@@ -282,3 +282,81 @@ fn slash_approval_with_no_value_chosen_shows_the_mode_and_changes_nothing() {
             .starts_with("Approval: ask")
     );
 }
+
+#[test]
+fn the_title_names_the_action_and_the_path() {
+    let titled = |name: &str, arguments: &str| {
+        let mut s = state();
+        let mut r = request("c1", 1, 1);
+        r.name = name.into();
+        r.arguments = arguments.into();
+        if !name.contains("file") {
+            r.diff = None;
+        }
+        asking(&mut s, vec![r]);
+        render(&mut s, 90, 24, Instant::now())
+    };
+    let write = titled(
+        "write_text_file",
+        r#"{"relative_path":"big0.txt","content":"x"}"#,
+    );
+    assert!(write.contains("╔ Write big0.txt? ═"), "{write}");
+    let edit = titled(
+        "replace_text_in_file",
+        r#"{"relative_path":"src/a.rs","old_text":"a","new_text":"b"}"#,
+    );
+    assert!(edit.contains("╔ Edit src/a.rs? ═"), "{edit}");
+    let shell = titled("run_shell_command", r#"{"command":"ls"}"#);
+    assert!(shell.contains("╔ Run run_shell_command? ═"), "{shell}");
+    // A command's arguments are what it does: they are shown, and no key folds them.
+    assert!(shell.contains("\"command\": \"ls\""), "{shell}");
+    assert!(!shell.contains("v shows"), "{shell}");
+}
+
+#[test]
+fn a_file_tools_diff_comes_first_and_its_arguments_fold_away_until_v() {
+    let mut s = state();
+    asking(&mut s, vec![request("c1", 1, 1)]);
+    let screen = render(&mut s, 90, 24, Instant::now());
+    let diff_at = screen.find("+new text").expect("the diff");
+    let folded_at = screen
+        .find("▸ arguments: 4 lines (v shows them)")
+        .expect("folded");
+    assert!(diff_at < folded_at, "{screen}");
+    assert!(!screen.contains("\"content\""), "{screen}");
+    assert!(screen.contains("v shows the arguments"), "{screen}");
+    assert!(
+        press(&mut s, KeyCode::Char('v')).is_empty(),
+        "v answers nothing"
+    );
+    let shown = render(&mut s, 90, 30, Instant::now());
+    assert!(shown.contains("\"content\": \"new text\\n\""), "{shown}");
+    assert!(shown.contains("v hides the arguments"), "{shown}");
+    assert_eq!(s.overlay, Overlay::Approval);
+    press(&mut s, KeyCode::Char('v'));
+    assert!(!render(&mut s, 90, 30, Instant::now()).contains("\"content\""));
+}
+
+#[test]
+fn the_key_hints_wrap_on_a_narrow_screen() {
+    let mut s = state();
+    asking(&mut s, vec![request("c1", 1, 1)]);
+    let screen = render(&mut s, 60, 20, Instant::now());
+    // Every hint is there, none cut with an ellipsis.
+    for hint in [
+        "y yes",
+        "a yes to this tool for the session",
+        "n or Esc no, then a reason",
+        "v shows the arguments",
+        "Ctrl+C stop",
+    ] {
+        let flat: String = screen
+            .lines()
+            .map(|l| l.trim_matches(|c| c == '"' || c == '║' || c == '│' || c == ' '))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(flat.contains(hint), "{hint} in\n{screen}");
+    }
+    assert!(!screen.contains("…\u{2551}"), "{screen}");
+    insta::assert_snapshot!(screen);
+}

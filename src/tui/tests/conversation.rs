@@ -221,14 +221,16 @@ fn earlier_history_comes_back_as_a_live_turn_left_it() {
         kinds,
         [
             EntryKind::User,
+            EntryKind::Reasoning,
             EntryKind::Thought,
             EntryKind::Call,
             EntryKind::Assistant
         ],
         "the thought is not an answer"
     );
-    assert_eq!(s.view.entries[1].text, "Let me write it.");
-    assert_eq!(s.view.entries[3].text, "Done: **hello.txt** written.");
+    assert_eq!(s.view.entries[1].text, "thinking about it");
+    assert_eq!(s.view.entries[2].text, "Let me write it.");
+    assert_eq!(s.view.entries[4].text, "Done: **hello.txt** written.");
     assert_eq!(s.view.transcript.steps.len(), 2);
     assert_eq!(
         s.view.transcript.steps[0].thought(),

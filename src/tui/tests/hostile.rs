@@ -131,3 +131,64 @@ fn absurd_token_counts_from_the_server_cannot_overflow_the_status_line() {
     let screen = render(&mut s, 160, 20, t0);
     assert!(screen.contains("100% cached"), "{screen}");
 }
+
+#[test]
+fn a_hostile_file_change_and_expanded_reasoning_leave_no_escape_on_the_screen() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "write");
+    let path = format!("a{NASTY}.txt");
+    let mut events = tool_step(
+        1,
+        "w1",
+        "write_text_file",
+        json!({"relative_path": path, "content": NASTY}),
+        json!({"ok": true, "tool": "write_text_file"}),
+        1,
+    );
+    // The step's reasoning, split inside a sequence as a stream may cut it.
+    events.splice(
+        1..1,
+        [
+            AgentEvent::ReasoningDelta("reason A\x1b]5".into()),
+            AgentEvent::ReasoningDelta(format!("2;c;aGk=\x07B {NASTY}\n")),
+        ],
+    );
+    let end = events.pop().expect("the call's end");
+    events.push(AgentEvent::FileEdited {
+        id: "w1".into(),
+        diff: crate::diff::FileDiff::new(&path, Some(&format!("old {NASTY}\n")), Some(NASTY)),
+    });
+    events.push(end);
+    feed(&mut s, t0, events);
+    s.focus = crate::tui::state::Focus::Conversation;
+    // Laid out once, so Enter finds what is in view.
+    render(&mut s, 120, 50, t0);
+    update::apply(&mut s, Action::ToggleFold, t0);
+    let screen = assert_no_control_cells(&mut s, 120, 50);
+    assert!(screen.contains("reason A"), "{screen}");
+    assert!(screen.contains("+ ABCDE"), "{screen}");
+    for remnant in ["52;c", "aGk=", "[2J", "[31m"] {
+        assert!(!screen.contains(remnant), "{remnant} in\n{screen}");
+    }
+    // The approval dialog's title names the path, cleaned too.
+    let mut asking = state();
+    send(&mut asking, t0, "write");
+    feed(
+        &mut asking,
+        t0,
+        vec![AgentEvent::ApprovalRequested(
+            crate::approval::ApprovalRequest {
+                id: "w2".into(),
+                name: "write_text_file".into(),
+                arguments: json!({"relative_path": path, "content": "x"}).to_string(),
+                diff: Some(crate::diff::unified("a.txt", None, Some("x\n"))),
+                position: 1,
+                of: 1,
+                configuration: false,
+            },
+        )],
+    );
+    let dialog = assert_no_control_cells(&mut asking, 120, 40);
+    assert!(dialog.contains("Write aABCDEFGH"), "{dialog}");
+}

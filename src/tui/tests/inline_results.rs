@@ -41,10 +41,12 @@ fn a_shell_calls_first_lines_appear_under_its_call_line_and_enter_shows_all() {
         .position(|l| l.contains("run_shell_command"))
         .expect("call line");
     let below = lines[at + 1..].join("\n");
-    assert!(below.contains("exit_code: 0"), "{screen}");
-    assert!(below.contains("file2.txt"), "{screen}");
-    assert!(!below.contains("file3.txt"), "{screen}");
-    assert!(below.contains("… 7 more lines"), "{screen}");
+    // A command that exited 0 says nothing of it: its output comes first.
+    assert!(!below.contains("exit"), "{screen}");
+    assert!(below.contains("│ file1.txt"), "{screen}");
+    assert!(below.contains("file3.txt"), "{screen}");
+    assert!(!below.contains("file4.txt"), "{screen}");
+    assert!(below.contains("… 6 more lines"), "{screen}");
     // Enter on the conversation expands the previews in view, and folds them again.
     s.focus = Focus::Conversation;
     update::apply(&mut s, Action::ToggleFold, t0);
@@ -53,7 +55,7 @@ fn a_shell_calls_first_lines_appear_under_its_call_line_and_enter_shows_all() {
     assert!(!whole.contains("more lines"), "{whole}");
     update::apply(&mut s, Action::ToggleFold, t0);
     let again = conversation(&render(&mut s, 80, 24, t0));
-    assert!(again.contains("… 7 more lines"), "{again}");
+    assert!(again.contains("… 6 more lines"), "{again}");
     assert!(!again.contains("file9.txt"), "{again}");
 }
 
@@ -95,4 +97,80 @@ fn escapes_in_tool_output_are_cleaned() {
     assert!(!screen.contains("[31m"), "{screen}");
     assert!(!screen.contains('\u{1b}'), "{screen}");
     assert!(!screen.contains("title"), "{screen}");
+}
+
+/// A write of `hello.txt` that replaced its three lines with one, as the agent tells it: the
+/// change (made where the old content was known) just before the call's end.
+fn overwrite(before: &str, after: &str) -> Vec<crate::agent::AgentEvent> {
+    let mut events = tool_step(
+        1,
+        "w1",
+        "write_text_file",
+        json!({"relative_path": "hello.txt", "content": after}),
+        json!({"ok": true, "tool": "write_text_file", "path": "hello.txt", "bytes_written": after.len()}),
+        1,
+    );
+    let end = events.pop().expect("the call's end");
+    events.push(crate::agent::AgentEvent::FileEdited {
+        id: "w1".into(),
+        diff: crate::diff::FileDiff::new("hello.txt", Some(before), Some(after)),
+    });
+    events.push(end);
+    events
+}
+
+#[test]
+fn a_file_change_shows_as_a_coloured_diff_under_its_call_line() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "write");
+    feed(&mut s, t0, overwrite("one\ntwo\nthree\n", "hello\n"));
+    let backend = render_backend(&mut s, 80, 24, t0);
+    let screen = conversation(&backend.to_string());
+    assert!(screen.contains("│ hello.txt: +1 \u{2212}3"), "{screen}");
+    assert!(screen.contains("│ - one"), "{screen}");
+    assert!(screen.contains("│ - three"), "{screen}");
+    assert!(screen.contains("│ + hello"), "{screen}");
+    // Not the result's fields: the diff says it.
+    assert!(!screen.contains("bytes_written"), "{screen}");
+    // Added green, removed red.
+    let buffer = backend.buffer();
+    // The colour of the cell where `needle` begins (one cell per character here).
+    let style_of = |needle: &str| {
+        let area = buffer.area;
+        let spells = |x: u16, y: u16| {
+            needle.chars().enumerate().all(|(i, c)| {
+                x + (i as u16) < area.width && buffer[(x + i as u16, y)].symbol() == c.to_string()
+            })
+        };
+        let (x, y) = (0..area.height)
+            .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+            .find(|&(x, y)| spells(x, y))
+            .expect("drawn");
+        buffer[(x, y)].fg
+    };
+    assert_eq!(style_of("+ hello"), s.theme.success.fg.unwrap());
+    assert_eq!(style_of("- two"), s.theme.error.fg.unwrap());
+}
+
+#[test]
+fn a_long_change_is_folded_and_enter_shows_it_all() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "write");
+    let after: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    feed(&mut s, t0, overwrite("old\n", &after));
+    let screen = conversation(&render(&mut s, 80, 30, t0));
+    assert!(screen.contains("hello.txt: +20 \u{2212}1"), "{screen}");
+    assert!(screen.contains("+ line 5"), "{screen}");
+    assert!(!screen.contains("+ line 6"), "{screen}");
+    assert!(
+        screen.contains("… 15 more lines (Enter shows all)"),
+        "{screen}"
+    );
+    s.focus = Focus::Conversation;
+    update::apply(&mut s, Action::ToggleFold, t0);
+    let whole = conversation(&render(&mut s, 80, 40, t0));
+    assert!(whole.contains("+ line 20"), "{whole}");
+    assert!(!whole.contains("more lines"), "{whole}");
 }

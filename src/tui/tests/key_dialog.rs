@@ -399,3 +399,51 @@ fn dialog_offering_to_save_an_unchecked_key() {
     );
     insta::assert_snapshot!(render(&mut s, 100, 24, Instant::now()));
 }
+
+#[test]
+fn the_dialog_says_where_a_key_comes_from() {
+    let mut s = no_key();
+    let screen = render(&mut s, 100, 30, Instant::now());
+    assert!(
+        screen.contains("platform.deepseek.com/api_keys"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_missing_key_notice_and_error_go_once_the_key_is_saved() {
+    let t0 = Instant::now();
+    let mut s = no_key();
+    let missing = crate::secrets::missing_key_message();
+    // As at start: the notice; then a turn that failed for want of the key.
+    s.view.push(EntryKind::Notice, missing.clone());
+    s.view.push(
+        EntryKind::Notice,
+        "Read project instructions from AGENTS.md",
+    );
+    update::apply(&mut s, Action::CloseOverlay, t0);
+    send(&mut s, t0, "hello");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::Error {
+                message: missing.clone(),
+            },
+            AgentEvent::TurnFinished {
+                outcome: TurnOutcome::Failed(crate::events::FailCause::MissingKey),
+                usage: None,
+                last_usage: None,
+            },
+        ],
+    );
+    let before = render(&mut s, 120, 30, t0);
+    assert!(before.contains("No DeepSeek API key"), "{before}");
+    update::on_key_report(&mut s, KeyReport::Saved(Ok(())));
+    let after = render(&mut s, 120, 30, t0);
+    assert!(!after.contains("No DeepSeek API key"), "{after}");
+    assert!(after.contains("Saved the key to"), "{after}");
+    // What else was said stays.
+    assert!(after.contains("Read project instructions"), "{after}");
+    assert!(after.contains("hello"), "{after}");
+}

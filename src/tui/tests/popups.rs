@@ -423,3 +423,61 @@ fn an_attached_mention_is_a_chip_live_and_when_replayed() {
     );
     assert_eq!(again.composer.prompt_history, ["sum up @notes.md please"]);
 }
+
+/// Every cell of `area`'s border in `buffer`, as drawn.
+fn border_cells(buffer: &ratatui::buffer::Buffer, area: ratatui::layout::Rect) -> String {
+    let mut out = String::new();
+    for x in area.left()..area.right() {
+        out.push_str(buffer[(x, area.top())].symbol());
+        out.push_str(buffer[(x, area.bottom() - 1)].symbol());
+    }
+    for y in area.top()..area.bottom() {
+        out.push_str(buffer[(area.left(), y)].symbol());
+        out.push_str(buffer[(area.right() - 1, y)].symbol());
+    }
+    out
+}
+
+#[test]
+fn popups_and_pickers_stay_inside_the_conversation_pane() {
+    let t0 = Instant::now();
+    for (width, height) in [(80, 30), (120, 30)] {
+        let mut s = state();
+        send(&mut s, t0, "hello");
+        feed(&mut s, t0, whole_turn("Hi."));
+        // Drawn once without the popup: the side panes' borders as they should stay.
+        let before = render_backend(&mut s, width, height, t0);
+        let timeline = s.areas.timeline.expect("the timeline is shown");
+        let conversation = s.areas.conversation;
+        typed(&mut s, "look at @");
+        on_files(&mut s, files(1, &TREE, true), t0);
+        let with_popup = render_backend(&mut s, width, height, t0);
+        assert_eq!(
+            border_cells(with_popup.buffer(), timeline),
+            border_cells(before.buffer(), timeline),
+            "{width}×{height}: the popup drew over the timeline:\n{}",
+            with_popup
+        );
+        assert_eq!(
+            border_cells(with_popup.buffer(), conversation),
+            border_cells(before.buffer(), conversation),
+            "{width}×{height}: the popup drew over the conversation's border:\n{}",
+            with_popup
+        );
+        assert!(with_popup.to_string().contains("Files · "), "{with_popup}");
+        // A picker, too, opens over the conversation.
+        s.composer.reset_input();
+        s.composer.popup = None;
+        update::apply(&mut s, Action::ToggleFold, t0);
+        send(&mut s, t0, "/model");
+        assert!(s.overlay.picker().is_some());
+        let picker = render_backend(&mut s, width, height, t0);
+        assert_eq!(
+            border_cells(picker.buffer(), timeline),
+            border_cells(before.buffer(), timeline),
+            "{width}×{height}: the picker drew over the timeline:\n{}",
+            picker
+        );
+        assert!(picker.to_string().contains("Choose a model"), "{picker}");
+    }
+}

@@ -185,11 +185,12 @@ mod tool_output {
                 Some(result) => {
                     for (text, muted) in result_lines(result) {
                         let style = if muted { theme.muted } else { theme.text };
+                        let text = crate::terminal_text::clean(&text);
                         lines.extend(wrap::wrap_text(&text, style, width));
                     }
                 }
                 None if !call.output.is_empty() => lines.extend(wrap::wrap_text(
-                    call.output.trim_end_matches('\n'),
+                    crate::terminal_text::clean(&call.output).trim_end_matches('\n'),
                     theme.text,
                     width,
                 )),

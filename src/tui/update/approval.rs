@@ -31,6 +31,10 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
             return;
         }
         Action::SendDenial => Decision::Deny(view.reason.take().unwrap_or_default()),
+        Action::ToggleApprovalArguments => {
+            view.toggle_arguments();
+            return;
+        }
         Action::ScrollApproval(delta) => {
             // Clamped to the wrapped lines when drawn; here only kept from running away.
             let most: usize = view.lines.iter().map(|l| l.len() / 24 + 1).sum();

@@ -33,6 +33,17 @@ pub fn on_event(state: &mut State, event: AgentEvent, now: Instant) -> Vec<Effec
 fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<Effect> {
     let change = state.view.transcript.apply(&event);
     let live = told == Told::Live;
+    // Anything of the step after its reasoning ends the reasoning (its line says how long).
+    if !matches!(
+        event,
+        AgentEvent::ReasoningDelta(_)
+            | AgentEvent::State(_)
+            | AgentEvent::Retrying { .. }
+            | AgentEvent::ContextUsage { .. }
+            | AgentEvent::McpServers(_)
+    ) {
+        end_reasoning(state, now);
+    }
     match event {
         AgentEvent::State(doing) if live => state.status.running(Some(doing), now),
         AgentEvent::TurnStarted { prompt } => {
@@ -58,7 +69,10 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             state.status.max_steps = max;
             state.status.retry = None;
         }
-        AgentEvent::ReasoningDelta(_) => state.status.retry = None,
+        AgentEvent::ReasoningDelta(text) => {
+            state.status.retry = None;
+            reasoning(state, &text, now, live);
+        }
         AgentEvent::ContentDelta(text) => {
             state.status.retry = None;
             let i = live_entry(state);
@@ -77,6 +91,14 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             arguments,
         } => {
             state.view.push_entry(Entry::call(id, name, arguments));
+        }
+        AgentEvent::FileEdited { id, diff } => {
+            if let Some(i) = state.view.call_entry(&id)
+                && let Some(call) = &mut state.view.entries[i].call
+            {
+                call.diff = Some(diff);
+                state.view.touch_entry(i);
+            }
         }
         AgentEvent::ToolFinished {
             id,
@@ -97,7 +119,7 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                 // A failed call shows only its reason; a finished one what it returned.
                 call.preview = match call.status {
                     CallStatus::Failed(_) => Vec::new(),
-                    _ => calls::preview_lines(&result),
+                    _ => calls::preview_lines(&call.name, &call.arguments, &result),
                 };
                 // The preview changes the entry's lines: its cached wrap must be redone.
                 state.view.touch_entry(i);
@@ -330,6 +352,48 @@ fn live_entry(state: &mut State) -> usize {
             state.view.live = Some(i);
             i
         }
+    }
+}
+
+/// Adds `text` to the running step's reasoning line, which begins with its first piece.
+fn reasoning(state: &mut State, text: &str, now: Instant, live: bool) {
+    let open = state.view.reasoning.filter(|&i| {
+        state
+            .view
+            .entries
+            .get(i)
+            .is_some_and(|e| e.kind == EntryKind::Reasoning)
+    });
+    let i = match open {
+        Some(i) => i,
+        None => {
+            let mut entry = Entry::new(EntryKind::Reasoning, "");
+            // A saved session keeps no timing: its line says only that it thought.
+            entry.thinking.started = live.then_some(now);
+            let i = state.view.push_entry(entry);
+            state.view.reasoning = Some(i);
+            i
+        }
+    };
+    state.view.entries[i].text.push_str(text);
+    state.view.touch_entry(i);
+}
+
+/// Ends the running step's reasoning, if one streams: its line now says how long it took.
+fn end_reasoning(state: &mut State, now: Instant) {
+    let Some(i) = state.view.reasoning.take() else {
+        return;
+    };
+    if let Some(e) = state.view.entries.get_mut(i)
+        && e.kind == EntryKind::Reasoning
+    {
+        e.thinking.ended = true;
+        e.thinking.took = e
+            .thinking
+            .started
+            .map(|at| now.saturating_duration_since(at));
+        e.done = true;
+        state.view.touch_entry(i);
     }
 }
 

@@ -225,8 +225,13 @@ pub fn on_report(state: &mut State, report: KeyReport) {
             {
                 close(state);
             }
-            // The key is in use either way (the event loop set it before saving).
+            // The key is in use either way (the event loop set it before saving): what said
+            // it was missing (the start's notice, a turn's error) goes.
             state.key_set = true;
+            let missing = crate::secrets::missing_key_message();
+            state.view.remove_entries(|e| {
+                matches!(e.kind, EntryKind::Notice | EntryKind::Error) && e.text == missing
+            });
             match result {
                 Ok(()) => state.view.push(
                     EntryKind::Notice,

@@ -101,7 +101,8 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ReasonType(_)
         | Action::ReasonBackspace
         | Action::SendDenial
-        | Action::ScrollApproval(_) => approval::apply(state, action, &mut effects),
+        | Action::ScrollApproval(_)
+        | Action::ToggleApprovalArguments => approval::apply(state, action, &mut effects),
         Action::UndoAnyway => {
             state.overlay = Overlay::None;
             effects.push(Effect::Command(AgentCommand::Undo(true)));
