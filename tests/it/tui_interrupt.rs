@@ -31,7 +31,11 @@ fn an_interrupted_tool_keeps_its_output_and_the_model_hears_what_came() {
             .unwrap()
             .success()
     );
-    let mut s = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
+    // 80×24: the side panes are hidden, so the conversation alone must show what came.
+    let mut s = Launch::ui(dir.path(), &server.url())
+        .key("sk-x")
+        .size(24, 80)
+        .start();
     s.wait_for("deepseek-v4-flash");
     s.submit("watch the build");
     // `cat` has the pipe open once a writer that does not wait can open it.
@@ -46,8 +50,15 @@ fn an_interrupted_tool_keeps_its_output_and_the_model_hears_what_came() {
     s.wait_for("step two done");
     s.send(CTRL_C);
     s.wait_for("interrupted");
+    // What it had printed stays under its call line.
     // What it printed is still shown, after the interrupt.
-    assert!(s.screen().contains("step two done"), "{}", s.screen());
+    let screen = s.screen();
+    let conversation: String = screen
+        .lines()
+        .take_while(|l| !l.starts_with('╰'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(conversation.contains("step two done"), "{screen}");
     drop(writer);
 
     s.submit("what happened?");

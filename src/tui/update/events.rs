@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::effect::Effect;
 use crate::agent::replay::replay;
 use crate::agent::{AgentCommand, AgentEvent, Session, TurnOutcome};
-use crate::events::{FailCause, StepEnd};
+use crate::events::{CallOutcome, FailCause, StepEnd};
 use crate::llm::Role;
 use crate::transcript::{Change, Group};
 use crate::tui::calls;
@@ -116,9 +116,18 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                     None if approved => CallStatus::Approved(duration),
                     None => CallStatus::Done(duration),
                 };
-                // A failed call shows only its reason; a finished one what it returned.
-                call.preview = match call.status {
-                    CallStatus::Failed(_) => Vec::new(),
+                // A failed call shows only its reason; a finished one what it returned, and
+                // one the person interrupted what it had printed by then.
+                call.preview = match (&call.status, &outcome) {
+                    (_, CallOutcome::Interrupted) => result
+                        .get("output_so_far")
+                        .and_then(serde_json::Value::as_str)
+                        // Told as plain output, whatever the tool's usual fields are.
+                        .map(|so_far| {
+                            calls::preview_lines("", "", &serde_json::json!({ "": so_far }))
+                        })
+                        .unwrap_or_default(),
+                    (CallStatus::Failed(_), _) => Vec::new(),
                     _ => calls::preview_lines(&call.name, &call.arguments, &result),
                 };
                 // The preview changes the entry's lines: its cached wrap must be redone.
