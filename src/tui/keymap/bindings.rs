@@ -592,7 +592,7 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         layer: L::Conversation,
-        about: "show whole / fold again the long prompts in view",
+        about: "show whole / fold again the long prompts, call results, diffs and reasoning in view",
         keys: Keys::Mapped(&[rule(Key::any(K::Enter), A::ToggleFold)]),
     },
     Binding {

@@ -70,7 +70,8 @@ pub struct CallLine {
     pub status: CallStatus,
     /// What a finished call returned, as readable lines (cleaned of terminal escapes), shown
     /// dimmed under the call line: folded to its first lines unless the entry is expanded.
-    /// Empty while running and for failed calls (their reason is on the call line).
+    /// While it runs, its latest progress (a sub-agent's steps, the last output lines); empty
+    /// for failed calls (their reason is on the call line).
     pub preview: Vec<String>,
     /// What it changed in a file, when it changed one: shown as a coloured diff instead of
     /// the preview.

@@ -96,6 +96,8 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
     let first = render(&mut s, 100, 20, busy);
     assert!(first.contains("◇ Let me ask a helper."), "{first}");
     assert!(first.contains("⚙ delegate(count) ⠋"), "{first}");
+    // Its helper's steps show under it while it runs.
+    assert!(first.contains("↳ list_files()"), "{first}");
     let later = render(
         &mut s,
         100,
@@ -485,4 +487,41 @@ fn a_message_sent_during_a_turn_waits_and_starts_when_the_turn_ends() {
         vec![Effect::Command(AgentCommand::Prompt("second".into()))]
     );
     assert!(s.busy() && s.composer.queued.is_empty());
+}
+
+#[test]
+fn a_running_call_shows_its_latest_output_lines() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "build");
+    let mut events = vec![
+        AgentEvent::StepStarted { step: 1, max: 10 },
+        AgentEvent::ToolCallStarted {
+            id: "c".into(),
+            name: "mcp__ci__build".into(),
+            arguments: "{}".into(),
+        },
+    ];
+    for i in 1..=5 {
+        events.push(AgentEvent::ToolOutputDelta {
+            id: "c".into(),
+            text: format!("[{i}/5] \x1b[31mstep {i}\x1b[0m\n"),
+        });
+    }
+    feed(&mut s, t0, events);
+    let busy = s.status.since().unwrap();
+    let screen = render(&mut s, 100, 20, busy);
+    // The conversation pane, without the side panes beside it.
+    let conversation: String = screen
+        .lines()
+        .map(|l| l.chars().take(60).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(conversation.contains("[5/5] step 5"), "{screen}");
+    assert!(conversation.contains("[3/5] step 3"), "{screen}");
+    assert!(
+        !conversation.contains("[2/5]"),
+        "only the latest lines: {screen}"
+    );
+    assert!(!screen.contains("[31m"), "{screen}");
 }

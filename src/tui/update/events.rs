@@ -92,6 +92,13 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
         } => {
             state.view.push_entry(Entry::call(id, name, arguments));
         }
+        // A running call shows how it gets on: a sub-agent's latest steps, a tool's latest
+        // output (an MCP server's progress among it).
+        AgentEvent::ToolOutputDelta { id, .. } | AgentEvent::Nested { parent_id: id, .. }
+            if live =>
+        {
+            running_preview(state, &id);
+        }
         AgentEvent::FileEdited { id, diff } => {
             if let Some(i) = state.view.call_entry(&id)
                 && let Some(call) = &mut state.view.entries[i].call
@@ -421,6 +428,45 @@ fn thought(state: &mut State, i: usize) {
     let text = std::mem::take(&mut e.text);
     *e = Entry::new(EntryKind::Thought, text.trim_end());
     state.view.touch_entry(i);
+}
+
+/// The lines a running call shows under its call line: the last few of its sub-agent's
+/// steps, or the last of its output so far.
+const RUNNING_LINES: usize = 3;
+
+/// Updates what running call `id` shows of its progress (read from the transcript, which
+/// has folded the event already).
+fn running_preview(state: &mut State, id: &str) {
+    let Some((step, call)) = state.view.transcript.find_call(id) else {
+        return;
+    };
+    let folded = &state.view.transcript.steps[step].calls[call];
+    let lines: Vec<String> = match folded.sub.as_deref() {
+        Some(sub) => {
+            let all = calls::sub_agent_lines(sub);
+            all[all.len().saturating_sub(RUNNING_LINES)..].to_vec()
+        }
+        None => {
+            let mut tail: Vec<String> = folded
+                .output
+                .lines()
+                .rev()
+                .filter(|l| !l.trim().is_empty())
+                .take(RUNNING_LINES)
+                .map(|l| crate::terminal_text::clean(l).replace('\t', "    "))
+                .collect();
+            tail.reverse();
+            tail
+        }
+    };
+    if let Some(i) = state.view.call_entry(id)
+        && let Some(line) = &mut state.view.entries[i].call
+        && line.status == CallStatus::Running
+        && line.preview != lines
+    {
+        line.preview = lines;
+        state.view.touch_entry(i);
+    }
 }
 
 fn finish_live(state: &mut State) {
