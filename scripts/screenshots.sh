@@ -180,7 +180,7 @@ shot_approval() {
     launch approval 140 40 "$DEMO_URL" --approval ask
     wait_for approval "approval: ask"
     prompt approval "What is in my workspace? Leave me a note."
-    wait_for approval "Allow write_text_file?"
+    wait_for approval "Write notes.md?"
     wait_for approval "+# Notes"
     shoot approval
 }
