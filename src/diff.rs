@@ -135,8 +135,11 @@ impl FileDiff {
         }
     }
 
-    /// `hello.txt: +1 −3`.
+    /// `hello.txt: +1 −3`; `hello.txt: unchanged` for a write of what was there.
     pub fn header(&self) -> String {
+        if self.added == 0 && self.removed == 0 {
+            return format!("{}: unchanged", self.path);
+        }
         format!("{}: +{} \u{2212}{}", self.path, self.added, self.removed)
     }
 }
@@ -168,6 +171,8 @@ mod tests {
                 (DiffKind::Added, "seven"),
             ]
         );
+        let same = FileDiff::new("s.txt", Some("a\n"), Some("a\n"));
+        assert_eq!(same.header(), "s.txt: unchanged");
         let new = FileDiff::new("n.txt", None, Some("a\nb\n"));
         assert_eq!((new.added, new.removed, new.lines.len()), (2, 0, 2));
         let huge: String = (0..1000).map(|i| format!("{i}\n")).collect();

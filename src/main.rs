@@ -90,6 +90,10 @@ fn main() -> ExitCode {
         Ok(mode) => mode,
         Err(code) => return code,
     };
+    // The log (in MiniClaw's data folder) from here on: the folder question logs too.
+    if let Some(path) = miniclaw::logging::init() {
+        tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
+    }
     if let Mode::Tui = mode
         && let Err(code) = ask_about_the_folder(&mut config)
     {
@@ -108,9 +112,6 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         };
-    }
-    if let Some(path) = miniclaw::logging::init() {
-        tracing::info!(version = env!("CARGO_PKG_VERSION"), log = %path.display(), "miniclaw-tui starting");
     }
     install_panic_report();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -371,14 +372,16 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
         Err(e) => return refuse(format, &e.to_string()),
     };
     let choice = startup::SessionChoice::from_flags(&config.cli, true);
-    // `--continue` asks for the folder's active session: not while another MiniClaw has it.
-    if let (startup::SessionChoice::Continue, Some(holder)) = (&choice, &started.active_held_by) {
-        return refuse(
-            format,
-            &format!(
-                "--continue: another MiniClaw{holder} has this folder's open session; close it there, or leave out --continue for a new session"
-            ),
-        );
+    // `--continue` goes on with the newest session this run can open: while another MiniClaw
+    // has the folder's active one, the newest of the others (a run beside the UI saved there).
+    let choice = match (choice, &started.active_held_by) {
+        (startup::SessionChoice::Continue, Some(_)) => startup::SessionChoice::Newest,
+        (choice, _) => choice,
+    };
+    if let Some(holder) = &started.active_held_by {
+        started.notices.push(format!(
+            "Another MiniClaw{holder} has this folder's active session, so this run works in a session of its own."
+        ));
     }
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),

@@ -32,8 +32,16 @@ impl Agent {
             return Vec::new();
         };
         let open = self.session.id.clone();
+        // Working in the archive: the folder's active session is another MiniClaw's, and
+        // listed as such (it is not in the archive).
+        let active = (!self.is_active_session())
+            .then(|| self.settings.history_path.clone())
+            .flatten();
         off_runtime(move || {
             let mut listed = archive.list();
+            if let Some(held) = active.and_then(|path| archive.active_held_elsewhere(&path)) {
+                listed.insert(0, held);
+            }
             // A session saved in the archive while open (see `Slot`) is not an earlier one.
             listed.retain(|s| s.id != open);
             for s in &mut listed {

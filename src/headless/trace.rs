@@ -257,10 +257,20 @@ fn retry_line(event: &AgentEvent) -> String {
     } else {
         ""
     };
+    // The reason names its cause already (`rate limited (429)`, `network error: …`); the
+    // cause's word is said only where it does not.
+    let reason = clean(reason);
+    let label = cause.label();
+    let said = if reason
+        .to_lowercase()
+        .contains(label.split(' ').next().unwrap_or_default())
+    {
+        reason
+    } else {
+        format!("{label}: {reason}")
+    };
     format!(
-        "[retry] {}: {}; retrying in {:.1}s ({attempt}/{max_attempts}){again}",
-        cause.label(),
-        clean(reason),
+        "[retry] {said}; retrying in {:.1}s ({attempt}/{max_attempts}){again}",
         delay.as_secs_f32()
     )
 }
@@ -447,10 +457,7 @@ mod tests {
         ] {
             assert!(err.contains(line), "{line:?} in\n{err}");
         }
-        assert!(
-            err.contains("[retry] server error 503: server ABCDEFG; retrying"),
-            "{err}"
-        );
+        assert!(err.contains("[retry] server ABCDEFG"), "{err}");
         // JSON escapes C0 controls itself; the raw C1 CSI (U+009B) and its parameters go.
         assert!(
             err.contains("    [Step 1 Observation] {\"content\":\"A\\u001b]52;c;aGk=\\u0007B"),

@@ -133,9 +133,22 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
 /// before it returns. Blocking: call it before the async runtime's work starts.
 pub fn ask(q: &FolderQuestion, theme: &Theme) -> std::io::Result<FolderAnswer> {
     let (mut terminal, _guard) = super::terminal::init(false)?;
+    let mut shown: Option<std::time::Instant> = None;
     loop {
         terminal.draw(|frame| draw(frame, frame.area(), q, theme))?;
+        let since = *shown.get_or_insert_with(std::time::Instant::now);
         match crossterm::event::read()? {
+            // A key typed before the question could be read (a prompt typed at once) is not
+            // its answer: as in the approval dialog, the first moments' keys are held back.
+            Event::Key(key)
+                if since.elapsed() < crate::tui::state::ANSWER_GRACE
+                    && answer_for(&key).is_some() =>
+            {
+                tracing::debug!(
+                    "a key came as the folder question appeared: not taken as its answer"
+                );
+            }
+            Event::Key(_) if since.elapsed() < crate::tui::state::ANSWER_GRACE => {}
             Event::Key(key) => {
                 if let Some(answer) = answer_for(&key) {
                     return Ok(answer);

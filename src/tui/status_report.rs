@@ -19,11 +19,10 @@ pub struct Tokens {
 /// The session's tokens added up over its turns.
 pub fn session_tokens(state: &State) -> Tokens {
     let turns = &state.view.transcript.turns;
-    let mut tokens = Tokens {
-        turns: turns.len(),
-        ..Tokens::default()
-    };
+    // Token counts are not saved with a session: the turns counted are this run's.
+    let mut tokens = Tokens::default();
     for usage in turns.iter().filter_map(|t| t.usage.as_ref()) {
+        tokens.turns += 1;
         tokens.prompt += usage.prompt_tokens;
         tokens.completion += usage.completion_tokens;
     }
@@ -31,10 +30,10 @@ pub fn session_tokens(state: &State) -> Tokens {
 }
 
 impl Tokens {
-    /// `12,345 in · 678 out over 3 turns`.
+    /// `12,345 in · 678 out over 3 turns` (this run's).
     pub fn text(&self) -> String {
         format!(
-            "{} in · {} out over {} turn{}",
+            "{} in · {} out over {} turn{} this run",
             thousands(self.prompt),
             thousands(self.completion),
             self.turns,
@@ -67,7 +66,7 @@ pub fn report(state: &State) -> String {
     ));
     let source = format!(" ({})", state.approval_source.describe());
     lines.push(format!(
-        "  Approval    {}{source} · Shift+Tab changes it",
+        "  Approval    {}{source}",
         state.approval_mode.name()
     ));
     lines.push(format!("  Workspace   {}", state.workspace));
@@ -135,7 +134,10 @@ pub fn farewell(state: &State) -> Option<String> {
     if let (Some(_), Some(title)) = (&state.session_id, &state.view.session_title) {
         out.push_str(&format!("  (“{}”)", one_line(title)));
     }
-    out.push_str(&format!("\nTokens used: {}\n", tokens.text()));
+    if tokens.turns > 0 {
+        out.push_str(&format!("\nTokens used: {}", tokens.text()));
+    }
+    out.push('\n');
     Some(out)
 }
 

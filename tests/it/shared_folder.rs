@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::headless_bin::{headless, text};
-use crate::pty::{CTRL_D, Launch};
+use crate::pty::{CTRL_D, ESC, Launch};
 use crate::support::{MockServer, SseBuilder, wait};
 
 /// The text of every session file in the archive of workspace `ws`.
@@ -44,6 +44,11 @@ fn two_windows_and_a_headless_run_work_side_by_side_in_sessions_of_their_own() {
     let sent = requests[1].json()["messages"].to_string();
     assert!(sent.contains("question from the second window"), "{sent}");
     assert!(!sent.contains("question from the first window"), "{sent}");
+    // The first window's session is listed in the second's picker, marked, not opened.
+    second.submit("/resume");
+    second.wait_for("open in another MiniClaw");
+    assert!(second.screen().contains("question from the first window"));
+    second.send(ESC);
 
     // A headless run while both are open.
     let out = headless(&ws, &server.url())
@@ -161,7 +166,8 @@ fn a_window_reopening_a_session_open_in_another_says_so_and_keeps_its_own() {
 
 #[test]
 fn planted_archive_links_and_lock_files_are_refused_not_followed() {
-    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("one.")]);
+    let (server, _rt) =
+        MockServer::start_blocking(vec![SseBuilder::answer("one."), SseBuilder::answer("two.")]);
     let ws = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     // A cloned repository ships `.miniclaw/sessions` as a link out of the folder, and a lock
@@ -185,26 +191,28 @@ fn planted_archive_links_and_lock_files_are_refused_not_followed() {
     );
     assert!(server.requests().is_empty());
 
-    // Without the link the run gets as far as its session: `--continue` asks for the held
-    // one, which is refused naming the holder, and the planted "pid" is not shown.
+    // Without the link the run works in a session of its own, says who has the active one
+    // (the planted "pid" is not shown), and `--continue` goes on with that run's session.
     std::fs::remove_file(ws.path().join(".miniclaw/sessions")).unwrap();
     let out = headless(ws.path(), &server.url())
-        .args(["-c", "-p", "hi"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("another MiniClaw has this folder's open session"),
-        "{stderr}"
-    );
-    let out = headless(ws.path(), &server.url())
-        .args(["-p", "hi"])
+        .args(["-p", "first from a script"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("Another MiniClaw has this folder's active session"),
+        "{stderr}"
+    );
     assert!(
         !stderr.contains("owned") && !stderr.contains('\x1b'),
         "{stderr:?}"
     );
+    let out = headless(ws.path(), &server.url())
+        .args(["-c", "-p", "and then"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent = server.requests()[1].json()["messages"].to_string();
+    assert!(sent.contains("first from a script"), "{sent}");
 }

@@ -17,6 +17,32 @@ fn start(root: &Path, cwd: &Path, url: &str, args: &[&str]) -> crate::pty::Pty {
         .start()
 }
 
+/// Answers the question no: Esc, pressed again while the dialog holds keys back (the log says
+/// so each time), until the program ends.
+fn answer_no(p: &mut crate::pty::Pty) {
+    let held = |log: &str| log.matches("not taken as its answer").count();
+    let deadline = std::time::Instant::now() + crate::pty::WAIT;
+    loop {
+        let before = held(&p.log());
+        p.send(ESC);
+        loop {
+            if p.exited() {
+                return;
+            }
+            if held(&p.log()) > before {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the no was never taken:\n{}\nthe log:\n{}",
+                p.screen(),
+                p.log()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
 fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -46,18 +72,41 @@ fn the_first_start_in_a_folder_asks_once_and_a_no_quits() {
         screen.contains("╭"),
         "a dialog drawn on the screen\n{screen}"
     );
-    p.send(ESC);
+    // Keys held back while the question appears are sent again until one is taken.
+    answer_no(&mut p);
     assert_eq!(p.wait_exit(), 0);
     let said = String::from_utf8_lossy(&p.raw()).into_owned();
     assert!(said.contains("-C DIR"), "{said}");
     assert_eq!(entries(&repo), ["src"]);
     assert!(server.requests().is_empty());
 
+    // A prompt typed at once (before the question could be read) is not its answer.
+    let mut p = start(dir.path(), &repo, &server.url(), &[]);
+    p.send("yes, list the files\r");
+    p.wait_for("Work in this folder?");
+    p.wait_on("the typed-ahead keys held back", || {
+        p.log()
+            .contains("folder question appeared: not taken as its answer")
+            .then_some(())
+    });
+    assert!(
+        p.screen().contains("Work in this folder?"),
+        "{}",
+        p.screen()
+    );
+    assert!(
+        !dir.path()
+            .join("home/.local/share/miniclaw/folders.json")
+            .exists(),
+        "nothing was accepted"
+    );
+    answer_no(&mut p);
+    assert_eq!(p.wait_exit(), 0);
+
     // Yes: the UI opens on this folder, and the yes is remembered.
     let mut p = start(dir.path(), &repo, &server.url(), &[]);
     p.wait_for("Work in this folder?");
-    p.send("y");
-    p.wait_for("deepseek-v4-flash");
+    p.answer("y", "yes", |screen| screen.contains("deepseek-v4-flash"));
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
     assert_eq!(

@@ -85,6 +85,18 @@ impl Archive {
             .is_some_and(|path| super::lock::HistoryLock::is_held(&path))
     }
 
+    /// The workspace's active session at `history_path` as the picker lists it, read (its
+    /// snapshot only, never moved aside) while another MiniClaw has it open; `None` when no
+    /// one does or it cannot be read.
+    pub fn active_held_elsewhere(&self, history_path: &Path) -> Option<SessionSummary> {
+        if !super::lock::HistoryLock::is_held(history_path) {
+            return None;
+        }
+        let mut listed = summary(&read_session(history_path).ok()?);
+        listed.problem = Some("open in another MiniClaw".into());
+        Some(listed)
+    }
+
     /// Keeps `session` in the folder (replacing an older copy of it), atomically.
     pub fn store(&self, session: &Session) -> Result<PathBuf, ArchiveError> {
         let path = self
