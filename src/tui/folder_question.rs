@@ -9,7 +9,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Paragraph};
 
 use super::Theme;
 
@@ -119,7 +119,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
     let [dialog] = Layout::horizontal([Constraint::Length(width)])
         .flex(Flex::Center)
         .areas(row);
-    frame.render_widget(Clear, dialog);
+    super::panes::clear_under(frame, dialog);
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(theme.border_focused)

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::dialog::centered;
 use crate::tui::calls;
@@ -101,7 +101,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         theme.muted,
     ));
     lines.extend(footer);
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 

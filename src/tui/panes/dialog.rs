@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use crate::tui::state::{Overlay, State};
 
@@ -74,6 +74,6 @@ fn draw_lines(
         .into_iter()
         .map(|(text, style)| Line::styled(text, style))
         .collect();
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(text).block(block).centered(), rect);
 }

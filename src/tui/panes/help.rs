@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::dialog::centered;
 use crate::tui::commands::COMMANDS;
@@ -166,6 +166,6 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         block = block.title_bottom(Line::styled(" ↑ Up / PageUp ", theme.muted).right_aligned());
     }
     let top = u16::try_from(top).unwrap_or(u16::MAX);
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(lines).block(block).scroll((top, 0)), rect);
 }

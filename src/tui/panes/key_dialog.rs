@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Padding, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Padding, Paragraph};
 
 use super::dialog::centered;
 use crate::llm::KeyCheck;
@@ -46,7 +46,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .border_style(state.theme.border_focused)
         .padding(Padding::horizontal(1))
         .title(Span::styled(" DeepSeek API key ", state.theme.accent));
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 

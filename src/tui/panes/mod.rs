@@ -98,3 +98,53 @@ pub fn draw_lines(
     let visible: Vec<Line<'static>> = lines[top..].iter().take(height).cloned().collect();
     frame.render_widget(Paragraph::new(visible).block(block), area);
 }
+
+/// Clears `rect` for a popup drawn over what is there. A wide character (CJK, an emoji) that
+/// starts just left of it would cover its left border with its second half: it goes too.
+pub fn clear_under(frame: &mut Frame, rect: Rect) {
+    use unicode_width::UnicodeWidthStr;
+    frame.render_widget(ratatui::widgets::Clear, rect);
+    if rect.x == 0 {
+        return;
+    }
+    let buffer = frame.buffer_mut();
+    for y in rect.top()..rect.bottom() {
+        if let Some(cell) = buffer.cell_mut((rect.x - 1, y))
+            && cell.symbol().width() > 1
+        {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
+#[cfg(test)]
+mod clear_tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::{Block, Borders, Paragraph};
+
+    #[test]
+    fn a_popup_over_wide_characters_keeps_its_left_border() {
+        let mut terminal = Terminal::new(TestBackend::new(12, 3)).unwrap();
+        terminal
+            .draw(|frame| {
+                frame.render_widget(Paragraph::new("你好你好你好\n你好你好你好"), frame.area());
+                // Its left edge falls on the second half of "好".
+                let rect = Rect::new(3, 0, 6, 3);
+                super::clear_under(frame, rect);
+                frame.render_widget(Block::default().borders(Borders::ALL), rect);
+            })
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        for y in 0..2 {
+            assert_eq!(
+                buffer[(2, y)].symbol(),
+                " ",
+                "the cut character goes, row {y}"
+            );
+            assert!(matches!(buffer[(3, y)].symbol(), "┌" | "│"), "row {y}");
+        }
+        assert_eq!(buffer[(0, 0)].symbol(), "你", "the rest stays");
+    }
+}

@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::dialog::centered;
 use crate::tui::state::{Picker, PickerKind, State};
@@ -40,7 +40,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let rows_height = usize::from(rect.height.saturating_sub(2)).saturating_sub(2);
     lines.resize(rows_height + 1, Line::raw(""));
     lines.push(footer(state, picker, inner));
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 

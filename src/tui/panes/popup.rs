@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use crate::tui::paste::thousands;
@@ -66,7 +66,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, pane: Rect) {
             .map(|(i, row)| row_line(state, row, i == popup.selected, inner, column))
             .collect()
     };
-    frame.render_widget(Clear, rect);
+    super::clear_under(frame, rect);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
