@@ -88,7 +88,7 @@ pub fn report(state: &State) -> String {
             "{} of {} tokens ({}%) in the last request",
             thousands(used as u64),
             thousands(budget as u64),
-            used * 100 / budget
+            crate::tui::panes::status::context_percent(used, budget)
         ),
         None => "not known until a request was sent".into(),
     };

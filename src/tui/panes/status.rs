@@ -193,18 +193,24 @@ fn counts(state: &State) -> Vec<Segment> {
         });
     }
     if let Some((used, budget)) = state.status.context.filter(|(_, b)| *b > 0) {
-        let percent = used.saturating_mul(100) / budget;
-        let shown = if percent == 0 && used > 0 {
-            "<1".to_string()
-        } else {
-            percent.to_string()
-        };
+        let shown = context_percent(used, budget);
         segments.push(Segment {
             rank: 3,
             span: Span::raw(format!("context {shown}%")),
         });
     }
     segments
+}
+
+/// The share of the context a request used, as the status line and `/status` say it: `<1`
+/// for a little, never `0` for some.
+pub fn context_percent(used: usize, budget: usize) -> String {
+    let percent = used.saturating_mul(100) / budget.max(1);
+    if percent == 0 && used > 0 {
+        "<1".to_string()
+    } else {
+        percent.to_string()
+    }
 }
 
 /// Shortens the key hints, then drops the lowest-ranked segments, until the line fits `width`.
@@ -243,6 +249,19 @@ fn fit(state: &State, segments: &mut Vec<Segment>, width: usize) {
             break;
         };
         segments.remove(drop);
+    }
+    // What must stay (a notice, the retry) is shortened with `…` rather than cut mid-word by
+    // the edge of the screen.
+    let over = total(segments).saturating_sub(width);
+    if over > 0
+        && let Some(longest) = segments
+            .iter_mut()
+            .max_by_key(|s| wrap::width(&s.span.content))
+    {
+        let keep = wrap::width(&longest.span.content)
+            .saturating_sub(over)
+            .max(1);
+        longest.span.content = wrap::truncate(&longest.span.content, keep).into();
     }
 }
 

@@ -387,3 +387,24 @@ fn slash_find_opens_the_find_with_its_text_and_finds_expanded_previews_too() {
     let f = s.find.as_ref().unwrap();
     assert!(!f.hits.is_empty(), "the call line names the file: {shown}");
 }
+
+#[test]
+fn a_notice_too_long_for_the_status_line_ends_in_an_ellipsis_not_mid_word() {
+    let now = Instant::now();
+    let mut s = state();
+    s.flash = Some((
+        "Queued: it is sent when this turn ends (Up edits it, Esc removes it)".into(),
+        now + std::time::Duration::from_secs(5),
+    ));
+    for width in [30usize, 50, 80] {
+        let line = crate::tui::panes::status::line(&s, now, width);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(crate::tui::wrap::width(&text) <= width, "{width}: {text:?}");
+        assert!(text.contains("Q"), "{width}: {text:?}");
+        assert!(
+            width < 50 || text.contains("Queued: it is"),
+            "{width}: {text:?}"
+        );
+        assert!(text.contains('…'), "{width}: {text:?}");
+    }
+}
