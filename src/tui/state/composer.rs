@@ -103,7 +103,7 @@ impl Composer {
     fn style_input(&mut self) {
         self.input.set_cursor_line_style(Style::default());
         self.input
-            .set_placeholder_text("Ask anything — Enter sends, Alt+Enter adds a line, F1 help");
+            .set_placeholder_text("Ask anything — Enter sends, F1 help");
         self.input.set_placeholder_style(self.styles.0);
         self.input.set_style(self.styles.1);
         self.input
