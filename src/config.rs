@@ -117,7 +117,9 @@ pub fn choose_workspace(
 ) -> (PathBuf, WorkspaceOrigin) {
     match named {
         Some(dir) => (dir.to_path_buf(), WorkspaceOrigin::Named),
-        None if cwd.join("workspace").is_dir() => {
+        // A real folder only: a cloned repository's `workspace` link (to `~`, to `/`) must not
+        // pass for this layout, which is never asked about.
+        None if std::fs::symlink_metadata(cwd.join("workspace")).is_ok_and(|m| m.is_dir()) => {
             (PathBuf::from("./workspace"), WorkspaceOrigin::RepoDefault)
         }
         None => (cwd.to_path_buf(), WorkspaceOrigin::StartFolder),
@@ -553,6 +555,14 @@ mod tests {
         assert_eq!(
             choose_workspace(named, cwd),
             (PathBuf::from("elsewhere"), WorkspaceOrigin::Named)
+        );
+        // A cloned repository's `workspace` link is not this layout: the start folder it is,
+        // asked about as any.
+        let cloned = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(dir.path(), cloned.path().join("workspace")).unwrap();
+        assert_eq!(
+            choose_workspace(None, cloned.path()),
+            (cloned.path().to_path_buf(), WorkspaceOrigin::StartFolder)
         );
     }
 

@@ -171,6 +171,19 @@ fn ask_about_the_folder(config: &mut Config) -> Result<(), ExitCode> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let (theme, _) = Theme::load(theme_name(config).as_deref(), no_color);
     match ask(&question, &theme) {
+        // A conversation found in a folder never worked in before came with the folder (a
+        // cloned repository's), not from you: it is not continued unasked. A new session
+        // starts; `/resume` still lists it.
+        Ok(FolderAnswer::Yes)
+            if config.state_dir() == config.workspace.as_path()
+                && config.history_path().exists()
+                && config.cli.resume.is_none() =>
+        {
+            config.cli.new = true;
+            config.warnings.push(
+                "This folder came with a conversation of its own (history.json): it was not continued, a new session started (/resume lists it).".into(),
+            );
+        }
         Ok(FolderAnswer::Yes) => {}
         Ok(FolderAnswer::No) => {
             say!(
@@ -418,7 +431,9 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
 /// Why a headless run may not take the folder it started in as its workspace: `/` or the home
 /// folder, where the tools would reach everything, are used only when `-C` names them.
 fn too_wide_to_guess(config: &Config) -> Option<String> {
-    if config.workspace_origin != config::WorkspaceOrigin::StartFolder {
+    // Only a folder named with -C may be that wide; one taken from where MiniClaw started (or
+    // `./workspace`, whatever it resolves to) may not.
+    if config.workspace_origin == config::WorkspaceOrigin::Named {
         return None;
     }
     let canonical = miniclaw::remembered::folders::canonical;
@@ -455,7 +470,8 @@ fn run_start(
     };
     headless::RunStart {
         session: started,
-        session_title: session.title(),
+        // A planted session's title may hold C1 controls, which JSON leaves as they are.
+        session_title: session.title().map(|t| miniclaw::terminal_text::clean(&t)),
         approval: config.approval,
         approval_source: config.approval_source,
     }
@@ -469,12 +485,21 @@ async fn run_tui(config: Config) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut choice = startup::SessionChoice::from_flags(&config.cli, false);
     if let Some(holder) = &started.active_held_by {
+        // `-c` beside another window: the newest session this one can open, as headless.
+        if config.cli.continue_session && choice == startup::SessionChoice::Continue {
+            choice = startup::SessionChoice::Newest;
+        }
+        let here = if choice == startup::SessionChoice::Continue {
+            "so this one started a new session (/resume lists the others)"
+        } else {
+            "so this one works in a session of its own"
+        };
         started.notices.push(format!(
-            "Another MiniClaw{holder} has this folder's open session, so this one started a new session (/resume lists the others)."
+            "Another MiniClaw{holder} has this folder's open session, {here}."
         ));
     }
-    let choice = startup::SessionChoice::from_flags(&config.cli, false);
     match startup::open_session(&mut started.agent, &choice).await {
         Ok(said) => started.notices.extend(said),
         Err(e) => {

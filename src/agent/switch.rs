@@ -89,6 +89,10 @@ impl Agent {
         let archive = self.archive()?;
         let query = query.to_string();
         let id = on_archive(&archive, move |a| a.find(&query)).await?;
+        if id == self.session.id && !self.is_active_session() {
+            // Kept in the archive, the open session's file is that one: it is left alone.
+            return Ok("That is the session already open.".into());
+        }
         if id == self.session.id {
             // An archived copy of the active session (left by a crash or a failed removal):
             // reopening it would replace the active one by an older copy of itself.
@@ -351,6 +355,11 @@ mod tests {
             !history::journal_path(&mine_file).exists(),
             "no journal beside it"
         );
+
+        // Named by its own title, the open session is kept where it is, file and all.
+        let said = agent.resume("Mine", &events).await.unwrap();
+        assert!(said.contains("already open"), "{said}");
+        assert!(mine_file.exists(), "the open session's file stays");
 
         agent.resume("older", &events).await.unwrap();
         assert_eq!(agent.session().id, older.id);

@@ -123,7 +123,18 @@ pub fn farewell(state: &State) -> Option<String> {
     // The id names the session for certain; a title may be shared. Without the id (the
     // history was cleared since start) the title is the way back.
     let name = match (&state.session_id, &state.view.session_title) {
-        (Some(id), _) => id.clone(),
+        // MiniClaw's ids are letters, digits, `-` and `_`; a planted history's may be
+        // anything, and is cleaned like a title.
+        (Some(id), _)
+            if !id.is_empty()
+                && id.len() <= 64
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+        {
+            id.clone()
+        }
+        (Some(id), _) => one_line(id),
         (None, Some(title)) => one_line(title),
         (None, None) => return None,
     };

@@ -36,6 +36,9 @@ pub enum LockError {
     },
 }
 
+/// How often a lock found taken is asked for again (a probe holds it for a moment only).
+const PROBE_RETRIES: usize = 5;
+
 /// How often a lock file removed by its last holder just as it was taken is tried again.
 const ATTEMPTS: usize = 5;
 
@@ -47,6 +50,7 @@ impl HistoryLock {
             let _ = fs::create_dir_all(dir);
         }
         let mut attempt = 0;
+        let mut busy = 0;
         loop {
             attempt += 1;
             let mut file = open_lock_file(&path)?;
@@ -58,6 +62,14 @@ impl HistoryLock {
                     let _ = file.set_len(0);
                     let _ = write!(file, "{}", std::process::id());
                     return Ok(Self { _file: file, path });
+                }
+                // Held, or only probed for a moment by another MiniClaw listing sessions
+                // (`is_held`): asked again a few times over some 50 ms before it counts as held.
+                Err(fs::TryLockError::WouldBlock) if busy < PROBE_RETRIES => {
+                    busy += 1;
+                    // Not a try at a vanished file: that count stays as it was.
+                    attempt -= 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 Err(fs::TryLockError::WouldBlock) => return Err(held(&path)),
                 Err(fs::TryLockError::Error(source)) => {

@@ -271,6 +271,8 @@ impl State {
     pub fn clear_conversation(&mut self) {
         self.view = TranscriptView::default();
         self.status.forget_session();
+        // Enter's "go on" was the last turn's, of the session that is gone.
+        self.status.go_on = false;
         self.session_id = None;
         for s in self.scroll.iter_mut() {
             *s = Default::default();

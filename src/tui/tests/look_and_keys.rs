@@ -297,6 +297,10 @@ fn quitting_says_how_to_resume_and_what_it_cost_but_not_for_an_empty_session() {
         text.chars().all(|c| c == '\n' || !c.is_control()),
         "the title is cleaned: {text:?}"
     );
+    // A planted history's id with escapes is cleaned before it reaches the terminal.
+    s.session_id = Some("x\x1b]52;c;b3duZWQ=\x07y".into());
+    let text = farewell(&s).unwrap();
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     // Without the id (the history was cleared since) the title, quoted for the shell.
     s.session_id = None;
     let text = farewell(&s).unwrap();

@@ -159,3 +159,39 @@ fn a_thought_before_calls_ends_the_reasoning_too_and_a_saved_session_has_no_timi
             .any(|e| e.kind == EntryKind::Reasoning && e.thinking.took.is_none())
     );
 }
+
+#[test]
+fn a_restarted_stream_shows_its_reasoning_and_text_once() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "hello");
+    let restart = AgentEvent::Retrying {
+        attempt: 2,
+        max_attempts: 5,
+        delay: std::time::Duration::ZERO,
+        reason: "the stream closed before it was complete".into(),
+        cause: crate::llm::RetryCause::StreamCut,
+        restarts: true,
+    };
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::StepStarted { step: 1, max: 10 },
+            AgentEvent::ReasoningDelta("thinking it over".into()),
+            restart,
+            AgentEvent::ReasoningDelta("thinking it over".into()),
+            AgentEvent::ContentDelta("The answer.".into()),
+        ],
+    );
+    let text_of = |kind: EntryKind| -> String {
+        s.view
+            .entries
+            .iter()
+            .filter(|e| e.kind == kind)
+            .map(|e| e.text.as_str())
+            .collect()
+    };
+    assert_eq!(text_of(EntryKind::Reasoning), "thinking it over");
+    assert_eq!(text_of(EntryKind::Assistant), "The answer.");
+}

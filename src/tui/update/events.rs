@@ -158,11 +158,15 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             // The answer so far is asked for again from the start: what was shown goes, and
             // a line says why (the transcript's step was emptied the same way).
             if restarts {
-                if let Some(i) = state.view.live.take()
-                    && let Some(entry) = state.view.entries.get_mut(i)
+                // The same cells take the new attempt's reasoning and text.
+                for i in [state.view.live, state.view.reasoning]
+                    .into_iter()
+                    .flatten()
                 {
-                    entry.text.clear();
-                    entry.touch();
+                    if let Some(entry) = state.view.entries.get_mut(i) {
+                        entry.text.clear();
+                        entry.touch();
+                    }
                 }
                 state.view.push(
                     EntryKind::Notice,
