@@ -26,13 +26,15 @@ pub struct PromptSearch {
 /// characters, since a session file is text a repository could have planted.
 pub fn candidates(session: &[String], archived: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // Seen ones by value, so a long history dedupes in one pass, not by rescanning `out`.
+    let mut seen = std::collections::HashSet::new();
     for prompt in session.iter().rev().chain(archived) {
         let clean = terminal_text::clean(prompt);
         let clean: String = clean
             .chars()
             .filter(|c| *c == '\n' || !c.is_control())
             .collect();
-        if !clean.trim().is_empty() && !out.contains(&clean) {
+        if !clean.trim().is_empty() && seen.insert(clean.clone()) {
             out.push(clean);
         }
     }
