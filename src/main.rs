@@ -156,11 +156,18 @@ fn ask_about_the_folder(config: &mut Config) -> Result<(), ExitCode> {
     use std::io::IsTerminal;
     if config.workspace_origin != config::WorkspaceOrigin::StartFolder
         || config.folder_record.accepted
-        // No terminal to draw on: the UI cannot start either, and says so itself.
+        // No keyboard: the UI cannot start either, and says so itself.
         || !std::io::stdin().is_terminal()
-        || !std::io::stdout().is_terminal()
     {
         return Ok(());
+    }
+    // Keys but no screen (`miniclaw-tui > file`): the question cannot be shown, so the folder
+    // is not worked in unasked.
+    if !std::io::stdout().is_terminal() {
+        say!(
+            "miniclaw-tui: not started: this folder was never worked in, and the question whether to cannot be shown (stdout is not a terminal). Start it on a terminal once, or name the folder: miniclaw-tui -C DIR"
+        );
+        return Err(ExitCode::from(2));
     }
     let folder = folders::canonical(&config.workspace);
     let question = FolderQuestion {

@@ -201,3 +201,61 @@ fn a_conversation_a_cloned_folder_came_with_is_not_continued_after_the_yes() {
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
 }
+
+#[test]
+fn with_keys_but_no_screen_an_unasked_folder_is_not_worked_in() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = dir.path().join("out.txt");
+    // stdin (and stderr) on a terminal, stdout into a file: `miniclaw-tui > out.txt`.
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new("sh");
+    cmd.args([
+        "-c",
+        &format!(
+            "exec '{}' --no-mouse > '{}'",
+            env!("CARGO_BIN_EXE_miniclaw-tui"),
+            out.display()
+        ),
+    ]);
+    cmd.cwd(&repo);
+    cmd.env("HOME", &home);
+    cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+    cmd.env("XDG_DATA_HOME", home.join(".local/share"));
+    cmd.env("DEEPSEEK_API_KEY", "sk-x");
+    cmd.env("DEEPSEEK_BASE_URL", "http://127.0.0.1:9");
+    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let said = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut reader, &mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let status =
+        crate::support::wait::until_some("the program to end", || child.try_wait().unwrap());
+    assert_eq!(status.exit_code(), 2);
+    drop(pty.master);
+    let said = said.join().unwrap();
+    assert!(said.contains("-C DIR"), "{said}");
+    assert!(
+        !home.join(".local/share/miniclaw/folders.json").exists(),
+        "nothing accepted"
+    );
+    assert_eq!(
+        entries(&repo),
+        Vec::<String>::new(),
+        "nothing written in the folder"
+    );
+}
