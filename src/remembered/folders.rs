@@ -108,6 +108,9 @@ pub fn remember(
     update: impl FnOnce(&mut FolderRecord),
 ) -> std::io::Result<Option<PathBuf>> {
     let _saving = SAVING.lock().unwrap_or_else(|e| e.into_inner());
+    // And one at a time across processes (two windows, a UI and a script): the read and the
+    // write under one lock, so neither loses the other's change.
+    let _across = lock_beside(path)?;
     let (mut file, aside) = match read(path) {
         Ok(file) => (file.unwrap_or_default(), None),
         Err(_) => (FoldersFile::default(), Some(move_aside(path)?)),
@@ -116,6 +119,33 @@ pub fn remember(
     let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     crate::durable::replace(path, |out| out.write_all(&bytes))?;
     Ok(aside)
+}
+
+/// An exclusive lock on `<name>.lock` beside `path`, held until dropped (waiting for another
+/// process's, which holds it only while it saves). Never through a link or a FIFO.
+fn lock_beside(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let lock = path.with_file_name(name);
+    if let Some(dir) = lock.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(&lock)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            lock.display()
+        )));
+    }
+    file.lock()?;
+    Ok(file)
 }
 
 /// Renames a damaged record file to `<name>.corrupt-<stamp>` beside it.
@@ -154,6 +184,30 @@ mod tests {
             }
         );
         assert_eq!(load(&store, dir.path()).0, FolderRecord::default());
+    }
+
+    #[test]
+    fn a_change_waits_for_another_process_saving_and_keeps_its_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("folders.json");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        // "Another process" is saving: it holds the lock while it writes its change.
+        let other = lock_beside(&store).unwrap();
+        let saver = {
+            let (store, b) = (store.clone(), b.clone());
+            std::thread::spawn(move || remember(&store, &b, |r| r.accepted = true))
+        };
+        let theirs = serde_json::json!({"folders": {key(&a): {"accepted": true}}});
+        std::fs::write(&store, theirs.to_string()).unwrap();
+        drop(other);
+        saver.join().unwrap().unwrap();
+        assert!(
+            load(&store, &a).0.accepted,
+            "the other process's change is kept"
+        );
+        assert!(load(&store, &b).0.accepted);
     }
 
     #[test]
