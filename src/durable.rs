@@ -121,6 +121,23 @@ fn folder(path: &Path) -> &Path {
     }
 }
 
+/// Opens (creating) a lock file, never through a link (a folder could plant one pointing at a
+/// file to clobber) and never blocking on a FIFO; anything but a regular file is refused.
+pub fn open_lock_file(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(path)?;
+    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+        return Err(io::Error::other("the lock file is not a regular file"));
+    }
+    Ok(file)
+}
+
 /// Makes the rename durable. Best effort: the new file is in place by now, so failing here
 /// would tell the caller the old content stayed; and some file systems refuse to sync a folder.
 fn sync_folder(dir: &Path) {

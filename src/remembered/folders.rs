@@ -130,20 +130,7 @@ fn lock_beside(path: &Path) -> std::io::Result<std::fs::File> {
     if let Some(dir) = lock.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(
-        &mut options,
-        libc::O_NOFOLLOW | libc::O_NONBLOCK,
-    );
-    let file = options.open(&lock)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a regular file",
-            lock.display()
-        )));
-    }
+    let file = crate::durable::open_lock_file(&lock)?;
     file.lock()?;
     Ok(file)
 }

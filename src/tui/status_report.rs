@@ -42,17 +42,9 @@ impl Tokens {
     }
 }
 
-/// `1234567` as `1,234,567`.
+/// `1234567` as `1,234,567` (the paste markers' way of saying it).
 fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::tui::paste::thousands(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// The `/status` block: model and provider, approval mode (and where it came from when

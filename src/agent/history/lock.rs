@@ -122,29 +122,12 @@ fn lock_path(history_path: &Path) -> PathBuf {
     history_path.with_file_name(name)
 }
 
-/// Opens (creating) the lock file, never through a link and never blocking on a FIFO.
+/// Opens (creating) the lock file (`durable::open_lock_file`), saying which file it was.
 fn open_lock_file(path: &Path) -> Result<fs::File, LockError> {
-    let shown = path.display().to_string();
-    let mut options = fs::OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    // Never through a symlink: a workspace could plant one pointing at a file to clobber.
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(
-        &mut options,
-        libc::O_NOFOLLOW | libc::O_NONBLOCK,
-    );
-    let file = options.open(path).map_err(|source| LockError::Io {
-        path: shown.clone(),
+    crate::durable::open_lock_file(path).map_err(|source| LockError::Io {
+        path: path.display().to_string(),
         source,
-    })?;
-    let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
-    if !regular {
-        return Err(LockError::Io {
-            path: shown,
-            source: std::io::Error::other("the lock file is not a regular file"),
-        });
-    }
-    Ok(file)
+    })
 }
 
 /// Whether `path` still names the open `file` (the same inode on the same device).
