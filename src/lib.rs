@@ -12,6 +12,7 @@ pub(crate) mod durable;
 pub(crate) mod env_files;
 pub mod events;
 pub mod headless;
+pub mod jail;
 pub mod llm;
 pub mod logging;
 pub mod paths;

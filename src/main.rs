@@ -76,6 +76,10 @@ fn refuse(format: OutputFormat, message: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // A jailed command's supervisor is this binary started again: it does only that.
+    if let Some(code) = miniclaw::jail::run_if_asked() {
+        return code;
+    }
     // MiniClaw's own folders are fixed from the real environment before any file is read,
     // then the .env files are read, before any thread starts (the person's sets process
     // environment; the project's is read into settings only).
@@ -387,7 +391,7 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     if let Some(why) = too_wide_to_guess(&config) {
         return refuse(format, &why);
     }
-    let mut started = match startup::start(&config) {
+    let mut started = match startup::start(&config).await {
         Ok(s) => s,
         Err(e) => return refuse(format, &e.to_string()),
     };
@@ -485,7 +489,7 @@ fn run_start(
 }
 
 async fn run_tui(config: Config) -> ExitCode {
-    let mut started = match startup::start(&config) {
+    let mut started = match startup::start(&config).await {
         Ok(s) => s,
         Err(e) => {
             say!("miniclaw-tui: {e}");

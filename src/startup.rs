@@ -118,6 +118,10 @@ pub struct Started {
     /// Another MiniClaw has the folder's active session open (" (pid N)" when known): this
     /// agent works in a new session kept in the archive.
     pub active_held_by: Option<String>,
+    /// `run_command`'s tools (their jobs for `/jobs`), when the jail can be built here.
+    pub commands: Option<crate::tools::command::CommandTools>,
+    /// Whether `run_command` is offered, or why not (for `/status`).
+    pub command_status: Result<(), String>,
 }
 
 /// Every tool (built-ins, the toolbox, plugins) and any warnings from loading them.
@@ -164,6 +168,12 @@ pub fn start_mcp(
 /// within its startup timeout), and the warnings met on the way.
 pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
     let (mut tools, mut warnings) = registry(config);
+    let (commands, command_warnings) = command_tools().await;
+    warnings.extend(command_warnings);
+    match commands {
+        Ok(commands) => commands.register(&mut tools),
+        Err(why) => warnings.push(format!("run_command is not offered: {why}")),
+    }
     let (hub, mcp_warnings) = start_mcp(config, &mut tools, &config.workspace);
     warnings.extend(mcp_warnings);
     if let Some(hub) = &hub {
@@ -194,8 +204,39 @@ fn plan_presets(config: &Config) -> Result<crate::agent::plan::PlanPresets, crat
     })
 }
 
+/// The binary that supervises jailed commands: MiniClaw's own (`MINICLAW_JAIL_BIN` names
+/// another, for tests and packagers).
+pub fn supervisor_binary() -> Option<std::path::PathBuf> {
+    std::env::var_os("MINICLAW_JAIL_BIN")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::current_exe().ok())
+}
+
+/// `run_command` and its job tools when the jail can be built here, else why not; with any
+/// warning about the person's `[run_command]` settings.
+pub async fn command_tools() -> (
+    Result<crate::tools::command::CommandTools, String>,
+    Vec<String>,
+) {
+    let files = SettingsFiles::default_locations();
+    // The person's own file only: a project never sets what its commands may do.
+    let table = Settings::load(&files, false).run_command;
+    let mut warnings = Vec::new();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let settings = crate::tools::command::CommandSettings::from_settings(
+        &table,
+        home.as_deref(),
+        &mut warnings,
+    );
+    let tools = match supervisor_binary() {
+        Some(binary) => crate::tools::command::prepare(settings, binary).await,
+        None => Err("MiniClaw cannot find its own binary to supervise commands".into()),
+    };
+    (tools, warnings)
+}
+
 /// Builds the agent for `config`.
-pub fn start(config: &Config) -> Result<Started, StartupError> {
+pub async fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
     let workspace = &config.workspace;
     let sandbox = Sandbox::new(workspace)
@@ -231,6 +272,20 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
     }
     let (mut tools, warnings) = registry(config);
     notices.extend(warnings);
+    let (commands, warnings) = command_tools().await;
+    notices.extend(warnings);
+    let command_status = match &commands {
+        Ok(commands) => {
+            commands.register(&mut tools);
+            Ok(())
+        }
+        Err(why) => {
+            notices.push(format!(
+                "run_command is not offered: {why}. The read-only run_shell_command still works."
+            ));
+            Err(why.clone())
+        }
+    };
     let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
     let history_path = config.history_path();
@@ -300,6 +355,8 @@ pub fn start(config: &Config) -> Result<Started, StartupError> {
         agent,
         notices,
         active_held_by: held_by,
+        commands: commands.ok(),
+        command_status,
     })
 }
 

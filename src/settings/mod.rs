@@ -13,6 +13,7 @@ mod expand;
 mod mcp;
 mod mcp_json;
 mod providers;
+mod run_command;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub use mcp::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, Origin, Scope,
 };
 pub use providers::{BUILT_IN_PROVIDER, ModelEntry, ProviderEntry, RESERVED_FIELDS, ToolProtocol};
+pub use run_command::RunCommandSettings;
 
 /// The user's settings file: `<config dir>/miniclaw/config.toml`.
 pub const USER_FILE: &str = "config.toml";
@@ -38,6 +40,8 @@ pub struct FileSettings {
     pub mcp_servers: Vec<McpServerConfig>,
     /// Its model providers, in file order.
     pub providers: Vec<ProviderEntry>,
+    /// Its `[run_command]` table (the user's file only).
+    pub run_command: Option<RunCommandSettings>,
 }
 
 /// Where the settings files are.
@@ -77,6 +81,8 @@ pub struct Settings {
     /// Model providers as declared, the user's file first: a later entry of the same name
     /// replaces an earlier one, and the key rules are applied, by `llm::Providers`.
     pub providers: Vec<ProviderEntry>,
+    /// The person's `[run_command]` settings.
+    pub run_command: RunCommandSettings,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -95,14 +101,18 @@ impl Settings {
             warnings.extend(problems);
             layers.push(FileSettings {
                 mcp_servers,
-                providers: Vec::new(),
+                ..FileSettings::default()
             });
             let toml = files.project.join(PROJECT_FILE);
             layers.push(read_layer(&toml, Scope::Project, &mut warnings));
         }
         let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
         let mut providers: Vec<ProviderEntry> = Vec::new();
+        let mut run_command = RunCommandSettings::default();
         for layer in layers {
+            if let Some(settings) = layer.run_command {
+                run_command = settings;
+            }
             for server in layer.mcp_servers {
                 servers.insert(server.name.clone(), server);
             }
@@ -111,6 +121,7 @@ impl Settings {
         Self {
             mcp_servers: servers.into_values().collect(),
             providers,
+            run_command,
             warnings,
         }
     }
@@ -179,10 +190,19 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             providers
         }
     };
+    let run_command = match table.get("run_command") {
+        None => None,
+        Some(value) => {
+            let (settings, problems) = run_command::parse(value, &origin);
+            warnings.extend(problems);
+            settings
+        }
+    };
     (
         FileSettings {
             mcp_servers,
             providers,
+            run_command,
         },
         warnings,
     )

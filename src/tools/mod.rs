@@ -2,6 +2,7 @@
 
 pub(crate) mod args;
 pub(crate) mod change;
+pub mod command;
 pub mod confine;
 pub(crate) mod error;
 pub mod file_edit;

@@ -37,6 +37,12 @@ pub struct Limits {
     pub timeout: Duration,
     /// At most this many bytes kept of each of stdout and stderr.
     pub output_cap: usize,
+    /// Keep the first and the last halves of the cap (the cut said between them) rather than
+    /// the first bytes only: a build's error is at its end.
+    pub keep_tail: bool,
+    /// Stop the process once it has written this many bytes in all (`None`: never; past the
+    /// cap, output is read and dropped).
+    pub flood: Option<usize>,
 }
 
 impl Default for Limits {
@@ -44,8 +50,19 @@ impl Default for Limits {
         Self {
             timeout: Duration::from_secs(10),
             output_cap: 64 * 1024,
+            keep_tail: false,
+            flood: None,
         }
     }
+}
+
+/// Why [`run_to_limit`] stopped a process before it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// It ran past its timeout.
+    TimedOut,
+    /// It wrote more than [`Limits::flood`] bytes.
+    Flooded,
 }
 
 /// What a finished process left.
@@ -59,6 +76,8 @@ pub struct ProcessOutput {
     pub exit_code: Option<i32>,
     /// Whether either stream was cut at the cap.
     pub truncated: bool,
+    /// Why it was stopped, when it was (only [`run_to_limit`] returns a stopped process).
+    pub stopped: Option<Stopped>,
 }
 
 /// Why a process did not finish normally.
@@ -134,8 +153,26 @@ fn is_executable(path: &std::path::Path) -> bool {
     }
 }
 
-/// Runs `cmd` (stdin fed `input`, then closed), streaming each output line to `on_line`.
+/// Runs `cmd` (stdin fed `input`, then closed), streaming each output line to `on_line`. A
+/// timeout is an error; see [`run_to_limit`] to keep the output of a process stopped early.
 pub async fn run_bounded(
+    cmd: Command,
+    program: &str,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+    cancel: &CancellationToken,
+    on_line: &(dyn Fn(String) + Send + Sync),
+) -> Result<ProcessOutput, ProcessError> {
+    let out = run_to_limit(cmd, program, input, limits, cancel, on_line).await?;
+    match out.stopped {
+        Some(Stopped::TimedOut) => Err(ProcessError::Timeout(limits.timeout.as_secs().max(1))),
+        _ => Ok(out),
+    }
+}
+
+/// Like [`run_bounded`], but a process stopped at its timeout or for flooding its output comes
+/// back with what it wrote until then ([`ProcessOutput::stopped`] says why).
+pub async fn run_to_limit(
     mut cmd: Command,
     program: &str,
     input: Option<Vec<u8>>,
@@ -167,20 +204,34 @@ pub async fn run_bounded(
             let _ = stdin.shutdown().await;
         });
     }
-    let mut out = Captured::new(limits.output_cap);
-    let mut err = Captured::new(limits.output_cap);
+    let flood = Flood::new(limits.flood);
+    let mut out = Captured::new(limits, &flood);
+    let mut err = Captured::new(limits, &flood);
     let streams = Streams {
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
     };
-    let work = run_to_end(&mut child, &group, streams, &mut out, &mut err, on_line);
-    let status = tokio::select! {
+    let work = run_to_end(
+        &mut child,
+        &group,
+        streams,
+        (&mut out, &mut err),
+        &flood,
+        on_line,
+    );
+    let (status, mut stopped) = tokio::select! {
         r = tokio::time::timeout(limits.timeout, work) => match r {
-            Ok(status) => status,
-            Err(_) => return Err(ProcessError::Timeout(limits.timeout.as_secs().max(1))),
+            Ok(status) => (status, None),
+            Err(_) => {
+                group.kill();
+                (None, Some(Stopped::TimedOut))
+            }
         },
         _ = cancel.cancelled() => return Err(ProcessError::Cancelled),
     };
+    if flood.passed() {
+        stopped = Some(Stopped::Flooded);
+    }
     let (stdout, out_cut) = out.into_text();
     let (stderr, err_cut) = err.into_text();
     Ok(ProcessOutput {
@@ -188,7 +239,36 @@ pub async fn run_bounded(
         stderr,
         exit_code: status.and_then(|s| s.code()),
         truncated: out_cut || err_cut,
+        stopped,
     })
+}
+
+/// The bytes both streams of a process wrote, against the flood limit.
+struct Flood {
+    limit: Option<usize>,
+    written: std::sync::atomic::AtomicUsize,
+}
+
+impl Flood {
+    fn new(limit: Option<usize>) -> Self {
+        Self {
+            limit,
+            written: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts `n` more bytes; whether the limit is now passed.
+    fn add(&self, n: usize) -> bool {
+        let total = self
+            .written
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed)
+            + n;
+        self.limit.is_some_and(|limit| total > limit)
+    }
+
+    fn passed(&self) -> bool {
+        self.add(0)
+    }
 }
 
 /// A child's output pipes.
@@ -203,8 +283,8 @@ async fn run_to_end(
     child: &mut Child,
     group: &ProcessGroup,
     streams: Streams,
-    out: &mut Captured,
-    err: &mut Captured,
+    (out, err): (&mut Captured<'_>, &mut Captured<'_>),
+    flood: &Flood,
     on_line: &(dyn Fn(String) + Send + Sync),
 ) -> Option<ExitStatus> {
     let reading = async {
@@ -219,6 +299,10 @@ async fn run_to_end(
         status = child.wait() => Some(status),
         () = &mut reading => None,
     };
+    // Reading stopped early: the process flooded its output and is ended now.
+    if exited.is_none() && flood.passed() {
+        group.kill();
+    }
     let status = match exited {
         Some(status) => status,
         None => child.wait().await,
@@ -267,22 +351,36 @@ impl Drop for ProcessGroup {
     }
 }
 
-/// One output stream as read so far: at most `cap` bytes kept, and the line being built for the
-/// live view. Kept outside the reading future, so what was read survives when reading stops.
-struct Captured {
+/// One output stream as read so far: at most `cap` bytes kept (the first ones, or the first
+/// and last halves), and the line being built for the live view. Kept outside the reading
+/// future, so what was read survives when reading stops.
+struct Captured<'f> {
     cap: usize,
     kept: Vec<u8>,
+    /// The last bytes, when the tail is kept (at most half the cap).
+    tail: Option<std::collections::VecDeque<u8>>,
+    /// Bytes read and dropped between the head and the tail.
+    dropped: usize,
     line: Vec<u8>,
     truncated: bool,
+    flood: &'f Flood,
 }
 
-impl Captured {
-    fn new(cap: usize) -> Self {
+impl<'f> Captured<'f> {
+    fn new(limits: Limits, flood: &'f Flood) -> Self {
+        let (cap, tail) = if limits.keep_tail {
+            (limits.output_cap / 2, Some(Default::default()))
+        } else {
+            (limits.output_cap, None)
+        };
         Self {
             cap,
             kept: Vec::new(),
+            tail,
+            dropped: 0,
             line: Vec::new(),
             truncated: false,
+            flood,
         }
     }
 
@@ -303,6 +401,9 @@ impl Captured {
                 Ok(n) => n,
             };
             self.push(buf.get(..n).unwrap_or_default(), on_line);
+            if self.flood.add(n) {
+                break;
+            }
         }
         if !self.line.is_empty() {
             on_line(String::from_utf8_lossy(&self.line).into_owned());
@@ -319,7 +420,16 @@ impl Captured {
         }
         let kept = bytes.get(..take).unwrap_or_default();
         self.kept.extend_from_slice(kept);
-        for &b in kept {
+        if let Some(tail) = &mut self.tail {
+            let rest = bytes.get(take..).unwrap_or_default();
+            tail.extend(rest);
+            let over = tail.len().saturating_sub(self.cap);
+            tail.drain(..over);
+            self.dropped += over;
+        }
+        // With a kept tail the live view sees everything, not just the head.
+        let live = if self.tail.is_some() { bytes } else { kept };
+        for &b in live {
             self.line.push(b);
             if b == b'\n' || self.line.len() >= MAX_LIVE_LINE {
                 on_line(String::from_utf8_lossy(&self.line).into_owned());
@@ -328,11 +438,27 @@ impl Captured {
         }
     }
 
-    /// The kept text (invalid UTF-8 replaced) and whether the stream was cut at the cap.
+    /// The kept text (invalid UTF-8 replaced; with a kept tail, the cut said between head and
+    /// tail) and whether the stream was cut at the cap.
     fn into_text(self) -> (String, bool) {
-        (
-            String::from_utf8_lossy(&self.kept).into_owned(),
-            self.truncated,
-        )
+        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
+        match self.tail {
+            Some(tail) if self.dropped > 0 => {
+                let tail: Vec<u8> = tail.into();
+                text.push_str(&format!(
+                    "\n[… {} bytes cut here: the first and last {} KB are kept …]\n",
+                    self.dropped,
+                    self.cap / 1024
+                ));
+                text.push_str(&String::from_utf8_lossy(&tail));
+                (text, true)
+            }
+            Some(tail) => {
+                let tail: Vec<u8> = tail.into();
+                text.push_str(&String::from_utf8_lossy(&tail));
+                (text, false)
+            }
+            None => (text, self.truncated),
+        }
     }
 }

@@ -133,6 +133,11 @@ pub trait Tool: Send + Sync {
     fn source(&self) -> ToolSource {
         ToolSource::BuiltIn
     }
+    /// Whether a call may change any file of the workspace: the agent snapshots it before and
+    /// compares after.
+    fn changes_workspace(&self) -> bool {
+        false
+    }
     /// How long a call may run before the registry stops it (`None`: the registry's default).
     fn call_timeout(&self) -> Option<Duration> {
         None
