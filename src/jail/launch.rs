@@ -158,7 +158,9 @@ impl Jail {
         Ok(cmd)
     }
 
-    /// Builds the jail once for `true` in an empty workspace: whether commands can run here.
+    /// Builds the jail once in an empty workspace for a command that prints its process id:
+    /// commands can run here when it says 1 (the first process of its own PID namespace), which
+    /// nothing but the real jail prints.
     pub async fn check(&self) -> JailStatus {
         let workspace = self.base.join("check");
         if let Err(e) = std::fs::create_dir_all(&workspace) {
@@ -167,7 +169,7 @@ impl Jail {
         let plan = Plan {
             workspace: workspace.clone(),
             working_dir: workspace,
-            command: "true".into(),
+            command: "echo $$".into(),
             shell: PathBuf::from("/bin/sh"),
             also_read: Vec::new(),
             shielded: Vec::new(),
@@ -184,14 +186,18 @@ impl Jail {
             .kill_on_drop(true);
         let run = tokio::time::timeout(std::time::Duration::from_secs(10), cmd.output()).await;
         match run {
-            Ok(Ok(out)) if out.status.success() => JailStatus::Ready,
+            Ok(Ok(out)) if out.status.success() && out.stdout == b"1\n" => JailStatus::Ready,
             Ok(Ok(out)) if out.status.code() == Some(i32::from(SETUP_FAILED_STATUS)) => {
                 JailStatus::Unavailable(setup_reason(&String::from_utf8_lossy(&out.stderr)))
             }
             Ok(Ok(out)) => JailStatus::Unavailable(format!(
-                "a jailed `true` failed ({}): {}",
+                "a jailed test command did not run as it should ({}; it printed {:?}{})",
                 out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
+                String::from_utf8_lossy(&out.stdout).trim(),
+                match String::from_utf8_lossy(&out.stderr).trim() {
+                    "" => String::new(),
+                    err => format!(", and on stderr {err:?}"),
+                }
             )),
             Ok(Err(e)) => JailStatus::Unavailable(format!(
                 "the jail's supervisor ({}) could not start: {e}",

@@ -90,7 +90,7 @@ fn exit_code(v: &Value) -> Option<i64> {
 }
 
 /// Host processes whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
+pub fn processes_with(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let name = entry.file_name();

@@ -17,6 +17,7 @@ mod agent_mentions;
 mod agent_turn;
 mod agents_md_config;
 mod approvals;
+mod command_e2e;
 mod command_jail;
 mod faults;
 mod headless_agents_md;
