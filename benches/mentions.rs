@@ -51,6 +51,7 @@ fn screen() -> Screen {
         resume_picker: false,
         approval: miniclaw::approval::ApprovalMode::Auto,
         approval_source: miniclaw::approval::ApprovalSource::Default,
+        run_command: Ok(()),
     })
 }
 

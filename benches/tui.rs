@@ -35,6 +35,7 @@ fn options() -> TuiOptions {
         resume_picker: false,
         approval: miniclaw::approval::ApprovalMode::Auto,
         approval_source: miniclaw::approval::ApprovalSource::Default,
+        run_command: Ok(()),
     }
 }
 

@@ -357,6 +357,8 @@ pub enum AgentEvent {
     SessionRenamed(String),
     /// The archived sessions of this workspace, newest first (for the picker).
     Sessions(Vec<SessionSummary>),
+    /// The session's background jobs of `run_command`, oldest first (`/jobs`).
+    Jobs(Vec<JobInfo>),
     /// What this session's turns changed, as a unified diff (`/diff`).
     FileChanges(String),
     /// How AGENTS.md changed since this session's prompt last carried it, as a unified diff
@@ -539,4 +541,42 @@ impl EventSink {
             text: text.into(),
         });
     }
+}
+
+/// Where a job is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobState {
+    /// Still running.
+    Running,
+    /// Its command ended with this exit code (`None`: a signal).
+    Exited(Option<i32>),
+    /// It was ended: why.
+    Ended(String),
+}
+
+impl JobState {
+    /// The state as the model and `/jobs` read it.
+    pub fn describe(&self) -> String {
+        match self {
+            JobState::Running => "running".into(),
+            JobState::Exited(Some(code)) => format!("exited with code {code}"),
+            JobState::Exited(None) => "ended by a signal".into(),
+            JobState::Ended(why) => format!("ended: {why}"),
+        }
+    }
+}
+
+/// One job, as `/jobs` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobInfo {
+    /// Its id (what the model names it by).
+    pub id: u32,
+    /// The command line.
+    pub command: String,
+    /// Its folder, as shown.
+    pub dir: String,
+    /// Where it is.
+    pub state: JobState,
+    /// How long since it started.
+    pub age: Duration,
 }

@@ -542,6 +542,7 @@ async fn run_tui(config: Config) -> ExitCode {
             .is_some_and(|r| r.trim().is_empty()),
         approval: config.approval,
         approval_source: config.approval_source,
+        run_command: started.command_status.clone(),
     };
     let result = tui::run(started.agent, options).await;
     match result {

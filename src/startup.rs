@@ -118,8 +118,6 @@ pub struct Started {
     /// Another MiniClaw has the folder's active session open (" (pid N)" when known): this
     /// agent works in a new session kept in the archive.
     pub active_held_by: Option<String>,
-    /// `run_command`'s tools (their jobs for `/jobs`), when the jail can be built here.
-    pub commands: Option<crate::tools::command::CommandTools>,
     /// Whether `run_command` is offered, or why not (for `/status`).
     pub command_status: Result<(), String>,
 }
@@ -349,13 +347,15 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }
+    if let Ok(commands) = &commands {
+        agent = agent.with_commands(commands.clone());
+    }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());
     Ok(Started {
         agent,
         notices,
         active_held_by: held_by,
-        commands: commands.ok(),
         command_status,
     })
 }

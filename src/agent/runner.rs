@@ -42,6 +42,10 @@ pub enum AgentCommand {
     InstructionsDiff,
     /// Stop the MCP server of this name and start it again (also during a turn).
     McpRestart(String),
+    /// List the session's background jobs (answered with `AgentEvent::Jobs`).
+    Jobs,
+    /// End this background job (also during a turn), then list them.
+    StopJob(u32),
     /// Plan this task (`/plan TASK`): a planner turn with the read-only tools.
     Plan(String),
     /// Carry out this plan (its numbered items), item by item.
@@ -71,6 +75,8 @@ pub struct AgentHandle {
     answers: PendingAnswers,
     /// The MCP servers, when any are configured.
     mcp: Option<Arc<McpHub>>,
+    /// `run_command`'s background jobs, when it is offered.
+    jobs: Option<crate::tools::command::Jobs>,
     /// The agent's events (for answers to commands that do not go through its task).
     events: EventSink,
 }
@@ -91,6 +97,15 @@ impl AgentHandle {
                 self.restart_mcp(&name);
                 return;
             }
+            // Jobs run on their own tasks: answered at once, even during a turn.
+            AgentCommand::Jobs => {
+                self.list_jobs(None);
+                return;
+            }
+            AgentCommand::StopJob(id) => {
+                self.list_jobs(Some(id));
+                return;
+            }
             other => Job::Sessions(other),
         };
         let _ = self.tx.send(job);
@@ -107,6 +122,26 @@ impl AgentHandle {
                 message: format!("/mcp restart {name}: {message}."),
             });
         }
+    }
+
+    /// Ends job `stop` (when given), then lists the jobs; an error event when there is no
+    /// such job or run_command is not offered.
+    fn list_jobs(&self, stop: Option<u32>) {
+        let Some(jobs) = &self.jobs else {
+            self.events.send(AgentEvent::Error {
+                message: "/jobs: run_command is not offered here (see /status), so no job runs."
+                    .into(),
+            });
+            return;
+        };
+        if let Some(id) = stop
+            && !jobs.stop(id)
+        {
+            self.events.send(AgentEvent::Error {
+                message: format!("/jobs stop {id}: no job {id} is running."),
+            });
+        }
+        self.events.send(AgentEvent::Jobs(jobs.list()));
     }
 
     /// A new cancel token, remembered as the one an interrupt cancels.
@@ -161,6 +196,7 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
         approval: agent.approval_sender(),
         answers,
         mcp,
+        jobs: agent.jobs().cloned(),
         events: events.clone(),
     };
     tokio::spawn(run(agent, job_rx, events));
@@ -277,7 +313,9 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         | AgentCommand::Init
         | AgentCommand::Plan(_)
         | AgentCommand::RunPlan(_)
-        | AgentCommand::McpRestart(_) => return,
+        | AgentCommand::McpRestart(_)
+        | AgentCommand::Jobs
+        | AgentCommand::StopJob(_) => return,
     };
     match switched {
         Ok(notice) => events.send(AgentEvent::SessionOpened {

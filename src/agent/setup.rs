@@ -38,6 +38,25 @@ impl Agent {
         self
     }
 
+    /// Keeps `run_command`'s tools (which the registry already offers) with the agent: their
+    /// background jobs end with the session, and `/jobs` lists them.
+    pub fn with_commands(mut self, commands: crate::tools::command::CommandTools) -> Self {
+        self.commands = Some(commands);
+        self
+    }
+
+    /// The background jobs of `run_command`, when it is offered.
+    pub fn jobs(&self) -> Option<&crate::tools::command::Jobs> {
+        self.commands.as_ref().map(|c| c.jobs())
+    }
+
+    /// Ends the session's background jobs (it is cleared, archived or left).
+    pub(super) fn end_jobs(&self) {
+        if let Some(jobs) = self.jobs() {
+            jobs.stop_all();
+        }
+    }
+
     /// The MCP servers, when any are configured.
     pub fn mcp(&self) -> Option<&Arc<McpHub>> {
         self.mcp.as_ref()

@@ -187,6 +187,8 @@ impl Agent {
         held: Option<Slot>,
         events: &EventSink,
     ) -> Result<Option<String>, ArchiveError> {
+        // The jobs were the session's being left.
+        self.end_jobs();
         let archive = self.archive()?;
         if let Some(writer) = &mut self.history {
             writer.settle(&self.session, events).await;

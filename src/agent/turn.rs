@@ -66,6 +66,8 @@ pub struct Agent {
     pub(super) undo_note: Option<String>,
     /// The MCP servers whose tools the registry offers, when any are configured.
     pub(super) mcp: Option<Arc<McpHub>>,
+    /// `run_command`'s tools, when the registry offers them (their jobs end with the session).
+    pub(super) commands: Option<crate::tools::command::CommandTools>,
     /// What the running turn changes for its own requests (a `/plan` run's preset).
     pub(super) turn_spec: TurnSpec,
     /// The presets of `/plan` runs.
@@ -114,6 +116,7 @@ impl Agent {
             changes: TurnChanges::default(),
             undo_note: None,
             mcp: None,
+            commands: None,
             turn_spec: TurnSpec::default(),
             plan_presets: super::plan::PlanPresets::default(),
             instructions: None,
@@ -126,8 +129,9 @@ impl Agent {
     /// with.
     pub async fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = self.session.cleared();
-        // A new session: a yes to a tool and a note about an undo were the old one's.
+        // A new session: a yes to a tool, a note about an undo and the jobs were the old one's.
         self.approvals.forget_allowed();
+        self.end_jobs();
         self.undo_note = None;
         let saved_at = self.saved_at();
         match (&mut self.history, saved_at) {

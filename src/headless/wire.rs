@@ -152,6 +152,11 @@ pub enum WireEvent<'a> {
         /// What happened.
         notice: &'a str,
     },
+    /// `{"type":"jobs","ids":[...]}`: the session's background jobs, oldest first.
+    Jobs {
+        /// Job ids.
+        ids: Vec<u32>,
+    },
     /// `{"type":"session_renamed","title":...}`
     SessionRenamed {
         /// The new title.
@@ -432,6 +437,9 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::Sessions(list) => WireEvent::Sessions {
             ids: list.iter().map(|s| s.id.as_str()).collect(),
+        },
+        AgentEvent::Jobs(jobs) => WireEvent::Jobs {
+            ids: jobs.iter().map(|j| j.id).collect(),
         },
         AgentEvent::McpServers(servers) => WireEvent::McpServers {
             servers: servers

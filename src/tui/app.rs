@@ -268,6 +268,7 @@ mod tests {
             resume_picker: false,
             approval: crate::approval::ApprovalMode::Auto,
             approval_source: crate::approval::ApprovalSource::Default,
+            run_command: Ok(()),
         };
         let mut state = State::new(&options);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

@@ -180,6 +180,18 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
     let body = match name {
         // What was found or listed: the lines themselves (the count is in the words above).
         "run_shell_command" => only(result, &["stdout", "stderr", "note"]),
+        "run_command" => only(
+            result,
+            &[
+                "stopped",
+                "moved_aside",
+                "files_changed",
+                "stdout",
+                "stderr",
+                "note",
+                "output",
+            ],
+        ),
         "search_files" => only(result, &["matches", "note"]),
         "list_files" => only(result, &["listing", "note"]),
         // What a file tool did is its change (a diff when it was told, else the words).
@@ -236,6 +248,19 @@ fn outcome_words(name: &str, arguments: &str, result: &Value) -> Option<String> 
             Some(Value::Null) => Some("exit: killed by a signal".into()),
             _ => None,
         },
+        "run_command" => {
+            let took = result
+                .get("duration_sec")
+                .and_then(Value::as_f64)
+                .map(|s| format!(" · {s:.1} s"))
+                .unwrap_or_default();
+            match (result.get("exit_code"), result.get("job")) {
+                (_, Some(job)) => Some(format!("job {job}")),
+                (Some(Value::Number(code)), _) => Some(format!("exit {code}{took}")),
+                (Some(Value::Null), _) => Some(format!("stopped{took}")),
+                _ => None,
+            }
+        }
         "search_files" => number("match_count").map(|n| count(n, "match", "matches") + more),
         "list_files" => number("count").map(|n| count(n, "entry", "entries") + more),
         "write_text_file" | "append_text_file" => {

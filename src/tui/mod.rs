@@ -63,6 +63,8 @@ pub struct TuiOptions {
     pub approval: crate::approval::ApprovalMode,
     /// Where it came from (`--approval`, this folder's choice, the default).
     pub approval_source: crate::approval::ApprovalSource,
+    /// Whether `run_command` is offered, or why not (for `/status`).
+    pub run_command: Result<(), String>,
 }
 
 /// Why the UI stopped with an error.

@@ -85,6 +85,15 @@ pub fn report(state: &State) -> String {
         None => "not known until a request was sent".into(),
     };
     lines.push(format!("  Context     {context}"));
+    lines.push(match &state.run_command {
+        Ok(()) => {
+            "  Commands    run_command runs in the jail (/jobs lists its background jobs)".into()
+        }
+        Err(why) => format!(
+            "  Commands    run_command is not offered: {}",
+            one_line(why)
+        ),
+    });
     if state.mcp.is_empty() {
         lines.push("  MCP         none configured".into());
     } else {
@@ -101,6 +110,31 @@ pub fn report(state: &State) -> String {
                 server.tools.len()
             ));
         }
+    }
+    lines.join("\n")
+}
+
+/// The `/jobs` block: each background job with its state, age and command.
+pub fn jobs(jobs: &[crate::events::JobInfo]) -> String {
+    if jobs.is_empty() {
+        return "Background jobs: none in this session (run_command starts one with `background`)."
+            .into();
+    }
+    let mut lines = vec!["Background jobs (/jobs stop N ends one):".to_string()];
+    for job in jobs {
+        let secs = job.age.as_secs();
+        let age = if secs < 120 {
+            format!("{secs} s")
+        } else {
+            format!("{} min", secs / 60)
+        };
+        lines.push(format!(
+            "  {}  {} · {age} · in {} · {}",
+            job.id,
+            job.state.describe(),
+            one_line(&job.dir),
+            one_line(&job.command)
+        ));
     }
     lines.join("\n")
 }

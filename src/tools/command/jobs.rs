@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::settings::BACKGROUND_AFTER;
+pub use crate::events::{JobInfo, JobState};
 use crate::llm::ToolSchema;
 use crate::tools::args::{parameters_of, parse_args};
 use crate::tools::process::{self, Limits, Stopped};
@@ -26,44 +27,6 @@ const JOB_LIFETIME: Duration = Duration::from_secs(8 * 3600);
 const KEPT_OUTPUT: usize = 256 * 1024;
 /// The longest `command_output` waits for new output.
 const MAX_WAIT: Duration = Duration::from_secs(30);
-
-/// Where a job is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JobState {
-    /// Still running.
-    Running,
-    /// Its command ended with this exit code (`None`: a signal).
-    Exited(Option<i32>),
-    /// It was ended: why.
-    Ended(String),
-}
-
-impl JobState {
-    /// The state as the model and `/jobs` read it.
-    pub fn describe(&self) -> String {
-        match self {
-            JobState::Running => "running".into(),
-            JobState::Exited(Some(code)) => format!("exited with code {code}"),
-            JobState::Exited(None) => "ended by a signal".into(),
-            JobState::Ended(why) => format!("ended: {why}"),
-        }
-    }
-}
-
-/// One job, as `/jobs` shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobInfo {
-    /// Its id (what the model names it by).
-    pub id: u32,
-    /// The command line.
-    pub command: String,
-    /// Its folder, as shown.
-    pub dir: String,
-    /// Where it is.
-    pub state: JobState,
-    /// How long since it started.
-    pub age: Duration,
-}
 
 /// A job's output: the last [`KEPT_OUTPUT`] bytes, and how much the model has read.
 #[derive(Debug, Default)]

@@ -204,6 +204,8 @@ pub struct State {
     /// Where the approval mode came from (for `/status`); a change in the UI makes it this
     /// folder's choice.
     pub approval_source: crate::approval::ApprovalSource,
+    /// Whether `run_command` is offered, or why not (for `/status`).
+    pub run_command: Result<(), String>,
     /// The workspace as given, the folder whose records (`remembered::folders`) keep the mode.
     pub folder: std::path::PathBuf,
     /// Calls waiting for a yes or no, oldest first (the first one is shown).
@@ -250,6 +252,7 @@ impl State {
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
             approval_source: options.approval_source,
+            run_command: options.run_command.clone(),
             folder: options.workspace.clone(),
             approvals: Vec::new(),
             mcp: Vec::new(),

@@ -35,6 +35,7 @@ pub fn options() -> TuiOptions {
         resume_picker: false,
         approval: crate::approval::ApprovalMode::Auto,
         approval_source: crate::approval::ApprovalSource::Default,
+        run_command: Ok(()),
     }
 }
 

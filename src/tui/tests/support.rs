@@ -28,6 +28,7 @@ pub fn busy_state() -> State {
         resume_picker: false,
         approval: crate::approval::ApprovalMode::Auto,
         approval_source: crate::approval::ApprovalSource::Default,
+        run_command: Ok(()),
     });
     s.composer.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());

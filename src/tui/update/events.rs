@@ -204,6 +204,12 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
         AgentEvent::Notice(text) => {
             state.view.push(EntryKind::Notice, text);
         }
+        AgentEvent::Jobs(jobs) => {
+            state
+                .view
+                .push(EntryKind::Notice, crate::tui::status_report::jobs(&jobs));
+            state.scroll[crate::tui::state::Pane::Conversation].jump_to_bottom();
+        }
         AgentEvent::StepLimitReached { max } => {
             let way_on = format!(
                 "Press Enter to go on for another {max} step{} (it sends `continue`), or change the limit with /steps N.",

@@ -61,6 +61,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         CommandId::Clear => ask_clear(state, now),
         CommandId::Tools => tools(state),
         CommandId::Mcp => mcp(state, arg, words.next(), effects),
+        CommandId::Jobs => jobs(state, arg, words.next(), effects),
         CommandId::Key => super::key_dialog::open(state),
         CommandId::Find => super::find::open(state, rest, now),
         CommandId::Status => {
@@ -219,6 +220,21 @@ fn init(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
 }
 
 /// `/mcp` lists the MCP servers; `/mcp restart NAME` restarts one.
+/// `/jobs` lists the background jobs (the answer is an `AgentEvent::Jobs`); `/jobs stop N`
+/// ends one.
+fn jobs(state: &mut State, verb: Option<&str>, id: Option<&str>, effects: &mut Vec<Effect>) {
+    match (verb, id.map(str::parse::<u32>)) {
+        (None, _) => effects.push(Effect::Command(AgentCommand::Jobs)),
+        (Some("stop"), Some(Ok(id))) => effects.push(Effect::Command(AgentCommand::StopJob(id))),
+        _ => {
+            state.view.push(
+                EntryKind::Notice,
+                "Usage: /jobs lists the background jobs; /jobs stop N ends job N.",
+            );
+        }
+    }
+}
+
 fn mcp(state: &mut State, verb: Option<&str>, name: Option<&str>, effects: &mut Vec<Effect>) {
     match (verb, name) {
         (None, _) => {
