@@ -52,10 +52,11 @@ fn run(plan: &Plan) -> Result<ExitCode, JailError> {
         .envs(plan.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null());
     let limits = plan.limits;
+    let pid_max = PidMax::for_processes(limits.processes);
     // SAFETY: the closure makes only system calls on data prepared before the fork (no
     // allocation, no lock).
     unsafe {
-        cmd.pre_exec(move || restrict(&rules, &filter, limits));
+        cmd.pre_exec(move || restrict(&rules, &filter, limits, &pid_max));
     }
     let mut child = cmd
         .spawn()
@@ -73,7 +74,12 @@ fn run(plan: &Plan) -> Result<ExitCode, JailError> {
 
 /// The command's last steps before exec: dies with the supervisor, its own `/proc`, resource
 /// limits, no capabilities now or after exec, then Landlock and seccomp.
-fn restrict(rules: &OwnedFd, filter: &Filter, limits: Resources) -> std::io::Result<()> {
+fn restrict(
+    rules: &OwnedFd,
+    filter: &Filter,
+    limits: Resources,
+    pid_max: &PidMax,
+) -> std::io::Result<()> {
     let os = std::io::Error::last_os_error;
     // SAFETY: plain system calls on values prepared before the fork.
     unsafe {
@@ -83,6 +89,7 @@ fn restrict(rules: &OwnedFd, filter: &Filter, limits: Resources) -> std::io::Res
         if mounts::fresh_proc() {
             grant_proc(rules)?;
         }
+        pid_max.apply();
         for (resource, value) in [
             (libc::RLIMIT_DATA, limits.memory_bytes),
             (libc::RLIMIT_FSIZE, limits.file_bytes),
@@ -106,6 +113,42 @@ fn restrict(rules: &OwnedFd, filter: &Filter, limits: Resources) -> std::io::Res
         }
     }
     filter.install()
+}
+
+/// The PID namespace's own `pid_max` (Linux 6.14+), which caps how many processes the command
+/// may have even where `RLIMIT_NPROC` is not enforced (for root, it never is). Pid numbers
+/// below 300 are not handed out again once the namespace wrapped, hence the margin.
+struct PidMax {
+    text: [u8; 24],
+    len: usize,
+}
+
+impl PidMax {
+    const RESERVED: u64 = 300;
+
+    fn for_processes(processes: u64) -> Self {
+        let value = format!("{}", Self::RESERVED.saturating_add(processes.max(1)));
+        let mut text = [0u8; 24];
+        let len = value.len().min(text.len());
+        text[..len].copy_from_slice(&value.as_bytes()[..len]);
+        Self { text, len }
+    }
+
+    /// Best effort, between fork and exec: older kernels have one `pid_max` for the machine,
+    /// which the jail may not change.
+    fn apply(&self) {
+        // SAFETY: plain system calls on a buffer prepared before the fork.
+        unsafe {
+            let fd = libc::open(
+                c"/proc/sys/kernel/pid_max".as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                libc::write(fd, self.text.as_ptr().cast(), self.len);
+                libc::close(fd);
+            }
+        }
+    }
 }
 
 /// Adds a read rule for the fresh `/proc` (a new mount, so the ruleset's rule for the old one

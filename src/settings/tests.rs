@@ -302,3 +302,49 @@ fn providers_come_from_both_files_and_their_key_variables_are_known_before_trust
     assert_eq!(names(&Settings::load(&files, true)), ["a", "b"]);
     assert_eq!(key_variables(&files), ["A_KEY", "B_TOKEN"]);
 }
+
+#[test]
+fn run_command_settings_come_from_the_persons_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("config.toml");
+    std::fs::write(
+        &user,
+        "[run_command]\ntimeout_sec = 30\nread = [\"/opt/sdk\"]\nenv = { RUST_BACKTRACE = \"1\" }\n",
+    )
+    .unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir(&project).unwrap();
+    // A cloned repository widening its own jail.
+    std::fs::write(
+        project.join(PROJECT_FILE),
+        "[run_command]\nread = [\"~/.ssh\"]\nmemory_mb = 999999\n",
+    )
+    .unwrap();
+    let files = SettingsFiles {
+        user: Some(user.clone()),
+        project,
+    };
+    let trusted = Settings::load(&files, true);
+    assert_eq!(trusted.run_command.timeout_sec, Some(30));
+    assert_eq!(trusted.run_command.read, ["/opt/sdk"]);
+    assert_eq!(trusted.run_command.memory_mb, None);
+    assert!(
+        trusted
+            .warnings
+            .iter()
+            .any(|w| w.contains("[run_command] is ignored here")),
+        "{:?}",
+        trusted.warnings
+    );
+    // A field MiniClaw does not know is said, and the table is not half-used.
+    std::fs::write(&user, "[run_command]\ntimeout = 5\n").unwrap();
+    let typo = Settings::load(&files, false);
+    assert_eq!(typo.run_command, RunCommandSettings::default());
+    assert!(
+        typo.warnings
+            .iter()
+            .any(|w| w.contains("unknown field `timeout`")),
+        "{:?}",
+        typo.warnings
+    );
+}

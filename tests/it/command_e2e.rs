@@ -107,7 +107,7 @@ fn a_background_job_ends_when_miniclaw_exits() {
         SseBuilder::calls(
             "c1",
             "run_command",
-            json!({"command": "echo serving; sleep 600 # e2e-job-marker", "background": true}),
+            json!({"command": "echo serving; sleep 615.5; echo never", "background": true}),
         ),
         SseBuilder::answer("Started."),
     ];
@@ -138,7 +138,7 @@ fn a_background_job_ends_when_miniclaw_exits() {
         "{started}"
     );
     wait::until("the job to end with MiniClaw", || {
-        crate::command_jail::processes_with("e2e-job-marker").is_empty()
+        crate::command_jail::processes_with("sleep 615.5").is_empty()
     });
 }
 

@@ -191,6 +191,11 @@ async fn nothing_outside_the_workspace_is_written_removed_renamed_or_read() {
         "echo x >> linkfile".to_string(),
         format!("mkdir {o}/made"),
         "touch $HOME/miniclaw-jail-test-home-write".to_string(),
+        // MiniClaw itself (this test process): were it signalled, the test would end here.
+        format!(
+            "kill -TERM {pid}; kill -KILL {pid}",
+            pid = std::process::id()
+        ),
     ];
     for attempt in &attempts {
         let v = r.run(attempt).await;
@@ -381,6 +386,12 @@ async fn bombs_floods_daemons_and_endless_commands_end_with_the_call() {
         .run_for("b() { b | b & }; b; sleep 600 # forkbomb-marker", 3)
         .await;
     assert!(ok(&bomb), "{bomb}");
+    // The jail's limit stopped it, not the machine's.
+    assert!(
+        stderr(&bomb).contains("Cannot fork"),
+        "{}",
+        &stderr(&bomb)[..stderr(&bomb).len().min(300)]
+    );
     assert!(
         bomb["stopped"]
             .as_str()
@@ -439,7 +450,7 @@ async fn bombs_floods_daemons_and_endless_commands_end_with_the_call() {
         "{endless}"
     );
     wait::until_async("the endless command to end", || {
-        processes_with("endless-marker").is_empty()
+        processes_with("sleep 612.5").is_empty()
     })
     .await;
 }
@@ -502,4 +513,28 @@ async fn a_folder_outside_or_hidden_is_refused_before_anything_runs() {
             .await;
         assert_eq!(v["ok"], json!(false), "{dir}: {v}");
     }
+}
+
+#[tokio::test]
+async fn an_interrupted_command_ends_with_everything_it_started() {
+    let r = rig().await;
+    let mut ctx = ToolContext::standalone(r.sandbox.clone());
+    let cancel = tokio_util::sync::CancellationToken::new();
+    ctx.cancel = cancel.clone();
+    let args = json!({"command": "(sleep 613.5 &) ; sleep 613.5; echo never"});
+    let args = args.to_string();
+    let call = r.registry.execute("run_command", &args, &ctx);
+    let watch = async {
+        wait::until_async("the command to start", || {
+            processes_with("sleep 613.5").len() >= 2
+        })
+        .await;
+        cancel.cancel();
+    };
+    let (result, ()) = tokio::join!(call, watch);
+    assert_eq!(result["ok"], json!(false), "{result}");
+    wait::until_async("every process of the interrupted command to end", || {
+        processes_with("sleep 613.5").is_empty()
+    })
+    .await;
 }

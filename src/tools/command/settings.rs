@@ -146,3 +146,70 @@ impl CommandSettings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_own_folders_and_missing_paths_are_refused_and_timeouts_bounded() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".cargo/registry")).unwrap();
+        std::fs::write(home.path().join(".cargo/credentials.toml"), "token").unwrap();
+        let extra = tempfile::tempdir().unwrap();
+        let table = RunCommandSettings {
+            timeout_sec: Some(900),
+            max_timeout_sec: Some(300),
+            read: vec![
+                extra.path().display().to_string(),
+                "/no/such/folder".into(),
+                "relative/path".into(),
+            ],
+            env: [
+                ("RUST_BACKTRACE".to_string(), "1".to_string()),
+                ("OPENAI_API_KEY".to_string(), "sk-x".to_string()),
+                ("github_token".to_string(), "x".to_string()),
+            ]
+            .into_iter()
+            .collect(),
+            ..RunCommandSettings::default()
+        };
+        let mut warnings = Vec::new();
+        let s = CommandSettings::from_settings(&table, Some(home.path()), &mut warnings);
+        assert_eq!(s.max_timeout, Duration::from_secs(300));
+        assert_eq!(
+            s.timeout,
+            Duration::from_secs(300),
+            "a default above the maximum"
+        );
+        assert_eq!(s.env, [("RUST_BACKTRACE".to_string(), "1".to_string())]);
+        let real_home = home.path().canonicalize().unwrap();
+        assert!(s.also_read.contains(&real_home.join(".cargo/registry")));
+        assert!(s.also_read.contains(&extra.path().canonicalize().unwrap()));
+        assert!(
+            !s.also_read
+                .iter()
+                .any(|p| p.ends_with(".cargo") || p.ends_with("credentials.toml")),
+            "{:?}",
+            s.also_read
+        );
+        let said = warnings.join("\n");
+        for expected in [
+            "OPENAI_API_KEY",
+            "github_token",
+            "/no/such/folder",
+            "relative/path",
+        ] {
+            assert!(said.contains(expected), "{expected} not warned: {said}");
+        }
+        let none = CommandSettings::from_settings(
+            &RunCommandSettings {
+                toolchains: Some(false),
+                ..RunCommandSettings::default()
+            },
+            Some(home.path()),
+            &mut Vec::new(),
+        );
+        assert!(none.also_read.is_empty());
+    }
+}
