@@ -2,16 +2,15 @@
 //! binary, started again with a hidden argument) builds user, network, mount and PID
 //! namespaces, covers what the command may not see or change, and starts the command with
 //! resource limits, no capabilities, Landlock file rules and a seccomp filter. MiniClaw plans
-//! each command (`plan`, `exposure`) and starts the supervisor (`launch`); the kernel enforces
-//! everything after that.
+//! each command (`plan`; what of the workspace is shielded is found by
+//! `tools::command::exposure`) and starts the supervisor (`launch`); the kernel enforces
+//! everything after that. A leaf: it knows nothing of the tools.
 //!
-//! Layout: `plan` (what a command may do, handed to the supervisor), `exposure` (what of the
-//! workspace is shielded), `launch` (MiniClaw's side: private folders, the session's network
-//! holder, the check that the jail can be built here), and the supervisor's side: `supervisor`,
-//! `namespaces`, `mounts`, `file_rules`, `seccomp`.
+//! Layout: `plan` (what a command may do, handed to the supervisor), `launch` (MiniClaw's side:
+//! private folders, the session's network holder, the check that the jail can be built here),
+//! and the supervisor's side: `supervisor`, `namespaces`, `mounts`, `file_rules`, `seccomp`.
 
 mod error;
-pub mod exposure;
 pub mod launch;
 pub mod plan;
 

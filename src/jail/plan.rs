@@ -19,7 +19,7 @@ pub struct Plan {
     /// Folders and files outside the workspace the command may also read and run (the
     /// toolchains the person allows), as real paths.
     pub also_read: Vec<PathBuf>,
-    /// What of the workspace the command may not see or change (found by `exposure`).
+    /// What of the workspace the command may not see or change (found by `tools::command::exposure`).
     pub shielded: Vec<Shielded>,
     /// Folders the jail's own files live in (never inside the workspace).
     pub private: PrivateDirs,

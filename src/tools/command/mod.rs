@@ -5,6 +5,7 @@
 //! workspace around each call (`Tool::changes_workspace`), so `/undo` puts back what it changed.
 //! Registered only where the jail can be built.
 
+pub mod exposure;
 mod jobs;
 mod plan;
 pub mod settings;

@@ -3,11 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::jail::{Jail, Network, Plan, exposure};
+use crate::jail::{Jail, Network, Plan};
 use crate::tools::process;
 use crate::tools::registry::{ToolContext, ToolError};
 use crate::tools::support::blocking;
 
+use super::exposure;
 use super::settings::CommandSettings;
 
 /// A command ready to start.

@@ -1,6 +1,6 @@
 //! What of the workspace a jailed command may not see or change, found by walking it before
 //! each command (MiniClaw does this, off the async runtime; the supervisor covers what it
-//! finds, see `mounts`). Hidden: what the tools never show (`.env*` at any depth, MiniClaw's
+//! finds, see `jail::mounts`). Hidden: what the tools never show (`.env*` at any depth, MiniClaw's
 //! own files and folders) and any other name of a hidden file (a hard link). Read-only: `.git`,
 //! `AGENTS.md`, `.mcp.json`, `miniclaw.toml` and `tools_plugins`, at any depth — what a later
 //! program or session would run or obey. Past [`MAX_ENTRIES`] entries the walk stops; what lies
@@ -12,7 +12,7 @@ use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::plan::Shielded;
+use crate::jail::Shielded;
 use crate::tools::hidden;
 
 /// The most entries looked at before each command (a few tens of milliseconds).
