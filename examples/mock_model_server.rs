@@ -5,6 +5,7 @@
 //! cargo run --example mock_model_server -- demo            # tool calls, then a markdown answer
 //! cargo run --example mock_model_server -- long 20000 2000 # a 20,000-token answer at 2,000 tokens/s
 //! cargo run --example mock_model_server -- think           # slow reasoning, then a short answer
+//! cargo run --example mock_model_server -- fix-test        # run_command: test, fix calc.py, test again
 //! cargo run --example mock_model_server -- think-long 20000 2000 # 20,000 tokens of reasoning
 //! cargo run --example mock_model_server -- long 20000 2000 --event-writes # one write per event
 //! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
@@ -158,6 +159,47 @@ cite Euler, and offer to verify with the calculator tool if the user wants. ";
     .build()
 }
 
+/// A test fixed with run_command, for a workspace holding `calc.py` (`return a - b`) and
+/// `test_calc.py` (see `scripts/screenshots.sh`).
+fn fix_test_turn() -> Vec<Reply> {
+    vec![
+        SseBuilder::new()
+            .role()
+            .content(&["Let me run the tests first."])
+            .tool_call(
+                0,
+                "t1",
+                "run_command",
+                &json!({"command": "python3 -m unittest 2>&1"}),
+                3,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::new()
+            .role()
+            .content(&["`add` subtracts. Fixing it."])
+            .tool_call(
+                0,
+                "t2",
+                "replace_text_in_file",
+                &json!({"relative_path": "calc.py", "old_text": "a - b", "new_text": "a + b"}),
+                3,
+            )
+            .finish("tool_calls")
+            .done()
+            .build(),
+        SseBuilder::calls(
+            "t3",
+            "run_command",
+            json!({"command": "python3 -m unittest 2>&1"}),
+        ),
+        SseBuilder::answer(
+            "Fixed: `add` in `calc.py` returned `a - b`; it returns `a + b` now and the test passes.",
+        ),
+    ]
+}
+
 #[tokio::main]
 async fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -179,6 +221,7 @@ async fn main() {
             "think-long" => script.push(long_reasoning(tokens, rate, writes)),
             "answer" => script.push(SseBuilder::answer(ANSWER)),
             "think" => script.push(thinking_answer()),
+            "fix-test" => script.extend(fix_test_turn()),
             _ => script.extend(demo_turn()),
         }
     }

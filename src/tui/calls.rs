@@ -214,6 +214,12 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
     out
 }
 
+/// Whether a folded call shows the end of its result rather than its start (a command's
+/// output: what failed is said last).
+pub fn folds_to_its_end(name: &str) -> bool {
+    name == crate::tools::command::NAME
+}
+
 /// The fields `keys` of `result`, in that order (the rest are told in words, or do not matter
 /// under a call line).
 fn only(result: &Value, keys: &[&str]) -> Value {

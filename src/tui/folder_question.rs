@@ -70,7 +70,9 @@ fn lines<'a>(q: &'a FolderQuestion, theme: &Theme) -> Vec<Line<'a>> {
             "read, list and search the files inside this folder (never .env* files, nothing outside it)",
         ),
         what("create and change files inside it"),
-        what("run read-only shell commands there"),
+        what(
+            "run commands there (builds, tests) in a jail that keeps them inside it, with no network unless you say yes",
+        ),
         Line::from(vec![
             Span::styled("  as the approval mode allows (now ", theme.muted),
             Span::styled(q.approval.name(), theme.text),
@@ -200,7 +202,7 @@ mod tests {
             let shown = screen(w, h);
             assert!(shown.contains("Work in this folder?"), "{w}×{h}\n{shown}");
             assert!(shown.contains("/home/ana/src/project"), "{w}×{h}\n{shown}");
-            assert!(shown.contains("read-only shell"), "{w}×{h}\n{shown}");
+            assert!(shown.contains("run commands there"), "{w}×{h}\n{shown}");
             assert!(shown.contains("history in"), "{w}×{h}\n{shown}");
             assert!(
                 shown.contains("y / Enter work here  n / Esc quit"),

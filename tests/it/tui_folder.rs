@@ -66,7 +66,7 @@ fn the_first_start_in_a_folder_asks_once_and_a_no_quits() {
     p.wait_for("Work in this folder?");
     let screen = p.screen();
     assert!(screen.contains(&shown), "{screen}");
-    assert!(screen.contains("read-only shell commands"), "{screen}");
+    assert!(screen.contains("run commands there"), "{screen}");
     assert!(screen.contains("history in"), "{screen}");
     assert!(
         screen.contains("╭"),

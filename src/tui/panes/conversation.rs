@@ -218,16 +218,27 @@ fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'st
     {
         return diff_lines(diff, expanded, theme);
     }
-    let shown = if expanded || call.preview.len() <= PREVIEW_SHOW {
-        call.preview.len()
-    } else {
-        PREVIEW_SHOW
-    };
-    let mut out: Vec<Line<'static>> = call.preview[..shown]
-        .iter()
-        .map(|l| Line::styled(format!("  │ {l}"), theme.muted))
-        .collect();
-    out.extend(more_line(call.preview.len() - shown, theme));
+    let dim = |l: &String| Line::styled(format!("  │ {l}"), theme.muted);
+    if expanded || call.preview.len() <= PREVIEW_SHOW {
+        return call.preview.iter().map(dim).collect();
+    }
+    // A command's verdict is at its end (the failed assertion, the error): its first line (the
+    // exit code) and its last lines are shown.
+    if calls::folds_to_its_end(&call.name) {
+        let mut last: Vec<&String> = call.preview[1..]
+            .iter()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(PREVIEW_SHOW)
+            .collect();
+        last.reverse();
+        let mut out = vec![dim(&call.preview[0])];
+        out.extend(more_line(call.preview.len() - 1 - last.len(), theme));
+        out.extend(last.into_iter().map(dim));
+        return out;
+    }
+    let mut out: Vec<Line<'static>> = call.preview[..PREVIEW_SHOW].iter().map(dim).collect();
+    out.extend(more_line(call.preview.len() - PREVIEW_SHOW, theme));
     out
 }
 

@@ -24,13 +24,23 @@ fn a_finished_command_shows_its_exit_code_time_and_output_under_its_call() {
             json!({"command": "python3 -m unittest"}),
             json!({"ok": true, "tool": "run_command", "command": "python3 -m unittest",
                    "working_dir": ".", "exit_code": 1, "stdout": "",
-                   "stderr": "F\nAssertionError: -1 != 5\nFAILED (failures=1)\n", "duration_sec": 0.4}),
+                   "stderr": "F\n======\nFAIL: test_add\n------\nTraceback:\n  File \"test_calc.py\", line 6\nAssertionError: -1 != 5\n\nFAILED (failures=1)\n", "duration_sec": 0.4}),
             400,
         ),
     );
     let screen = render(&mut s, 100, 30, now);
     assert!(screen.contains("exit 1 · 0.4 s"), "{screen}");
+    // Folded, the end of the output shows: what failed is said last.
     assert!(screen.contains("AssertionError: -1 != 5"), "{screen}");
+    assert!(screen.contains("FAILED (failures=1)"), "{screen}");
+    // (The conversation pane: the side panes show the whole result.)
+    let conversation = &screen[..screen.find('╰').unwrap_or(screen.len())];
+    let conversation: String = conversation
+        .lines()
+        .map(|l| l.split("││").next().unwrap_or(l))
+        .collect();
+    assert!(!conversation.contains("Traceback"), "{screen}");
+    assert!(screen.contains("more lines (Enter shows all)"), "{screen}");
 }
 
 #[test]
