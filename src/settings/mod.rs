@@ -5,9 +5,11 @@
 //! issues add their own tables, such as `[providers.*]`), and a broken file or entry is
 //! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
 //! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
-//! shape) and model providers (`[providers.NAME]`). A leaf: it imports nothing of MiniClaw but
+//! shape), model providers (`[providers.NAME]`) and, from the user's file only, the command
+//! rules (`[commands] allow`). A leaf: it imports nothing of MiniClaw but
 //! `paths`.
 
+mod commands;
 mod error;
 mod expand;
 mod mcp;
@@ -17,6 +19,7 @@ mod providers;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use commands::AllowedCommand;
 pub use error::SettingsError;
 pub use expand::expand_vars;
 pub use mcp::{
@@ -38,6 +41,8 @@ pub struct FileSettings {
     pub mcp_servers: Vec<McpServerConfig>,
     /// Its model providers, in file order.
     pub providers: Vec<ProviderEntry>,
+    /// Its `[commands] allow` rules (the user's file only).
+    pub allowed_commands: Vec<AllowedCommand>,
 }
 
 /// Where the settings files are.
@@ -77,6 +82,8 @@ pub struct Settings {
     /// Model providers as declared, the user's file first: a later entry of the same name
     /// replaces an earlier one, and the key rules are applied, by `llm::Providers`.
     pub providers: Vec<ProviderEntry>,
+    /// The command rules of the user's `config.toml` (a project's are ignored, with a warning).
+    pub allowed_commands: Vec<AllowedCommand>,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -95,22 +102,25 @@ impl Settings {
             warnings.extend(problems);
             layers.push(FileSettings {
                 mcp_servers,
-                providers: Vec::new(),
+                ..FileSettings::default()
             });
             let toml = files.project.join(PROJECT_FILE);
             layers.push(read_layer(&toml, Scope::Project, &mut warnings));
         }
         let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
         let mut providers: Vec<ProviderEntry> = Vec::new();
+        let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
         for layer in layers {
             for server in layer.mcp_servers {
                 servers.insert(server.name.clone(), server);
             }
             providers.extend(layer.providers);
+            allowed_commands.extend(layer.allowed_commands);
         }
         Self {
             mcp_servers: servers.into_values().collect(),
             providers,
+            allowed_commands,
             warnings,
         }
     }
@@ -179,10 +189,19 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             providers
         }
     };
+    let allowed_commands = match table.get("commands") {
+        None => Vec::new(),
+        Some(value) => {
+            let (allowed, problems) = commands::parse_table(value, path, scope);
+            warnings.extend(problems);
+            allowed
+        }
+    };
     (
         FileSettings {
             mcp_servers,
             providers,
+            allowed_commands,
         },
         warnings,
     )
