@@ -45,7 +45,7 @@ pub enum RulesError {
     )]
     NoStore,
     /// The records could not be written.
-    #[error("the folder records could not be written ({0}), so it holds for this session only")]
+    #[error("the folder records could not be written ({0})")]
     Io(#[from] std::io::Error),
 }
 

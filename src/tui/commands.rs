@@ -42,6 +42,8 @@ pub enum CommandId {
     Tools,
     /// `/mcp`.
     Mcp,
+    /// `/permissions`.
+    Permissions,
     /// `/key`.
     Key,
     /// `/status`.
@@ -183,6 +185,7 @@ pub const COMMANDS: &[Command] = &[
     command(C::Clear, "clear", NoArgument, "clear the conversation (asks first)").waiting(),
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
+    command(C::Permissions, "permissions", Optional("remove N"), "list the rules that let commands run without asking, or remove one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
     command(C::Find, "find", Required("TEXT"), "find TEXT in the conversation (Ctrl+F)"),
     command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, MCP servers"),

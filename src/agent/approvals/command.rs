@@ -140,10 +140,10 @@ async fn keep(book: &Arc<CommandRules>, rules: Vec<CommandRule>, events: &EventS
         Ok(Ok(())) => format!(
             "From now on, commands starting with `{shown}` run without asking in this project (/permissions lists the rules and removes them)."
         ),
-        Ok(Err(e)) => format!("The rule `{shown}` was added, but {e}."),
-        Err(e) => format!(
-            "The rule `{shown}` was added, but it could not be kept ({e}), so it holds for this session only."
-        ),
+        Ok(Err(e)) => format!("The rule `{shown}` holds for this session only: {e}."),
+        Err(e) => {
+            format!("The rule `{shown}` holds for this session only: it could not be kept ({e}).")
+        }
     };
     events.send(AgentEvent::Notice(notice));
 }
