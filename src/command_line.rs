@@ -199,7 +199,7 @@ impl Reader {
     fn skip_blanks(&mut self) {
         loop {
             match self.peek() {
-                Some(' ' | '\t' | '\r') => self.at += 1,
+                Some(' ' | '\t') => self.at += 1,
                 Some('\\') if self.peek_at(1) == Some('\n') => self.at += 2,
                 _ => return,
             }
@@ -254,7 +254,8 @@ impl Reader {
         let start = self.at;
         while let Some(c) = self.peek() {
             match c {
-                ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' => break,
+                // A carriage return is part of a word to `sh`, as here.
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' => break,
                 '(' | ')' => return Err(Unreadable::Subshell),
                 '`' => return Err(Unreadable::Substitution),
                 '\'' => {

@@ -114,17 +114,16 @@ fn body(request: &ApprovalRequest, arguments_shown: bool) -> Vec<String> {
     lines
 }
 
-/// What the dialog says about a command: its line (every line of it, shown as the shell gets
-/// it, control characters removed), its folder, what the jail allows, and the network or a
-/// line that cannot be read said plainly.
+/// What the dialog says about a command: its line (every line of it, as the shell gets it,
+/// with control and invisible characters shown as their code), its folder, what the jail
+/// allows, and the network or a line that cannot be read said plainly.
 fn command_lines(command: &CommandPrompt) -> Vec<String> {
-    let clean = crate::terminal_text::clean;
     let mut lines = Vec::new();
     for (i, line) in command.line.split('\n').enumerate() {
         let mark = if i == 0 { "$ " } else { "  " };
-        lines.push(format!("{mark}{}", clean(line).replace('\t', "    ")));
+        lines.push(format!("{mark}{}", visible(line)));
     }
-    lines.push(format!("in {}", clean(&command.folder)));
+    lines.push(format!("in {}", visible(&command.folder)));
     lines.push(format!("jail: {}", command.jail));
     if command.network {
         lines.push(String::new());
@@ -142,4 +141,23 @@ fn command_lines(command: &CommandPrompt) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// `text` with every character that would not show as itself — controls (an escape, a carriage
+/// return), bidirectional overrides, zero-width ones — written as its code (`⟨U+202E⟩`): what
+/// is approved is what was shown, and a hostile line cannot draw over itself or reorder itself.
+fn visible(text: &str) -> String {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}')
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("    "),
+            c if hidden(c) => out.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }
