@@ -93,7 +93,7 @@ pub(super) async fn gate(
 }
 
 /// What the dialog shows for `call`.
-pub(crate) fn prompt(call: &CommandCall, rules: &CommandRules) -> CommandPrompt {
+fn prompt(call: &CommandCall, rules: &CommandRules) -> CommandPrompt {
     let folder = match &call.working_dir {
         Some(dir) if !dir.trim().is_empty() && dir.trim() != "." => rules.folder().join(dir),
         _ => rules.folder().to_path_buf(),

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::dialog::centered;
 use crate::tui::calls;
-use crate::tui::state::{ApprovalView, State};
+use crate::tui::state::{ApprovalView, State, codes_shown};
 use crate::tui::theme::Theme;
 use crate::tui::wrap::{self, truncate, wrap_line};
 
@@ -47,7 +47,7 @@ fn hints(view: &ApprovalView) -> Vec<String> {
     if let Some(prefixes) = view.offered_prefixes() {
         hints.push(format!(
             "p yes, and don't ask again here for `{}` (editable)",
-            calls::one_line(&prefixes)
+            codes_shown(&prefixes)
         ));
     }
     if !view.request.command.as_ref().is_some_and(|c| c.network) {
@@ -236,7 +236,7 @@ fn prefix_editor(
         ),
         width.max(1),
     ));
-    let text = format!("{}▏", calls::one_line(prefix));
+    let text = format!("{}▏", codes_shown(prefix));
     let room = width.saturating_sub(2).max(1);
     let chars: Vec<char> = text.chars().collect();
     let shown: String = if wrap::width(&text) > room {

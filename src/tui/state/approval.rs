@@ -121,9 +121,9 @@ fn command_lines(command: &CommandPrompt) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, line) in command.line.split('\n').enumerate() {
         let mark = if i == 0 { "$ " } else { "  " };
-        lines.push(format!("{mark}{}", visible(line)));
+        lines.push(format!("{mark}{}", codes_shown(line)));
     }
-    lines.push(format!("in {}", visible(&command.folder)));
+    lines.push(format!("in {}", codes_shown(&command.folder)));
     lines.push(format!("jail: {}", command.jail));
     if command.network {
         lines.push(String::new());
@@ -146,7 +146,7 @@ fn command_lines(command: &CommandPrompt) -> Vec<String> {
 /// `text` with every character that would not show as itself — controls (an escape, a carriage
 /// return), bidirectional overrides, zero-width ones — written as its code (`⟨U+202E⟩`): what
 /// is approved is what was shown, and a hostile line cannot draw over itself or reorder itself.
-fn visible(text: &str) -> String {
+pub fn codes_shown(text: &str) -> String {
     let hidden = |c: char| {
         (c.is_control() && c != '\t')
             || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}')

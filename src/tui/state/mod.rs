@@ -16,7 +16,7 @@ mod search;
 mod status;
 mod view;
 
-pub use approval::{ANSWER_GRACE, ApprovalView};
+pub use approval::{ANSWER_GRACE, ApprovalView, codes_shown};
 pub use composer::Composer;
 pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
 pub use find::{Find, Hit};

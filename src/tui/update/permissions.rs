@@ -40,7 +40,7 @@ fn list(state: &mut State) {
         );
     }
     for (i, listed) in rules.iter().enumerate() {
-        let rule = crate::tui::calls::one_line(&listed.rule().to_string());
+        let rule = crate::tui::state::codes_shown(&listed.rule().to_string());
         let from = match listed {
             Listed::Project(_) => "this project (/permissions remove N removes it)".to_string(),
             Listed::Config(c) => format!(
@@ -75,7 +75,7 @@ fn remove(state: &mut State, n: &str, effects: &mut Vec<Effect>) {
                 EntryKind::Notice,
                 format!(
                     "Removed `{}`: commands starting with it ask again in this project.",
-                    crate::tui::calls::one_line(&rule.to_string())
+                    crate::tui::state::codes_shown(&rule.to_string())
                 ),
             );
         }
@@ -84,7 +84,7 @@ fn remove(state: &mut State, n: &str, effects: &mut Vec<Effect>) {
                 EntryKind::Error,
                 format!(
                     "`{}` is written in {}: remove it there (MiniClaw does not edit your config file).",
-                    crate::tui::calls::one_line(&c.rule.to_string()),
+                    crate::tui::state::codes_shown(&c.rule.to_string()),
                     crate::tui::calls::one_line(&c.file.display().to_string())
                 ),
             );
