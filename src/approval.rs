@@ -77,6 +77,9 @@ pub enum Decision {
     Approve,
     /// Run it, and every call of this tool for the rest of the session.
     ApproveTool,
+    /// Run this command, and let commands starting with these prefixes run without asking in
+    /// this project from now on (`run_command` only).
+    ApprovePrefixes(Vec<crate::command_rules::CommandRule>),
     /// Do not run it; the reason (maybe empty) goes to the model.
     Deny(String),
 }
@@ -100,6 +103,26 @@ pub struct ApprovalRequest {
     /// of later sessions): it asks in every mode that has a person to ask, `auto` included,
     /// and a yes to the tool for the session does not cover it.
     pub configuration: bool,
+    /// What the dialog says about a `run_command` call (the gate fills it in).
+    pub command: Option<CommandPrompt>,
+}
+
+/// What the approval dialog shows for a `run_command` call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandPrompt {
+    /// The command line, as the model wrote it.
+    pub line: String,
+    /// The folder it runs in.
+    pub folder: String,
+    /// What the jail lets it do (`command_rules::jail_summary`).
+    pub jail: String,
+    /// Whether it will be able to reach the internet.
+    pub network: bool,
+    /// Why MiniClaw cannot read the line with certainty (then no rule covers it).
+    pub unreadable: Option<String>,
+    /// The prefixes "don't ask again" would add, one per simple command (`None`: not offered,
+    /// for a line that cannot be read or a command with the network).
+    pub prefixes: Option<Vec<crate::command_rules::CommandRule>>,
 }
 
 #[cfg(test)]

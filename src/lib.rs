@@ -6,6 +6,8 @@
 pub mod agent;
 pub mod approval;
 pub(crate) mod capped_read;
+pub mod command_line;
+pub mod command_rules;
 pub mod config;
 pub mod diff;
 pub(crate) mod durable;

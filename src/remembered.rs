@@ -1,7 +1,7 @@
 //! What the person chose last time, kept across restarts: the model and the theme, in
 //! `<data dir>/miniclaw/choices.json`. A missing or unreadable file means "nothing remembered".
 //! What belongs to one folder (the approval mode, the yes to working there) is kept per folder
-//! ([`folders`]).
+//! ([`folders`]), with the command rules made there (their words; `command_rules` reads them).
 
 pub mod folders;
 

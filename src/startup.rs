@@ -233,6 +233,25 @@ pub async fn command_tools() -> (
     (tools, warnings)
 }
 
+/// The command rules for `workspace`: the person's `config.toml`'s `[commands] allow` and the
+/// ones made in this project, kept in the folder records; with a warning for each entry that
+/// is not a rule. (The settings files' own problems are reported with the MCP servers'.)
+fn command_rules(workspace: &Path) -> (crate::command_rules::CommandRules, Vec<String>) {
+    // The user's file only: a project's `[commands]` never counts (its warning comes with the
+    // settings warnings).
+    let settings = Settings::load(&SettingsFiles::default_locations(), false);
+    let allowed: Vec<(String, PathBuf)> = settings
+        .allowed_commands
+        .into_iter()
+        .map(|a| (a.text, a.file))
+        .collect();
+    crate::command_rules::CommandRules::load(
+        crate::remembered::folders::path(),
+        workspace,
+        &allowed,
+    )
+}
+
 /// Builds the agent for `config`.
 pub async fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
@@ -326,6 +345,8 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
             other => format!("{}.", other),
         });
     }
+    let (command_rules, warnings) = command_rules(sandbox.root());
+    notices.extend(warnings);
     let mut agent = Agent::new(
         client,
         Arc::new(tools),
@@ -339,6 +360,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     )
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
+    .with_command_rules(Arc::new(command_rules))
     .with_slot(slot)
     .with_plan_presets(plan_presets);
     if let Some(store) = store {

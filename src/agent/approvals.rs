@@ -1,6 +1,7 @@
 //! The approval gate: in the `ask` mode a call that changes something waits for a person's
 //! answer; in `read-only` it is refused; `auto` lets it run. The UI answers through
-//! [`PendingAnswers`]; headless mode has no one to ask, so such calls are denied.
+//! [`PendingAnswers`]; headless mode has no one to ask, so such calls are denied. `run_command`
+//! has its own rules ([`command`]): prefix rules, and the network asking always.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,8 +12,11 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+mod command;
+
 use super::blocking::off_runtime;
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
+use crate::command_rules::{CommandCall, CommandRules, RUN_COMMAND};
 use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
 use crate::llm::ToolCall;
 use crate::tools::{Sandbox, ToolRegistry};
@@ -77,12 +81,13 @@ impl Asker for PendingAnswers {
     }
 }
 
-/// The gate's state: the mode (changed by the UI at any time), who asks, and the tools a
-/// person let through for the rest of the session.
+/// The gate's state: the mode (changed by the UI at any time), who asks, the tools a person
+/// let through for the rest of the session, and the command rules of the workspace.
 pub struct Approvals {
     mode: watch::Sender<ApprovalMode>,
     asker: Option<Arc<dyn Asker>>,
     allowed: Mutex<HashSet<String>>,
+    commands: Arc<CommandRules>,
 }
 
 /// What the gate made of one call.
@@ -97,13 +102,36 @@ pub enum Gate {
 }
 
 impl Approvals {
-    /// A gate in `mode`, asking through `asker` (none: calls that would ask are denied).
+    /// A gate in `mode`, asking through `asker` (none: calls that would ask are denied), with
+    /// no command rules.
     pub fn new(mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
         Self {
             mode: watch::Sender::new(mode),
             asker,
             allowed: Mutex::new(HashSet::new()),
+            commands: Arc::new(CommandRules::empty(std::path::Path::new("."))),
         }
+    }
+
+    /// The same gate, letting `run_command` calls through by `rules`.
+    pub fn with_command_rules(mut self, rules: Arc<CommandRules>) -> Self {
+        self.commands = rules;
+        self
+    }
+
+    /// Lets `run_command` calls through by `rules` from now on.
+    pub fn set_command_rules(&mut self, rules: Arc<CommandRules>) {
+        self.commands = rules;
+    }
+
+    /// The command rules (shared with the UI's `/permissions`).
+    pub fn command_rules(&self) -> Arc<CommandRules> {
+        self.commands.clone()
+    }
+
+    /// Asks through `asker` from now on, keeping the mode, the session's yeses and the rules.
+    pub fn set_asker(&mut self, asker: Arc<dyn Asker>) {
+        self.asker = Some(asker);
     }
 
     /// The sender of the mode, for a handle that changes it.
@@ -123,9 +151,23 @@ impl Approvals {
         }
     }
 
-    /// Whether calls that need approval would ask now (for counting "1 of 3").
-    pub fn asks(&self, tool: &str) -> bool {
-        self.mode() == ApprovalMode::Ask && !self.allowed.lock().is_ok_and(|a| a.contains(tool))
+    /// Whether a person let `tool` through for the rest of the session.
+    fn allowed_for_session(&self, tool: &str) -> bool {
+        self.allowed.lock().is_ok_and(|a| a.contains(tool))
+    }
+
+    /// Whether a call of `tool` with `arguments` that needs approval would ask now (for
+    /// counting "1 of 3").
+    pub fn asks(&self, tool: &str, arguments: &str) -> bool {
+        if tool == RUN_COMMAND {
+            return command::asks(self, arguments);
+        }
+        self.mode() == ApprovalMode::Ask && !self.allowed_for_session(tool)
+    }
+
+    /// Whether the call goes through the gate even in `auto` (a command with the network).
+    pub fn always_asks(&self, tool: &str, arguments: &str) -> bool {
+        tool == RUN_COMMAND && CommandCall::from_arguments(arguments).network
     }
 
     /// Decides about a call that needs approval.
@@ -135,20 +177,16 @@ impl Approvals {
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> Gate {
+        if request.name == RUN_COMMAND {
+            return command::gate(self, request, events, cancel).await;
+        }
         let tool = request.name.clone();
         // Configuration (an AGENTS.md) asks in every mode; a yes to the tool does not cover it.
         let configuration = request.configuration;
         match self.mode() {
             ApprovalMode::Auto if !configuration => return Gate::Run { asked: false },
-            ApprovalMode::ReadOnly => {
-                return refusal(
-                    &tool,
-                    "refused: MiniClaw is in read-only mode, so calls that change files, run \
-                     commands or reach the network do not run (the person can change the mode \
-                     with /approval or Shift+Tab)",
-                );
-            }
-            ApprovalMode::Ask if !configuration && !self.asks(&tool) => {
+            ApprovalMode::ReadOnly => return refusal(&tool, READ_ONLY),
+            ApprovalMode::Ask if !configuration && !self.asks(&tool, &request.arguments) => {
                 return Gate::Run { asked: false };
             }
             ApprovalMode::Auto | ApprovalMode::Ask => {}
@@ -159,47 +197,73 @@ impl Approvals {
                 if configuration {
                     CONFIGURATION_HEADLESS
                 } else {
-                    "denied: the approval mode is `ask` and there is no one to ask in headless \
-                     mode (run with --approval auto to let such calls run)"
+                    ASK_HEADLESS
                 },
             );
         };
-        let interrupted = |error: &str| {
-            let observation = json!({"ok": false, "tool": tool, "error": error, "denied": true});
-            Gate::Refused(observation, CallOutcome::Interrupted)
-        };
-        if cancel.is_cancelled() {
-            return interrupted("not run: the turn was interrupted");
-        }
-        let decision = tokio::select! {
-            // An interrupt wins over an answer that arrives at the same moment.
-            biased;
-            () = cancel.cancelled() => return interrupted("denied by the user: interrupted"),
-            d = asker.ask(request, events) => d,
+        let decision = match self.ask(asker, request, events, cancel).await {
+            Ok(decision) => decision,
+            Err(gate) => return gate,
         };
         match decision {
-            Decision::Approve => Gate::Run { asked: true },
+            // Prefixes are offered for commands only: a yes to this call alone.
+            Decision::Approve | Decision::ApprovePrefixes(_) => Gate::Run { asked: true },
             Decision::ApproveTool => {
                 if let Ok(mut allowed) = self.allowed.lock() {
                     allowed.insert(tool);
                 }
                 Gate::Run { asked: true }
             }
-            Decision::Deny(reason) => {
-                let reason = reason.trim();
-                let error = if reason.is_empty() {
-                    "denied by the user".to_string()
-                } else {
-                    format!("denied by the user: {reason}")
-                };
-                let observation =
-                    json!({"ok": false, "tool": tool, "error": error, "denied": true});
-                let reason = reason.to_string();
-                Gate::Refused(observation, CallOutcome::Denied { reason })
-            }
+            Decision::Deny(reason) => denied(&tool, &reason),
+        }
+    }
+
+    /// A person's answer to `request`, or the gate when the turn is interrupted first.
+    async fn ask(
+        &self,
+        asker: &Arc<dyn Asker>,
+        request: ApprovalRequest,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<Decision, Gate> {
+        let tool = request.name.clone();
+        let interrupted = |error: &str| {
+            let observation = json!({"ok": false, "tool": tool, "error": error, "denied": true});
+            Gate::Refused(observation, CallOutcome::Interrupted)
+        };
+        if cancel.is_cancelled() {
+            return Err(interrupted("not run: the turn was interrupted"));
+        }
+        tokio::select! {
+            // An interrupt wins over an answer that arrives at the same moment.
+            biased;
+            () = cancel.cancelled() => Err(interrupted("denied by the user: interrupted")),
+            d = asker.ask(request, events) => Ok(d),
         }
     }
 }
+
+/// A no from the person, with their reason (maybe empty).
+fn denied(tool: &str, reason: &str) -> Gate {
+    let reason = reason.trim();
+    let error = if reason.is_empty() {
+        "denied by the user".to_string()
+    } else {
+        format!("denied by the user: {reason}")
+    };
+    let observation = json!({"ok": false, "tool": tool, "error": error, "denied": true});
+    let reason = reason.to_string();
+    Gate::Refused(observation, CallOutcome::Denied { reason })
+}
+
+/// Why a call did not run in the read-only mode.
+const READ_ONLY: &str = "refused: MiniClaw is in read-only mode, so calls that change files, \
+     run commands or reach the network do not run (the person can change the mode with \
+     /approval or Shift+Tab)";
+
+/// Why a call that asks did not run in headless mode.
+const ASK_HEADLESS: &str = "denied: the approval mode is `ask` and there is no one to ask in \
+     headless mode (run with --approval auto to let such calls run)";
 
 /// Why a write to configuration did not run in headless mode, whatever the approval mode.
 const CONFIGURATION_HEADLESS: &str = "denied: AGENTS.md is configuration (it joins the system \
@@ -304,6 +368,7 @@ mod tests {
             position: 1,
             of: 1,
             configuration,
+            command: None,
         }
     }
 

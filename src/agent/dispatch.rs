@@ -138,9 +138,10 @@ impl Agent {
             .iter()
             .copied()
             .filter(|&i| {
-                let name = &calls[i].function.name;
+                let (name, arguments) = (&calls[i].function.name, &calls[i].function.arguments);
                 self.registry.needs_approval(name)
-                    && (self.approvals.asks(name) || self.writes_configuration(&calls[i]))
+                    && (self.approvals.asks(name, arguments)
+                        || self.writes_configuration(&calls[i]))
             })
             .collect();
         let mut batch: Vec<usize> = Vec::new();
@@ -166,11 +167,14 @@ impl Agent {
             }
             let name = &calls[i].function.name;
             let mut asked = false;
-            // In `auto` nothing asks but a write to configuration: no flush, no preview,
-            // read-only calls stay together.
+            // In `auto` nothing asks but a write to configuration and a command with the
+            // network: no flush, no preview, read-only calls stay together.
             if self.registry.needs_approval(name)
                 && (self.approvals.mode() != ApprovalMode::Auto
-                    || self.writes_configuration(&calls[i]))
+                    || self.writes_configuration(&calls[i])
+                    || self
+                        .approvals
+                        .always_asks(name, &calls[i].function.arguments))
             {
                 if cancel.is_cancelled() {
                     // Interrupted: nothing more is asked (or run).
@@ -307,7 +311,11 @@ impl Agent {
     ) -> Result<bool, Observed> {
         let call = &calls[i];
         let configuration = self.writes_configuration(call);
-        let diff = if configuration || self.approvals.asks(&call.function.name) {
+        let diff = if configuration
+            || self
+                .approvals
+                .asks(&call.function.name, &call.function.arguments)
+        {
             preview_diff(&self.registry, &self.sandbox, call).await
         } else {
             None
@@ -320,6 +328,7 @@ impl Agent {
             position: asking.iter().position(|&a| a == i).map_or(1, |p| p + 1),
             of: asking.len().max(1),
             configuration,
+            command: None,
         };
         let refused = match self.approvals.gate(request, events, cancel).await {
             Gate::Run { asked } => return Ok(asked),

@@ -4,6 +4,8 @@ pub(crate) mod advice;
 pub mod approvals;
 mod blocking;
 pub mod budget;
+#[cfg(test)]
+mod command_gate_tests;
 pub(crate) mod context;
 pub(crate) mod delegation;
 pub mod dispatch;

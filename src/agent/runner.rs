@@ -79,6 +79,8 @@ pub struct AgentHandle {
     jobs: Option<crate::tools::command::Jobs>,
     /// The agent's events (for answers to commands that do not go through its task).
     events: EventSink,
+    /// The command rules the agent's gate reads (`/permissions` removes from them).
+    command_rules: Arc<crate::command_rules::CommandRules>,
 }
 
 impl AgentHandle {
@@ -163,6 +165,19 @@ impl AgentHandle {
         self.approval.send_replace(mode);
     }
 
+    /// Removes `rule` from the project's command rules in the folder records, off the event
+    /// loop (the UI took it out of the rules in force already); a failure is said as a notice.
+    pub fn forget_command_rule(&self, rule: crate::command_rules::CommandRule) {
+        let (rules, events) = (self.command_rules.clone(), self.events.clone());
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = rules.save_forgotten(&rule) {
+                events.send(AgentEvent::Notice(format!(
+                    "The rule `{rule}` no longer counts this session, but it could not be removed from the folder records ({e}): it may count again at the next start."
+                )));
+            }
+        });
+    }
+
     /// Answers the call `id` waiting for approval.
     pub fn answer(&self, id: &str, decision: Decision) {
         self.answers.answer(id, decision);
@@ -198,6 +213,7 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
         mcp,
         jobs: agent.jobs().cloned(),
         events: events.clone(),
+        command_rules: agent.command_rules(),
     };
     tokio::spawn(run(agent, job_rx, events));
     (handle, ev_rx)

@@ -9,6 +9,7 @@ use super::history::HistoryStore;
 use super::session::Session;
 use super::turn::{Agent, AgentSettings};
 use crate::approval::ApprovalMode;
+use crate::command_rules::CommandRules;
 use crate::llm::{LlmClient, Preset};
 use crate::tools::ToolRegistry;
 use crate::tools::mcp::McpHub;
@@ -17,13 +18,25 @@ impl Agent {
     /// Lets calls through in `mode`, asking through `asker` in the `ask` mode (none: such
     /// calls are denied, as in headless mode).
     pub fn with_approvals(mut self, mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
-        self.approvals = Approvals::new(mode, asker);
+        self.approvals = Approvals::new(mode, asker).with_command_rules(self.command_rules());
         self
     }
 
-    /// Asks `asker` about calls in the `ask` mode (the UI's answers), keeping the mode.
+    /// Lets `run_command` calls through by `rules` (the workspace's, shared with the UI).
+    pub fn with_command_rules(mut self, rules: Arc<CommandRules>) -> Self {
+        self.approvals.set_command_rules(rules);
+        self
+    }
+
+    /// The command rules in force (what `/permissions` lists and removes).
+    pub fn command_rules(&self) -> Arc<CommandRules> {
+        self.approvals.command_rules()
+    }
+
+    /// Asks `asker` about calls in the `ask` mode (the UI's answers), keeping the mode and the
+    /// command rules.
     pub fn set_asker(&mut self, asker: Arc<dyn Asker>) {
-        self.approvals = Approvals::new(self.approvals.mode(), Some(asker));
+        self.approvals.set_asker(asker);
     }
 
     /// The sender of the approval mode, for a handle that changes it.

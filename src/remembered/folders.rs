@@ -1,5 +1,5 @@
-//! What MiniClaw remembers per folder: that the person agreed to work there, and the approval
-//! mode chosen there. One record file, `<data dir>/folders.json`, keyed by the folder's
+//! What MiniClaw remembers per folder: that the person agreed to work there, the approval
+//! mode chosen there, and the command rules made there (read and written by `command_rules`). One record file, `<data dir>/folders.json`, keyed by the folder's
 //! canonical path (a symlinked start folder and its target are one folder). A record file that
 //! cannot be read as one (damaged, a link, not a plain file, too big) is moved aside
 //! (`folders.json.corrupt-<stamp>`) before anything is written, never overwritten: the person
@@ -23,6 +23,11 @@ pub struct FolderRecord {
     /// The approval mode chosen here (`/approval`, Shift+Tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<ApprovalMode>,
+    /// The prefix rules for `run_command` made here (the dialog's "don't ask again"), each as
+    /// its words (what they mean is the command rules' to say). Kept here, outside the
+    /// project, so neither the model nor a cloned repository can add one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command_rules: Vec<Vec<String>>,
 }
 
 /// The record file's content.
@@ -167,7 +172,7 @@ mod tests {
             load(&store, &b).0,
             FolderRecord {
                 accepted: true,
-                approval: None
+                ..FolderRecord::default()
             }
         );
         assert_eq!(load(&store, dir.path()).0, FolderRecord::default());

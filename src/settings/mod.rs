@@ -5,9 +5,11 @@
 //! issues add their own tables, such as `[providers.*]`), and a broken file or entry is
 //! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
 //! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
-//! shape) and model providers (`[providers.NAME]`). A leaf: it imports nothing of MiniClaw but
+//! shape), model providers (`[providers.NAME]`) and, from the user's file only, the command
+//! rules (`[commands] allow`). A leaf: it imports nothing of MiniClaw but
 //! `paths`.
 
+mod commands;
 mod error;
 mod expand;
 mod mcp;
@@ -18,6 +20,7 @@ mod run_command;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use commands::AllowedCommand;
 pub use error::SettingsError;
 pub use expand::expand_vars;
 pub use mcp::{
@@ -42,6 +45,8 @@ pub struct FileSettings {
     pub providers: Vec<ProviderEntry>,
     /// Its `[run_command]` table (the user's file only).
     pub run_command: Option<RunCommandSettings>,
+    /// Its `[commands] allow` rules (the user's file only).
+    pub allowed_commands: Vec<AllowedCommand>,
 }
 
 /// Where the settings files are.
@@ -83,6 +88,8 @@ pub struct Settings {
     pub providers: Vec<ProviderEntry>,
     /// The person's `[run_command]` settings.
     pub run_command: RunCommandSettings,
+    /// The command rules of the user's `config.toml` (a project's are ignored, with a warning).
+    pub allowed_commands: Vec<AllowedCommand>,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -109,6 +116,7 @@ impl Settings {
         let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
         let mut providers: Vec<ProviderEntry> = Vec::new();
         let mut run_command = RunCommandSettings::default();
+        let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
         for layer in layers {
             if let Some(settings) = layer.run_command {
                 run_command = settings;
@@ -117,11 +125,13 @@ impl Settings {
                 servers.insert(server.name.clone(), server);
             }
             providers.extend(layer.providers);
+            allowed_commands.extend(layer.allowed_commands);
         }
         Self {
             mcp_servers: servers.into_values().collect(),
             providers,
             run_command,
+            allowed_commands,
             warnings,
         }
     }
@@ -198,11 +208,20 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             settings
         }
     };
+    let allowed_commands = match table.get("commands") {
+        None => Vec::new(),
+        Some(value) => {
+            let (allowed, problems) = commands::parse_table(value, path, scope);
+            warnings.extend(problems);
+            allowed
+        }
+    };
     (
         FileSettings {
             mcp_servers,
             providers,
             run_command,
+            allowed_commands,
         },
         warnings,
     )

@@ -304,6 +304,57 @@ fn providers_come_from_both_files_and_their_key_variables_are_known_before_trust
 }
 
 #[test]
+fn command_rules_come_from_the_user_file_and_a_projects_are_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("config.toml");
+    std::fs::write(
+        &user,
+        "[commands]\nallow = [\"cargo test\", \"git status\", 3]\ndeny = []\n",
+    )
+    .unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join(PROJECT_FILE),
+        "[commands]\nallow = [\"curl\", \"sh\"]\n",
+    )
+    .unwrap();
+    let files = SettingsFiles {
+        user: Some(user.clone()),
+        project: project.clone(),
+    };
+    let settings = Settings::load(&files, true);
+    let texts: Vec<&str> = settings
+        .allowed_commands
+        .iter()
+        .map(|a| a.text.as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        ["cargo test", "git status"],
+        "the project's never count"
+    );
+    assert!(settings.allowed_commands.iter().all(|a| a.file == user));
+    let said = settings.warnings.join("\n");
+    assert!(
+        said.contains("miniclaw.toml: [commands] was ignored: command rules are read only from your own config.toml"),
+        "{said}"
+    );
+    assert!(said.contains("`3` is not a string"), "{said}");
+    assert!(said.contains("unknown key `deny`"), "{said}");
+    assert_eq!(settings.warnings.len(), 3, "{said}");
+    let (_, warnings) = parse_toml(
+        "[commands]\nallow = \"cargo test\"\n",
+        Path::new("/c/config.toml"),
+        Scope::User,
+    );
+    assert!(
+        warnings[0].contains("must be a list of strings"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
 fn run_command_settings_come_from_the_persons_file_only() {
     let dir = tempfile::tempdir().unwrap();
     let user = dir.path().join("config.toml");

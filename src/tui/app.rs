@@ -238,6 +238,7 @@ pub(super) fn perform(
                     });
                 }
             }
+            Effect::ForgetCommandRule(rule) => agent.forget_command_rule(rule),
             // A clipboard that cannot be written is not worth stopping for.
             Effect::Copy(text) => {
                 let _ = terminal::copy_osc52(&text);

@@ -100,6 +100,16 @@ pub enum Action {
     ReasonBackspace,
     /// Send the no with the reason typed.
     SendDenial,
+    /// Open the prefix editor of "yes, and don't ask again in this project" (`run_command`).
+    EditPrefixes,
+    /// Type into the prefixes.
+    PrefixType(char),
+    /// Delete the prefixes' last character.
+    PrefixBackspace,
+    /// Say yes, and add the prefixes typed as this project's rules.
+    ConfirmPrefixes,
+    /// Close the prefix editor, back to the dialog's keys.
+    CancelPrefixes,
     /// Scroll the approval dialog's arguments and diff.
     ScrollApproval(isize),
     /// Show or fold away a file tool's raw arguments in the approval dialog.
@@ -200,6 +210,8 @@ pub struct KeyContext {
     pub picker_confirming: bool,
     /// Whether a reason for a no is being typed in the approval dialog.
     pub typing_reason: bool,
+    /// Whether the prefixes of "don't ask again" are being edited in the approval dialog.
+    pub editing_prefix: bool,
     /// Whether the approval dialog appeared too recently for a key to answer it.
     pub answer_fresh: bool,
     /// Whether the completion popup (files after `@`, commands after `/`) is open.
@@ -242,6 +254,7 @@ pub fn layers(ctx: &KeyContext) -> Vec<Layer> {
         Overlay::Picker if ctx.picker_confirming => Some(Layer::DeleteQuestion),
         Overlay::Picker => Some(Layer::Picker),
         Overlay::Approval if ctx.typing_reason => Some(Layer::Reason),
+        Overlay::Approval if ctx.editing_prefix => Some(Layer::Prefix),
         // A key pressed just as the dialog appeared was meant for something else.
         Overlay::Approval if ctx.answer_fresh => Some(Layer::ApprovalFresh),
         Overlay::Approval => Some(Layer::Approval),
@@ -293,6 +306,7 @@ fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
         Layer::DeleteQuestion => Action::PickerConfirmDelete(false),
         Layer::Picker => typed.map_or(Action::None, Action::PickerType),
         Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
+        Layer::Prefix => typed.map_or(Action::None, Action::PrefixType),
         Layer::Search => typed.map_or(Action::None, Action::SearchType),
         Layer::Find => typed.map_or(Action::None, Action::FindType),
         // Logged, so a key held back can be told from one lost: the pseudo-terminal tests

@@ -99,6 +99,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
         Err(_) => notify::NotifyWhen::default(),
     };
     state.providers = agent.client().providers().clone();
+    state.command_rules = agent.command_rules();
     state.key_set = !state.preset.is_deepseek() || agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
     let mut files = files::FileLister::new(Some(agent.sandbox().clone()));

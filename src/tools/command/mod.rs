@@ -25,23 +25,8 @@ use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegis
 pub use jobs::{JobInfo, JobState, Jobs};
 pub use settings::CommandSettings;
 
-/// The tool's name.
-pub const NAME: &str = "run_command";
-
-/// What the jail allows, in a sentence for the model and the approval dialog.
-pub fn jail_summary(network: bool, timeout: Duration) -> String {
-    let net = if network {
-        "the internet is reachable (you said yes to this command)"
-    } else {
-        "no network beyond this session's own loopback"
-    };
-    format!(
-        "reads the workspace (not .env* or MiniClaw's files), system folders and allowed \
-         toolchains; writes only inside the workspace (never .git, .env*, AGENTS.md, .mcp.json, \
-         miniclaw.toml, tools_plugins/) and its own temporary folder; {net}; ends after {} s",
-        timeout.as_secs()
-    )
-}
+/// The tool's name (the approval gate's rules know it by the same constant).
+pub const NAME: &str = crate::command_rules::RUN_COMMAND;
 
 /// `run_command` and its job tools, sharing the session's jail and jobs.
 #[derive(Clone, Debug)]

@@ -185,6 +185,8 @@ pub enum Layer {
     ApprovalFresh,
     /// The approval dialog while a reason for a no is typed.
     Reason,
+    /// The approval dialog while the prefixes of "don't ask again" are edited.
+    Prefix,
     /// The help overlay.
     Help,
     /// The API key dialog.
@@ -218,6 +220,7 @@ impl Layer {
             Self::DeleteQuestion => "delete question",
             Self::Approval | Self::ApprovalFresh => "approval dialog",
             Self::Reason => "reason for a no",
+            Self::Prefix => "prefix editor",
             Self::Help => "help",
             Self::KeyDialog => "key dialog",
             Self::Popup => "popup",
@@ -618,7 +621,12 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         layer: L::Approval,
-        about: "show or hide a file tool's raw arguments (its diff comes first)",
+        about: "yes, and don't ask again in this project for commands starting with the prefix shown (run_command; edit it, then Enter)",
+        keys: Keys::Mapped(&[rule(Key::letter('p'), A::EditPrefixes)]),
+    },
+    Binding {
+        layer: L::Approval,
+        about: "show or hide a file tool's or a command's raw arguments (its diff or command line comes first)",
         keys: Keys::Mapped(&[rule(Key::letter('v'), A::ToggleApprovalArguments)]),
     },
     Binding {
@@ -638,6 +646,15 @@ pub const KEYS: &[Binding] = &[
             rule(Key::any(K::Enter), A::SendDenial),
             rule(Key::any(K::Esc), A::SendDenial),
             rule(Key::any(K::Backspace), A::ReasonBackspace),
+        ]),
+    },
+    Binding {
+        layer: L::Prefix,
+        about: "add the prefixes typed (`;` between two) and say yes · back to the dialog · delete a letter",
+        keys: Keys::Mapped(&[
+            rule(Key::any(K::Enter), A::ConfirmPrefixes),
+            rule(Key::any(K::Esc), A::CancelPrefixes),
+            rule(Key::any(K::Backspace), A::PrefixBackspace),
         ]),
     },
     Binding {

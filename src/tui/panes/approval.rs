@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 use super::dialog::centered;
 use crate::tui::calls;
-use crate::tui::state::State;
+use crate::tui::state::{ApprovalView, State, codes_shown};
 use crate::tui::theme::Theme;
 use crate::tui::wrap::{self, truncate, wrap_line};
 
@@ -25,6 +25,13 @@ pub fn action(request: &crate::approval::ApprovalRequest) -> String {
         "append_text_file" | "replace_text_in_file" => Some("Edit"),
         _ => None,
     };
+    if let Some(command) = &request.command {
+        return if command.network {
+            "Run a command WITH INTERNET ACCESS".into()
+        } else {
+            "Run a command".into()
+        };
+    }
     match (verb, path) {
         // The model's text: one line, no control characters.
         (Some(verb), Some(path)) => format!("{verb} {}", calls::one_line(&path)),
@@ -32,21 +39,32 @@ pub fn action(request: &crate::approval::ApprovalRequest) -> String {
     }
 }
 
-/// The key hints: the answers, the arguments' key when they fold, the interrupt.
-fn hints(foldable: bool, shown: bool) -> Vec<&'static str> {
-    let mut hints = vec![
-        "y yes",
-        "a yes to this tool for the session",
-        "n or Esc no, then a reason",
-    ];
-    if foldable {
-        hints.push(if shown {
-            "v hides the arguments"
-        } else {
-            "v shows the arguments"
-        });
+/// The key hints: the answers (the prefixes "don't ask again" would add, when offered; no yes
+/// for the session for a command with the network), the arguments' key when they fold, the
+/// interrupt.
+fn hints(view: &ApprovalView) -> Vec<String> {
+    let mut hints = vec!["y yes".to_string()];
+    if let Some(prefixes) = view.offered_prefixes() {
+        hints.push(format!(
+            "p yes, and don't ask again here for `{}` (editable)",
+            codes_shown(&prefixes)
+        ));
     }
-    hints.push("Ctrl+C stop");
+    if !view.request.command.as_ref().is_some_and(|c| c.network) {
+        hints.push("a yes to this tool for the session".into());
+    }
+    hints.push("n or Esc no, then a reason".into());
+    if view.arguments_foldable() {
+        hints.push(
+            if view.arguments_shown {
+                "v hides the arguments"
+            } else {
+                "v shows the arguments"
+            }
+            .into(),
+        );
+    }
+    hints.push("Ctrl+C stop".into());
     hints
 }
 
@@ -61,12 +79,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let width = area.width.saturating_sub(6).max(30);
     let inner_width = usize::from(width.saturating_sub(2));
     // The keys wrap rather than being cut: on a narrow screen they take more rows.
-    let footer = footer(
-        view.reason.as_deref(),
-        &hints(view.arguments_foldable(), view.arguments_shown),
-        inner_width,
-        theme,
-    );
+    let footer = footer(view, &hints(view), inner_width, theme);
     let footer_rows = u16::try_from(footer.len()).unwrap_or(u16::MAX);
     // As tall as the body needs wrapped, with the borders, the scroll marker and the keys.
     let body_rows: usize = heights(body, inner_width).iter().sum();
@@ -147,7 +160,7 @@ fn heights(body: &[String], width: usize) -> Vec<usize> {
 
 /// The hints packed into rows of at most `width` columns, broken only between two hints (a
 /// hint wider than a row is wrapped on its own).
-fn packed(hints: &[&str], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+fn packed(hints: &[String], width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut rows: Vec<String> = Vec::new();
     for hint in hints {
         match rows.last_mut() {
@@ -155,7 +168,7 @@ fn packed(hints: &[&str], width: usize, theme: &Theme) -> Vec<Line<'static>> {
                 row.push_str(" · ");
                 row.push_str(hint);
             }
-            _ => rows.push((*hint).to_string()),
+            _ => rows.push(hint.clone()),
         }
     }
     rows.iter()
@@ -178,9 +191,17 @@ pub fn diff_style(line: &str, theme: &Theme) -> Style {
     }
 }
 
-/// The keys, wrapped to `width`, or the reason being typed.
-fn footer(reason: Option<&str>, hints: &[&str], width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    match reason {
+/// The keys, wrapped to `width`, or the reason being typed, or the prefixes being edited.
+fn footer(
+    view: &ApprovalView,
+    hints: &[String],
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    if let Some(prefix) = &view.prefix {
+        return prefix_editor(prefix, view.prefix_problem.as_deref(), width, theme);
+    }
+    match view.reason.as_deref() {
         Some(reason) => vec![Line::from(vec![
             Span::styled("Why not? (Enter sends, may be empty) ", theme.warning),
             Span::styled(
@@ -190,4 +211,50 @@ fn footer(reason: Option<&str>, hints: &[&str], width: usize, theme: &Theme) -> 
         ])],
         None => packed(hints, width, theme),
     }
+}
+
+/// The one-line editor of the prefixes: what they do, the text with its cursor (its end shown
+/// when it is longer than the row), and why the text is not a rule when Enter found so.
+fn prefix_editor(
+    prefix: &str,
+    problem: Option<&str>,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(problem) = problem {
+        lines.extend(wrap_line(
+            &Line::styled(calls::one_line(problem), theme.error),
+            width.max(1),
+        ));
+    }
+    lines.extend(wrap_line(
+        &Line::styled(
+            "Don't ask again in this project for commands starting with (`;` between two; \
+             Enter adds them and says yes, Esc goes back):",
+            theme.warning,
+        ),
+        width.max(1),
+    ));
+    let text = format!("{}▏", codes_shown(prefix));
+    let room = width.saturating_sub(2).max(1);
+    let chars: Vec<char> = text.chars().collect();
+    let shown: String = if wrap::width(&text) > room {
+        // The end, where typing goes.
+        let mut tail: Vec<char> = Vec::new();
+        for c in chars.iter().rev() {
+            tail.push(*c);
+            if wrap::width(&tail.iter().rev().collect::<String>()) >= room.saturating_sub(1) {
+                break;
+            }
+        }
+        std::iter::once('…').chain(tail.into_iter().rev()).collect()
+    } else {
+        text
+    };
+    lines.push(Line::from(vec![
+        Span::styled("> ", theme.accent),
+        Span::styled(shown, theme.text),
+    ]));
+    lines
 }

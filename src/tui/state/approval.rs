@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::approval::ApprovalRequest;
+use crate::approval::{ApprovalRequest, CommandPrompt};
 
 /// After a dialog appears, y / a / n are not taken for this long: a key typed for something
 /// else (a message being written) must not answer a call the person has not seen.
@@ -25,6 +25,10 @@ pub struct ApprovalView {
     pub reason: Option<String>,
     /// When the dialog was first shown (answers wait `ANSWER_GRACE` after it).
     pub shown_at: Option<Instant>,
+    /// The prefixes being edited before "yes, and don't ask again" (`None`: not editing).
+    pub prefix: Option<String>,
+    /// Why the prefixes typed cannot be rules (shown above the editor).
+    pub prefix_problem: Option<String>,
 }
 
 impl ApprovalView {
@@ -38,20 +42,30 @@ impl ApprovalView {
             scroll: 0,
             reason: None,
             shown_at: None,
+            prefix: None,
+            prefix_problem: None,
         }
     }
 
-    /// Shows the raw arguments of a file tool, or folds them away again.
+    /// The prefixes "don't ask again" offers, written as the editor starts with them
+    /// (`None`: not offered for this call).
+    pub fn offered_prefixes(&self) -> Option<String> {
+        let prefixes = self.request.command.as_ref()?.prefixes.as_ref()?;
+        (!prefixes.is_empty()).then(|| crate::command_rules::list_text(prefixes))
+    }
+
+    /// Shows the raw arguments of a file tool or a command, or folds them away again.
     pub fn toggle_arguments(&mut self) {
-        if self.request.diff.is_some() {
+        if self.arguments_foldable() {
             self.arguments_shown = !self.arguments_shown;
             self.lines = body(&self.request, self.arguments_shown);
         }
     }
 
-    /// Whether the arguments can be folded away: the call has a diff that says what it does.
+    /// Whether the arguments can be folded away: the call has a diff or a command line that
+    /// says what it does.
     pub fn arguments_foldable(&self) -> bool {
-        self.request.diff.is_some()
+        self.request.diff.is_some() || self.request.command.is_some()
     }
 
     /// Whether the dialog appeared too recently for y / a / n to count as its answer.
@@ -78,14 +92,17 @@ fn body(request: &ApprovalRequest, arguments_shown: bool) -> Vec<String> {
         );
         lines.push(String::new());
     }
-    let Some(diff) = &request.diff else {
+    if let Some(command) = &request.command {
+        lines.extend(command_lines(command));
+    } else if let Some(diff) = &request.diff {
+        if diff.is_empty() {
+            lines.push("(the file would not change)".into());
+        }
+        lines.extend(diff.lines().map(str::to_string));
+    } else {
         lines.extend(arguments.lines().map(str::to_string));
         return lines;
-    };
-    if diff.is_empty() {
-        lines.push("(the file would not change)".into());
     }
-    lines.extend(diff.lines().map(str::to_string));
     lines.push(String::new());
     if arguments_shown {
         lines.push("▾ arguments (v hides them)".into());
@@ -95,4 +112,52 @@ fn body(request: &ApprovalRequest, arguments_shown: bool) -> Vec<String> {
         lines.push(format!("▸ arguments: {count} lines (v shows them)"));
     }
     lines
+}
+
+/// What the dialog says about a command: its line (every line of it, as the shell gets it,
+/// with control and invisible characters shown as their code), its folder, what the jail
+/// allows, and the network or a line that cannot be read said plainly.
+fn command_lines(command: &CommandPrompt) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, line) in command.line.split('\n').enumerate() {
+        let mark = if i == 0 { "$ " } else { "  " };
+        lines.push(format!("{mark}{}", codes_shown(line)));
+    }
+    lines.push(format!("in {}", codes_shown(&command.folder)));
+    lines.push(format!("jail: {}", command.jail));
+    if command.network {
+        lines.push(String::new());
+        lines.push(
+            "⚠ This command will be able to reach the internet. It asks every time, in every \
+             approval mode; no rule and no yes for the session covers it."
+                .into(),
+        );
+    }
+    if let Some(why) = &command.unreadable {
+        lines.push(String::new());
+        lines.push(format!(
+            "MiniClaw cannot read this command line with certainty ({why}), so no rule lets it \
+             run without asking."
+        ));
+    }
+    lines
+}
+
+/// `text` with every character that would not show as itself — controls (an escape, a carriage
+/// return), bidirectional overrides, zero-width ones — written as its code (`⟨U+202E⟩`): what
+/// is approved is what was shown, and a hostile line cannot draw over itself or reorder itself.
+pub fn codes_shown(text: &str) -> String {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{00ad}')
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("    "),
+            c if hidden(c) => out.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }

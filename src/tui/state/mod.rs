@@ -16,7 +16,7 @@ mod search;
 mod status;
 mod view;
 
-pub use approval::{ANSWER_GRACE, ApprovalView};
+pub use approval::{ANSWER_GRACE, ApprovalView, codes_shown};
 pub use composer::Composer;
 pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
 pub use find::{Find, Hit};
@@ -212,6 +212,8 @@ pub struct State {
     pub approvals: Vec<ApprovalView>,
     /// The MCP servers as last reported (for `/mcp`, `/tools` and the status line).
     pub mcp: Vec<crate::events::McpServerStatus>,
+    /// The command rules in force, shared with the agent's gate (`/permissions`).
+    pub command_rules: std::sync::Arc<crate::command_rules::CommandRules>,
     /// Set when the person asked to quit.
     pub quit: bool,
     /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
@@ -256,6 +258,9 @@ impl State {
             folder: options.workspace.clone(),
             approvals: Vec::new(),
             mcp: Vec::new(),
+            command_rules: std::sync::Arc::new(crate::command_rules::CommandRules::empty(
+                &options.workspace,
+            )),
             quit: false,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,

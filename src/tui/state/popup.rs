@@ -5,8 +5,9 @@ use std::time::Instant;
 
 use crate::tui::fuzzy::Fuzzy;
 
-/// The most rows the popup shows.
-pub const POPUP_ROWS: usize = 20;
+/// The most rows the popup shows: every slash command fits (the drawing clamps it to the
+/// screen).
+pub const POPUP_ROWS: usize = 24;
 
 /// What the popup completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -35,6 +35,7 @@ fn request(id: &str, position: usize, of: usize) -> ApprovalRequest {
         position,
         of,
         configuration: false,
+        command: None,
     }
 }
 

@@ -186,6 +186,7 @@ fn a_hostile_file_change_and_expanded_reasoning_leave_no_escape_on_the_screen() 
                 position: 1,
                 of: 1,
                 configuration: false,
+                command: None,
             },
         )],
     );

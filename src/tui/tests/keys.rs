@@ -23,6 +23,7 @@ fn ctx() -> KeyContext {
         queued: false,
         picker_confirming: false,
         typing_reason: false,
+        editing_prefix: false,
         popup: false,
         answer_fresh: false,
         plan_draft: false,

@@ -1,6 +1,7 @@
 //! Tests of the UI from inside the crate, where its internals are visible.
 
 mod approval;
+mod command_approval;
 mod commands_jobs;
 mod common;
 mod conversation;

@@ -31,7 +31,7 @@ fn contexts() -> Vec<KeyContext> {
             &[Focus::Input]
         };
         for &focus in focuses {
-            for bits in 0..(1u32 << 13) {
+            for bits in 0..(1u32 << 14) {
                 let b = |i: u32| bits & (1 << i) != 0;
                 out.push(KeyContext {
                     focus,
@@ -49,6 +49,7 @@ fn contexts() -> Vec<KeyContext> {
                     answer_fresh: b(10),
                     searching: b(11),
                     finding: b(12),
+                    editing_prefix: b(13),
                 });
             }
         }
@@ -103,6 +104,7 @@ fn typing_or_nothing(action: &Action, key: KeyEvent) -> bool {
         Action::Edit(k) | Action::KeyDialog(k) => *k == key,
         Action::PickerType(c)
         | Action::ReasonType(c)
+        | Action::PrefixType(c)
         | Action::SearchType(c)
         | Action::FindType(c) => key.code == KeyCode::Char(*c),
         _ => false,

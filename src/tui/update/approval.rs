@@ -1,4 +1,5 @@
-//! The approval dialog's keys: yes, yes for the tool, no with a reason; and the mode.
+//! The approval dialog's keys: yes, yes for the tool, yes with prefixes not to ask again (a
+//! command), no with a reason; and the mode.
 
 use std::time::Instant;
 
@@ -31,6 +32,39 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
             return;
         }
         Action::SendDenial => Decision::Deny(view.reason.take().unwrap_or_default()),
+        Action::EditPrefixes => {
+            // Offered only for a command that can be read and does not ask for the network.
+            view.prefix = view.offered_prefixes();
+            view.prefix_problem = None;
+            return;
+        }
+        Action::PrefixType(c) => {
+            view.prefix.get_or_insert_with(String::new).push(c);
+            view.prefix_problem = None;
+            return;
+        }
+        Action::PrefixBackspace => {
+            if let Some(prefix) = &mut view.prefix {
+                prefix.pop();
+            }
+            view.prefix_problem = None;
+            return;
+        }
+        Action::CancelPrefixes => {
+            view.prefix = None;
+            view.prefix_problem = None;
+            return;
+        }
+        Action::ConfirmPrefixes => {
+            let typed = view.prefix.clone().unwrap_or_default();
+            match crate::command_rules::CommandRule::parse_list(&typed) {
+                Ok(rules) => Decision::ApprovePrefixes(rules),
+                Err(e) => {
+                    view.prefix_problem = Some(e.to_string());
+                    return;
+                }
+            }
+        }
         Action::ToggleApprovalArguments => {
             view.toggle_arguments();
             return;

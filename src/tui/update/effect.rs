@@ -23,6 +23,8 @@ pub enum Effect {
     Answer(String, crate::approval::Decision),
     /// Use this approval mode from now on (and remember it for this folder).
     SetApproval(crate::approval::ApprovalMode, std::path::PathBuf),
+    /// Remove this project rule from the folder records (already out of the rules in force).
+    ForgetCommandRule(crate::command_rules::CommandRule),
     /// Copy text to the clipboard.
     Copy(String),
     /// Check an API key with one request to the model server.

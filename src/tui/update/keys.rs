@@ -23,6 +23,7 @@ pub fn key_context(state: &State, now: Instant) -> KeyContext {
         queued: !state.composer.queued.is_empty(),
         picker_confirming: state.overlay.picker().is_some_and(|p| p.confirm_delete),
         typing_reason: state.approvals.first().is_some_and(|a| a.reason.is_some()),
+        editing_prefix: state.approvals.first().is_some_and(|a| a.prefix.is_some()),
         answer_fresh: state.approvals.first().is_some_and(|a| a.fresh(now)),
         popup: state.composer.popup.is_some(),
         plan_draft: state.view.plans.draft(),
@@ -101,6 +102,11 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ReasonType(_)
         | Action::ReasonBackspace
         | Action::SendDenial
+        | Action::EditPrefixes
+        | Action::PrefixType(_)
+        | Action::PrefixBackspace
+        | Action::ConfirmPrefixes
+        | Action::CancelPrefixes
         | Action::ScrollApproval(_)
         | Action::ToggleApprovalArguments => approval::apply(state, action, &mut effects),
         Action::UndoAnyway => {

@@ -14,6 +14,7 @@ mod input;
 mod key_dialog;
 mod keys;
 mod navigate;
+mod permissions;
 mod picker;
 mod plan;
 mod popup;
