@@ -52,7 +52,8 @@ fn jail(c: &mut Criterion) {
     });
     group.bench_function("run_command_true_20000_files", |b| {
         b.iter(|| {
-            let v = runtime.block_on(registry.execute("run_command", r#"{"command":"true"}"#, &ctx));
+            let v =
+                runtime.block_on(registry.execute("run_command", r#"{"command":"true"}"#, &ctx));
             assert_eq!(v["exit_code"], 0, "{v}");
         });
     });
