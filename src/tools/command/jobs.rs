@@ -234,15 +234,7 @@ impl Jobs {
                 return Err(ToolError::Cancelled);
             }
         };
-        let (text, _) = output.lock().map(|mut o| o.take_new()).unwrap_or_default();
-        let current = state.borrow().clone();
-        let mut fields = Map::new();
-        fields.insert("job".into(), json!(id));
-        fields.insert("state".into(), json!(current.describe()));
-        if let JobState::Exited(code) = current {
-            fields.insert("exit_code".into(), json!(code));
-        }
-        fields.insert("output".into(), json!(text));
+        let (mut fields, _) = report(id, &output, &state);
         if !ended {
             fields.insert(
                 "note".into(),
@@ -298,15 +290,7 @@ impl Jobs {
                 _ = tokio::time::timeout(Duration::from_millis(200), state.changed()) => {}
             }
         }
-        let (text, lost) = output.lock().map(|mut o| o.take_new()).unwrap_or_default();
-        let current = state.borrow().clone();
-        let mut fields = Map::new();
-        fields.insert("job".into(), json!(id));
-        fields.insert("state".into(), json!(current.describe()));
-        if let JobState::Exited(code) = current {
-            fields.insert("exit_code".into(), json!(code));
-        }
-        fields.insert("output".into(), json!(text));
+        let (mut fields, lost) = report(id, &output, &state);
         if lost > 0 {
             fields.insert(
                 "note".into(),
@@ -315,6 +299,25 @@ impl Jobs {
         }
         Ok(fields)
     }
+}
+
+/// A job's id, state (and exit code) and the output written since the last read, marking it
+/// read; with how many bytes of that were dropped.
+fn report(
+    id: u32,
+    output: &Mutex<Output>,
+    state: &watch::Receiver<JobState>,
+) -> (Map<String, Value>, usize) {
+    let (text, lost) = output.lock().map(|mut o| o.take_new()).unwrap_or_default();
+    let current = state.borrow().clone();
+    let mut fields = Map::new();
+    fields.insert("job".into(), json!(id));
+    fields.insert("state".into(), json!(current.describe()));
+    if let JobState::Exited(code) = current {
+        fields.insert("exit_code".into(), json!(code));
+    }
+    fields.insert("output".into(), json!(text));
+    (fields, lost)
 }
 
 fn no_such_job(id: u32, table: &Table) -> String {
