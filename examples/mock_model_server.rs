@@ -6,6 +6,7 @@
 //! cargo run --example mock_model_server -- long 20000 2000 # a 20,000-token answer at 2,000 tokens/s
 //! cargo run --example mock_model_server -- think           # slow reasoning, then a short answer
 //! cargo run --example mock_model_server -- fix-test        # run_command: test, fix calc.py, test again
+//! cargo run --example mock_model_server -- command-edit    # run_command changes files (for /undo)
 //! cargo run --example mock_model_server -- think-long 20000 2000 # 20,000 tokens of reasoning
 //! cargo run --example mock_model_server -- long 20000 2000 --event-writes # one write per event
 //! DEEPSEEK_API_KEY=x DEEPSEEK_BASE_URL=<printed url> cargo run --release
@@ -200,6 +201,19 @@ fn fix_test_turn() -> Vec<Reply> {
     ]
 }
 
+/// One command that changes files: a fix made by `sed`, a file created, one deleted, a build
+/// output in a folder `.gitignore` leaves out.
+fn command_edit_turn() -> Vec<Reply> {
+    vec![
+        SseBuilder::calls(
+            "e1",
+            "run_command",
+            json!({"command": "sed -i 's/a - b/a + b/' calc.py && printf 'made\\n' > made.txt && rm -f old.txt && mkdir -p build && echo o > build/out.o && echo done"}),
+        ),
+        SseBuilder::answer("Fixed `calc.py` with sed, wrote `made.txt`, removed `old.txt`."),
+    ]
+}
+
 #[tokio::main]
 async fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -222,6 +236,7 @@ async fn main() {
             "answer" => script.push(SseBuilder::answer(ANSWER)),
             "think" => script.push(thinking_answer()),
             "fix-test" => script.extend(fix_test_turn()),
+            "command-edit" => script.extend(command_edit_turn()),
             _ => script.extend(demo_turn()),
         }
     }

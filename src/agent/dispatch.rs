@@ -384,6 +384,7 @@ impl Agent {
                 cancel: cancel.clone(),
                 delegator: delegator.clone(),
                 shown: Default::default(),
+                keeper: self.change_keeper(),
             };
             events.send(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),

@@ -61,7 +61,7 @@ pub struct Agent {
     /// Which calls run without asking, and who is asked about the others.
     pub(super) approvals: Approvals,
     /// The files the running turn changed, as they were before (for `/undo`).
-    pub(super) changes: TurnChanges,
+    pub(super) changes: Arc<TurnChanges>,
     /// What the model is told with the next prompt (that the person undid a turn).
     pub(super) undo_note: Option<String>,
     /// The MCP servers whose tools the registry offers, when any are configured.
@@ -113,7 +113,7 @@ impl Agent {
             history_store: None,
             slot: None,
             approvals: Approvals::new(ApprovalMode::Auto, None),
-            changes: TurnChanges::default(),
+            changes: Arc::default(),
             undo_note: None,
             mcp: None,
             commands: None,

@@ -4,15 +4,16 @@
 //! the next request; `/diff` shows what this session's turns changed, file by file.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::blocking::off_runtime;
-use super::history::{Checkpoints, FileMark, HistoryError, TurnMark, hash};
+use super::history::{Checkpoints, FileMark, HistoryError, TurnChanges, TurnMark, hash};
 use super::session::shorten;
 use super::turn::Agent;
 use crate::llm::ToolCall;
 use crate::tools::sandbox::WriteKind;
 use crate::tools::snapshot::{restore, snapshot};
-use crate::tools::{Sandbox, ToolRegistry};
+use crate::tools::{ChangeKeeper, Sandbox, ToolRegistry};
 
 /// What `/undo` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,7 +27,57 @@ pub enum UndoOutcome {
     Undone(String),
 }
 
+/// Where a command's changes are kept: the session's checkpoints (blobs) and the running
+/// turn's record of what changed.
+#[derive(Debug)]
+struct TurnKeeper {
+    checkpoints: Checkpoints,
+    changes: Arc<TurnChanges>,
+}
+
+impl ChangeKeeper for TurnKeeper {
+    fn store_id(&self) -> String {
+        self.checkpoints.blobs_dir().to_string_lossy().into_owned()
+    }
+
+    fn keep(&self, bytes: &[u8]) -> Result<String, String> {
+        self.checkpoints
+            .keep_quick(bytes)
+            .map_err(|e| e.to_string())
+    }
+
+    fn kept(&self, hash: &str) -> Option<Vec<u8>> {
+        self.checkpoints.blob(hash).ok()
+    }
+
+    fn changed(&self, path: &str, before: Option<String>) {
+        if let Ok(mut files) = self.changes.files.lock()
+            && !files.iter().any(|(p, _)| p == path)
+        {
+            files.push((path.to_string(), before));
+        }
+    }
+
+    fn not_kept(&self, folder: &str) {
+        if let Ok(mut folders) = self.changes.not_kept.lock()
+            && !folders.iter().any(|f| f == folder)
+        {
+            folders.push(folder.to_string());
+        }
+    }
+}
+
 impl Agent {
+    /// Where a call that may change any file keeps what it changed (`None` when no history is
+    /// kept).
+    pub(super) fn change_keeper(&self) -> Option<Arc<dyn ChangeKeeper>> {
+        let checkpoints = self.checkpoints()?;
+        Some(Arc::new(TurnKeeper {
+            checkpoints,
+            changes: self.changes.clone(),
+        }))
+    }
+
     /// The checkpoints of the current session (`None` when no history is kept).
     pub(super) fn checkpoints(&self) -> Option<Checkpoints> {
         let path = self.settings.history_path.as_deref()?;
@@ -71,8 +122,9 @@ impl Agent {
     /// `/undo` can put it back; returns a problem to report, if any.
     pub(super) async fn record_changes(&self, prompt: &str) -> Option<String> {
         let kept = std::mem::take(&mut *self.changes.files.lock().ok()?);
+        let not_kept = std::mem::take(&mut *self.changes.not_kept.lock().ok()?);
         let checkpoints = self.checkpoints()?;
-        if kept.is_empty() {
+        if kept.is_empty() && not_kept.is_empty() {
             return None;
         }
         let sandbox = self.sandbox.clone();
@@ -91,6 +143,7 @@ impl Agent {
                 prompt,
                 files,
                 undone: false,
+                not_kept,
             });
             checkpoints.save_turns(&turns)
         };
@@ -223,7 +276,18 @@ fn undo_last(
     done.reverse();
     turns[last].undone = true;
     checkpoints.save_turns(&turns).map_err(|e| e.to_string())?;
-    let list = done.join(", ");
+    let mut list = done.join(", ");
+    if !turn.not_kept.is_empty() {
+        let left = format!(
+            "not put back: {} (left out by .gitignore, so never kept)",
+            turn.not_kept.join(", ")
+        );
+        list = if list.is_empty() {
+            left
+        } else {
+            format!("{list}; {left}")
+        };
+    }
     let note = format!(
         "[Note from MiniClaw: the user undid the file changes of the earlier turn \u{201c}{}\u{201d} ({list}); those files are as they were before it.]",
         turn.prompt

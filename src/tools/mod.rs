@@ -8,6 +8,7 @@ pub(crate) mod error;
 pub mod file_edit;
 pub mod files;
 pub(crate) mod hidden;
+pub mod kept_changes;
 pub mod mcp;
 pub(crate) mod observation;
 pub mod panic_guard;
@@ -27,6 +28,7 @@ pub mod toolbox;
 pub mod web;
 pub(crate) mod workspace_io;
 
+pub use kept_changes::ChangeKeeper;
 pub use registry::{
     Delegator, SubOutcome, SubTask, Tool, ToolContext, ToolError, ToolFuture, ToolProvider,
     ToolRegistry, ToolSource,

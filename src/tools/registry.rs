@@ -95,6 +95,9 @@ pub struct ToolContext {
     pub delegator: Option<Arc<dyn Delegator>>,
     /// The live output so far, told to the model if the person interrupts the call.
     pub shown: super::shown::Shown,
+    /// Where a call that may change any file keeps what it changed, for `/undo` (`None`: no
+    /// history is kept, so changes are listed but cannot be undone).
+    pub keeper: Option<Arc<dyn super::ChangeKeeper>>,
 }
 
 impl ToolContext {
@@ -107,6 +110,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             delegator: None,
             shown: Default::default(),
+            keeper: None,
         }
     }
 

@@ -57,9 +57,9 @@ pub struct Call {
     pub arguments: String,
     /// What it printed while it ran.
     pub output: String,
-    /// What it changed in a file, when it changed one (told live; a call told again from a
+    /// What it changed in files, one diff per file (told live; a call told again from a
     /// saved session has none).
-    pub diff: Option<crate::diff::FileDiff>,
+    pub diffs: Vec<crate::diff::FileDiff>,
     /// How it ended (`None` while it runs, or when the turn stopped under it).
     pub finished: Option<Finished>,
     /// The sub-agent it started, if it delegated.
@@ -201,7 +201,7 @@ pub(super) fn fold(steps: &mut Vec<Step>, turn: usize, event: &AgentEvent) -> Ch
         },
         AgentEvent::FileEdited { id, diff } => match find_call(steps, id) {
             Some((step, call)) => {
-                steps[step].calls[call].diff = Some(diff.clone());
+                steps[step].calls[call].diffs.push(diff.clone());
                 Change::CallOutput { step, call }
             }
             None => Change::None,

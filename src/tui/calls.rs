@@ -185,7 +185,6 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
             &[
                 "stopped",
                 "moved_aside",
-                "files_changed",
                 "stdout",
                 "stderr",
                 "note",
@@ -198,7 +197,21 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
         "write_text_file" | "append_text_file" | "replace_text_in_file" => only(result, &["note"]),
         _ => result.clone(),
     };
-    let lines = result_lines(&body);
+    let mut lines = result_lines(&body);
+    // The files a command changed show as their diffs; what cannot be undone is said here.
+    if let Some(left) = result
+        .pointer("/files_changed/not_kept")
+        .and_then(Value::as_array)
+    {
+        let names: Vec<&str> = left.iter().filter_map(Value::as_str).collect();
+        lines.push((
+            format!(
+                "changed, not kept for /undo (.gitignore leaves it out): {}",
+                names.join(", ")
+            ),
+            true,
+        ));
+    }
     for (i, (text, muted)) in lines.iter().enumerate() {
         let heading = *muted
             && text.ends_with(':')

@@ -39,6 +39,8 @@ fn two_windows_and_a_headless_run_work_side_by_side_in_sessions_of_their_own() {
     second.wait_for("has this folder's open session");
     second.submit("question from the second window");
     second.wait_for("two.");
+    // /resume waits for the turn's end, which comes a moment after its answer shows.
+    second.wait_for("│ idle │");
     // Not the first window's conversation: its request carried only its own prompt.
     let requests = server.requests();
     let sent = requests[1].json()["messages"].to_string();

@@ -4,6 +4,7 @@
 //! folder (`tools::hidden`).
 
 use std::fs;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,10 @@ pub struct TurnMark {
     /// Set once `/undo` put the files back.
     #[serde(default)]
     pub undone: bool,
+    /// What a command changed that was not kept (folders `.gitignore` leaves out): `/undo`
+    /// names them as not put back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_kept: Vec<String>,
 }
 
 /// What the running turn has changed so far: each file's path and the hash of its content
@@ -44,6 +49,9 @@ pub struct TurnMark {
 pub struct TurnChanges {
     /// The files, in the order they were first changed.
     pub files: std::sync::Mutex<Vec<(String, Option<String>)>>,
+    /// Folders (or files) a command changed that could not be kept (`.gitignore` leaves them
+    /// out): `/undo` says it does not put them back.
+    pub not_kept: std::sync::Mutex<Vec<String>>,
 }
 
 /// The record of the project instructions a session's system prompt carried, beside its
@@ -112,6 +120,39 @@ impl Checkpoints {
             files::write_bytes(&path, bytes)?;
         }
         Ok(name)
+    }
+
+    /// Keeps `bytes` like [`Checkpoints::keep`], without waiting for the disk: for the many
+    /// files kept before a command (a blob cut short by a crash fails its hash when read, and
+    /// is then reported, never used).
+    pub fn keep_quick(&self, bytes: &[u8]) -> Result<String, HistoryError> {
+        let name = hash(bytes);
+        let path = self.dir.join("blobs").join(&name);
+        if path.exists() {
+            return Ok(name);
+        }
+        self.ensure_dirs()?;
+        let temp = self
+            .dir
+            .join("blobs")
+            .join(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
+            .and_then(|()| fs::rename(&temp, &path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(files::io_err(&path)(e));
+        }
+        Ok(name)
+    }
+
+    /// Where the blobs are kept (names the store).
+    pub fn blobs_dir(&self) -> PathBuf {
+        self.dir.join("blobs")
     }
 
     /// The content kept under `hash`.
@@ -217,6 +258,7 @@ mod tests {
                 after: None,
             }],
             undone: false,
+            not_kept: Vec::new(),
         };
         cp.save_turns(std::slice::from_ref(&turn)).unwrap();
         assert_eq!(cp.turns(), vec![turn]);

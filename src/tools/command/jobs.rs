@@ -172,6 +172,7 @@ impl Jobs {
         limits: Limits,
         ctx: &ToolContext,
         dir: String,
+        at_end: impl FnOnce() + Send + 'static,
     ) -> Result<Map<String, Value>, ToolError> {
         if self.running() >= self.max {
             return Err(ToolError::failed(format!(
@@ -225,6 +226,7 @@ impl Jobs {
                 Err(e) => JobState::Ended(e.to_string()),
             };
             let _ = state_tx.send(end);
+            let _ = tokio::task::spawn_blocking(at_end).await;
         });
         let mut waiting = state.clone();
         let ended = tokio::select! {

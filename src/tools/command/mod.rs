@@ -5,12 +5,16 @@
 //! workspace around each call (`Tool::changes_workspace`), so `/undo` puts back what it changed.
 //! Registered only where the jail can be built.
 
+mod changes;
 pub mod exposure;
 mod jobs;
+mod manifest;
 mod plan;
 pub mod settings;
+pub mod survey;
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -22,7 +26,9 @@ use crate::llm::ToolSchema;
 use crate::tools::args::{parameters_of, parse_args};
 use crate::tools::process::{self, Limits, ProcessOutput, Stopped};
 use crate::tools::registry::{Tool, ToolContext, ToolError, ToolFuture, ToolRegistry};
+use crate::tools::support::blocking;
 pub use jobs::{JobInfo, JobState, Jobs};
+use manifest::Manifest;
 pub use settings::CommandSettings;
 
 /// The tool's name (the approval gate's rules know it by the same constant).
@@ -39,6 +45,9 @@ struct Shared {
     settings: CommandSettings,
     jail: Jail,
     jobs: Jobs,
+    /// The workspace's files after the last command: their hashes are reused by the next one
+    /// where nothing moved (taken out while a command runs).
+    last: Mutex<Option<Manifest>>,
 }
 
 impl CommandTools {
@@ -50,6 +59,7 @@ impl CommandTools {
                 settings,
                 jail,
                 jobs,
+                last: Mutex::new(None),
             }),
         }
     }
@@ -144,7 +154,7 @@ impl Tool for RunCommand {
                 .min(shared.settings.max_timeout)
                 .max(Duration::from_secs(1));
             let network = args.network.unwrap_or(false);
-            let prepared = plan::prepare(
+            let mut prepared = plan::prepare(
                 &shared.jail,
                 &shared.settings,
                 ctx,
@@ -157,6 +167,9 @@ impl Tool for RunCommand {
                 .jail
                 .command(&prepared.plan)
                 .map_err(|e| ToolError::failed(e.to_string()))?;
+            let before = shared
+                .manifest_before(ctx, std::mem::take(&mut prepared.found))
+                .await?;
             let limits = Limits {
                 timeout,
                 output_cap: settings::OUTPUT_CAP,
@@ -164,25 +177,95 @@ impl Tool for RunCommand {
                 flood: Some(settings::FLOOD_BYTES),
             };
             if args.background.unwrap_or(false) {
-                return shared
+                // What a job makes under a shielded name while it runs is moved aside when it
+                // ends, as for a command in the foreground.
+                let (sandbox, shields) = (ctx.sandbox.clone(), prepared.before.clone());
+                let at_end = move || drop(plan::quarantine(&sandbox, &shields));
+                let mut fields = shared
                     .jobs
-                    .start(&args.command, cmd, limits, ctx, prepared.shown_dir)
+                    .start(&args.command, cmd, limits, ctx, prepared.shown_dir, at_end)
+                    .await?;
+                shared
+                    .after(ctx, before, prepared.before, &mut fields)
                     .await;
+                return Ok(fields);
             }
             let started = Instant::now();
             let on_line = |line: String| ctx.output(line);
             let out = process::run_to_limit(cmd, "sh", None, limits, &ctx.cancel, &on_line).await?;
             let elapsed = started.elapsed();
-            let moved = plan::quarantine(ctx, &prepared).await;
-            result(
-                &args.command,
-                &prepared.shown_dir,
-                out,
-                elapsed,
-                timeout,
-                moved,
-            )
+            let mut fields = result(&args.command, &prepared.shown_dir, out, elapsed, timeout)?;
+            shared
+                .after(ctx, before, prepared.before, &mut fields)
+                .await;
+            Ok(fields)
         })
+    }
+}
+
+impl Shared {
+    /// The manifest of the files `found` before a command, reusing the last command's hashes
+    /// (off the runtime).
+    async fn manifest_before(
+        &self,
+        ctx: &ToolContext,
+        found: Vec<survey::Found>,
+    ) -> Result<Manifest, ToolError> {
+        let previous = self.last.lock().ok().and_then(|mut last| last.take());
+        let (sandbox, keeper) = (ctx.sandbox.clone(), ctx.keeper.clone());
+        blocking(move || {
+            Ok(Manifest::take(
+                found,
+                previous.as_ref(),
+                &sandbox,
+                keeper.as_deref(),
+            ))
+        })
+        .await
+    }
+
+    /// After a command: what it made under shielded names moved aside, what it changed
+    /// recorded and shown (`files_changed` in `fields`, a diff per file), the new manifest kept
+    /// for the next command.
+    async fn after(
+        &self,
+        ctx: &ToolContext,
+        before: Manifest,
+        shields: Vec<PathBuf>,
+        fields: &mut Map<String, Value>,
+    ) {
+        let (sandbox, keeper) = (ctx.sandbox.clone(), ctx.keeper.clone());
+        let work = move || {
+            let (moved, found) = plan::quarantine(&sandbox, &shields);
+            let after = Manifest::take(found, Some(&before), &sandbox, keeper.as_deref());
+            let changes = before.changes_to(&after);
+            let diffs = changes::record(&changes, &sandbox, keeper.as_deref());
+            let observed = changes::observed(&changes, keeper.is_some());
+            Ok((moved, after, diffs, observed))
+        };
+        let (moved, after, diffs, observed) = match blocking(work).await {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::warn!(error = %e, "what a command changed could not be found");
+                return;
+            }
+        };
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(after);
+        }
+        changes::tell(diffs, ctx);
+        if let Some(observed) = observed {
+            fields.insert("files_changed".into(), observed);
+        }
+        if !moved.is_empty() {
+            fields.insert(
+                "moved_aside".into(),
+                json!(format!(
+                    "commands may not create these, so MiniClaw moved them out of the workspace: {}",
+                    moved.join(", ")
+                )),
+            );
+        }
     }
 }
 
@@ -193,7 +276,6 @@ fn result(
     out: ProcessOutput,
     elapsed: Duration,
     timeout: Duration,
-    moved: Vec<String>,
 ) -> Result<Map<String, Value>, ToolError> {
     if out.exit_code == Some(i32::from(SETUP_FAILED_STATUS))
         && let Some(reason) = out
@@ -241,15 +323,6 @@ fn result(
             );
         }
         None => {}
-    }
-    if !moved.is_empty() {
-        fields.insert(
-            "moved_aside".into(),
-            json!(format!(
-                "commands may not create these, so MiniClaw moved them out of the workspace: {}",
-                moved.join(", ")
-            )),
-        );
     }
     Ok(fields)
 }

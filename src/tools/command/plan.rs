@@ -10,6 +10,8 @@ use crate::tools::support::blocking;
 
 use super::exposure;
 use super::settings::CommandSettings;
+use super::survey::{Found, survey};
+use crate::tools::sandbox::Sandbox;
 
 /// A command ready to start.
 pub struct Prepared {
@@ -18,7 +20,9 @@ pub struct Prepared {
     /// Its folder as shown (relative to the workspace; `.` for the root).
     pub shown_dir: String,
     /// The shielded entries before it ran.
-    before: Vec<PathBuf>,
+    pub before: Vec<PathBuf>,
+    /// The files the walk found before it ran (taken for the manifest).
+    pub found: Vec<Found>,
 }
 
 /// Plans `command` in `working_dir` (relative; default the workspace).
@@ -61,8 +65,9 @@ pub async fn prepare(
     };
     let root = ctx.sandbox.root().to_path_buf();
     let walk_root = root.clone();
-    // Walking the workspace for its shields: off the async runtime.
-    let shielded = blocking(move || Ok(exposure::shielded(&walk_root))).await?;
+    // Walking the workspace for its shields and its files: off the async runtime.
+    let walked = blocking(move || Ok(survey(&walk_root))).await?;
+    let shielded = walked.shielded;
     let before = exposure::paths(&shielded);
     let plan = Plan {
         env: environment(&root, settings, &jail.private().tmp),
@@ -80,6 +85,7 @@ pub async fn prepare(
         plan,
         shown_dir,
         before,
+        found: walked.files,
     })
 }
 
@@ -111,32 +117,27 @@ fn environment(root: &Path, settings: &CommandSettings, tmp: &Path) -> Vec<(Stri
     env
 }
 
-/// Moves out of the workspace whatever the command made under a shielded name (a new
-/// `.mcp.json`, `AGENTS.md`, `.env`, `.git`): nothing a command writes becomes configuration.
-/// Returns the paths moved (as shown).
-pub async fn quarantine(ctx: &ToolContext, prepared: &Prepared) -> Vec<String> {
-    let root = ctx.sandbox.root().to_path_buf();
-    let before = prepared.before.clone();
-    let sandbox = ctx.sandbox.clone();
-    let work = move || {
-        let now = exposure::paths(&exposure::shielded(&root));
-        let made: Vec<PathBuf> = now.into_iter().filter(|p| !before.contains(p)).collect();
-        let mut moved = Vec::new();
-        for path in made {
-            let shown = sandbox.display_relative(&path);
-            match move_aside(&path, &shown) {
-                Ok(to) => {
-                    tracing::warn!(path = %shown, to = %to.display(), "a command made a shielded entry: moved aside");
-                    moved.push(shown);
-                }
-                Err(e) => {
-                    tracing::warn!(path = %shown, error = %e, "could not move a shielded entry aside")
-                }
+/// Moves out of the workspace whatever a command made under a shielded name (a new
+/// `.mcp.json`, `AGENTS.md`, `.env`, `.git`) since the shielded entries were `before`: nothing
+/// a command writes becomes configuration. Blocking file work. Returns the paths moved (as
+/// shown) and the files the walk found (for the manifest).
+pub fn quarantine(sandbox: &Sandbox, before: &[PathBuf]) -> (Vec<String>, Vec<Found>) {
+    let walked = survey(sandbox.root());
+    let now = exposure::paths(&walked.shielded);
+    let mut moved = Vec::new();
+    for path in now.into_iter().filter(|p| !before.contains(p)) {
+        let shown = sandbox.display_relative(&path);
+        match move_aside(&path, &shown) {
+            Ok(to) => {
+                tracing::warn!(path = %shown, to = %to.display(), "a command made a shielded entry: moved aside");
+                moved.push(shown);
+            }
+            Err(e) => {
+                tracing::warn!(path = %shown, error = %e, "could not move a shielded entry aside")
             }
         }
-        Ok(moved)
-    };
-    blocking(work).await.unwrap_or_default()
+    }
+    (moved, walked.files)
 }
 
 /// Moves `path` into MiniClaw's data folder (`quarantine/<time>/<shown>`), never deleting it.

@@ -213,11 +213,51 @@ const DIFF_SHOW: usize = 6;
 /// What is shown under a finished call: the change it made to a file as a coloured diff, or
 /// its result's dimmed lines; folded to the first ones unless expanded.
 fn preview_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
-    if let Some(diff) = &call.diff
-        && !matches!(call.status, CallStatus::Failed(_))
-    {
-        return diff_lines(diff, expanded, theme);
+    let failed = matches!(call.status, CallStatus::Failed(_));
+    match call.diffs.as_slice() {
+        [] => {}
+        _ if failed => {}
+        // A command: its output's verdict, then each file it changed.
+        diffs if calls::folds_to_its_end(&call.name) => {
+            let mut out = output_lines(call, expanded, theme);
+            out.extend(command_diffs(diffs, expanded, theme));
+            return out;
+        }
+        [diff, ..] => return diff_lines(diff, expanded, theme),
     }
+    output_lines(call, expanded, theme)
+}
+
+/// The most files a folded command names under its output.
+const FILES_SHOW: usize = 4;
+
+/// The files a command changed: folded, their headers (`src/lib.rs: +2 −1`), the first few;
+/// expanded, every diff whole.
+fn command_diffs(diffs: &[FileDiff], expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
+    if expanded {
+        return diffs
+            .iter()
+            .flat_map(|d| diff_lines(d, true, theme))
+            .collect();
+    }
+    let mut out: Vec<Line<'static>> = diffs
+        .iter()
+        .take(FILES_SHOW)
+        .filter_map(|d| diff_lines(d, false, theme).into_iter().next())
+        .collect();
+    if diffs.len() > FILES_SHOW {
+        let more = diffs.len() - FILES_SHOW;
+        out.push(Line::styled(
+            format!("  … {more} more changed files (Enter shows all)"),
+            theme.muted,
+        ));
+    }
+    out
+}
+
+/// A call's result lines, dimmed, folded to the first ones (a command's to its exit code and
+/// last lines) unless expanded.
+fn output_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
     let dim = |l: &String| Line::styled(format!("  │ {l}"), theme.muted);
     if expanded || call.preview.len() <= PREVIEW_SHOW {
         return call.preview.iter().map(dim).collect();
@@ -297,9 +337,13 @@ fn diff_lines(diff: &FileDiff, expanded: bool, theme: &Theme) -> Vec<Line<'stati
 /// Whether `entry` is a prompt long enough to be folded, or a call whose result preview is.
 pub fn foldable(entry: &Entry) -> bool {
     match entry.kind {
-        EntryKind::Call => entry.call.as_ref().is_some_and(|c| match &c.diff {
-            Some(diff) => diff.lines.len() > DIFF_SHOW || diff.omitted > 0,
-            None => c.preview.len() > PREVIEW_SHOW,
+        EntryKind::Call => entry.call.as_ref().is_some_and(|c| {
+            let output = c.preview.len() > PREVIEW_SHOW;
+            match c.diffs.as_slice() {
+                [] => output,
+                diffs if calls::folds_to_its_end(&c.name) => output || !diffs.is_empty(),
+                [diff, ..] => diff.lines.len() > DIFF_SHOW || diff.omitted > 0,
+            }
         }),
         EntryKind::Reasoning => !entry.text.trim().is_empty(),
         _ => entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some(),

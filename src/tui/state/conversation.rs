@@ -73,9 +73,9 @@ pub struct CallLine {
     /// While it runs, its latest progress (a sub-agent's steps, the last output lines); empty
     /// for failed calls (their reason is on the call line).
     pub preview: Vec<String>,
-    /// What it changed in a file, when it changed one: shown as a coloured diff instead of
-    /// the preview.
-    pub diff: Option<crate::diff::FileDiff>,
+    /// What it changed in files, one diff per file: a file tool's change is shown instead of
+    /// the preview; a command's follow its output.
+    pub diffs: Vec<crate::diff::FileDiff>,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -166,7 +166,7 @@ impl Entry {
             arguments,
             status: CallStatus::Running,
             preview: Vec::new(),
-            diff: None,
+            diffs: Vec::new(),
         });
         entry
     }

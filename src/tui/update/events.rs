@@ -103,7 +103,7 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             if let Some(i) = state.view.call_entry(&id)
                 && let Some(call) = &mut state.view.entries[i].call
             {
-                call.diff = Some(diff);
+                call.diffs.push(diff);
                 state.view.touch_entry(i);
             }
         }
