@@ -1,15 +1,46 @@
 //! What the jail adds to each `run_command` call, on a 20,000-file workspace: the walk for the
 //! entries to shield (before the command, and again after it for new ones), and a jailed `true`
 //! end to end (the supervisor started, namespaces, mounts, Landlock and seccomp built, the
-//! command run and waited for).
+//! command run and waited for), and what watching for the files a command changed adds: the
+//! manifests before and after (hashes reused where nothing moved) and their comparison, with
+//! one file changed, every content kept in a store as the session's checkpoints keep it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A benchmark stops at any surprise.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use miniclaw::tools::command::manifest::Manifest;
+use miniclaw::tools::command::survey::{self, survey};
 use miniclaw::tools::command::{CommandSettings, exposure};
-use miniclaw::tools::{Sandbox, ToolContext, ToolRegistry};
+use miniclaw::tools::{ChangeKeeper, Sandbox, ToolContext, ToolRegistry};
+
+/// A content store in a folder, one file per hash (as the checkpoints keep blobs).
+#[derive(Debug)]
+struct Store(PathBuf);
+
+impl ChangeKeeper for Store {
+    fn store_id(&self) -> String {
+        self.0.display().to_string()
+    }
+    fn keep(&self, bytes: &[u8]) -> Result<String, String> {
+        use sha2::Digest;
+        let hash: String = sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let path = self.0.join(&hash);
+        if !path.exists() {
+            std::fs::write(path, bytes).map_err(|e| e.to_string())?;
+        }
+        Ok(hash)
+    }
+    fn kept(&self, hash: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.0.join(hash)).ok()
+    }
+    fn changed(&self, _path: &str, _before: Option<String>) {}
+    fn not_kept(&self, _folder: &str) {}
+}
 
 const FILES: usize = 20_000;
 
@@ -49,6 +80,43 @@ fn jail(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("shield_walk_20000_files", |b| {
         b.iter(|| exposure::shielded(&real));
+    });
+    let store_dir = dir.path().join("store");
+    std::fs::create_dir_all(&store_dir).unwrap();
+    let store = Store(store_dir);
+    let sandbox = Sandbox::new(&ws).unwrap();
+    let mut last = Manifest::take(
+        survey(&real, survey::MAX_ENTRIES).files,
+        None,
+        &sandbox,
+        Some(&store),
+    );
+    let mut turn = 0u64;
+    group.bench_function("changes_watch_20000_files_one_changed", |b| {
+        b.iter(|| {
+            // The walks themselves are the shield walks above; this is what the manifests add.
+            let before = Manifest::take(
+                survey(&real, survey::MAX_ENTRIES).files,
+                Some(&last),
+                &sandbox,
+                Some(&store),
+            );
+            turn += 1;
+            std::fs::write(
+                real.join("pkg000/src/file00_0.rs"),
+                format!("fn f() {{ {turn} }}\n"),
+            )
+            .unwrap();
+            let after = Manifest::take(
+                survey(&real, survey::MAX_ENTRIES).files,
+                Some(&before),
+                &sandbox,
+                Some(&store),
+            );
+            let changes = before.changes_to(&after);
+            assert_eq!(changes.changed.len(), 1, "{changes:?}");
+            last = after;
+        });
     });
     group.bench_function("run_command_true_20000_files", |b| {
         b.iter(|| {

@@ -46,16 +46,21 @@ pub fn make_private() -> Result<(), JailError> {
     Ok(())
 }
 
-/// Covers each shielded entry. An entry that is gone, or is now a link, is skipped: a link
-/// leads to something the rest of the jail judges, and a file that is gone holds nothing.
+/// Covers each shielded entry. An entry that is gone, or is reached through a link anywhere
+/// on its path, stops the jail (the command does not run): its folder was moved or swapped
+/// since the walk, and the entry may now be elsewhere, uncovered.
 pub fn shield(entries: &[Shielded], private: &PrivateDirs) -> Result<(), JailError> {
     for entry in entries {
         let (path, hidden) = match entry {
             Shielded::Hidden(p) => (p, true),
             Shielded::ReadOnly(p) => (p, false),
         };
-        let Some(target) = open_no_follow(path)? else {
-            continue;
+        let Some(target) = open_no_follow(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)?
+        else {
+            return Err(JailError::Plan(format!(
+                "{} moved while the jail was being built (the workspace is changing: a background job?); try again",
+                path.display()
+            )));
         };
         let is_dir = is_dir(&target)?;
         let source = if hidden {
@@ -64,7 +69,8 @@ pub fn shield(entries: &[Shielded], private: &PrivateDirs) -> Result<(), JailErr
             } else {
                 &private.empty_file
             };
-            open_no_follow(stand_in)?
+            // MiniClaw's own folder, whose path may hold the system's links (a /tmp link).
+            open_no_follow(stand_in, 0)?
                 .ok_or_else(|| JailError::Plan(format!("{} is missing", stand_in.display())))?
         } else {
             target
@@ -74,6 +80,27 @@ pub fn shield(entries: &[Shielded], private: &PrivateDirs) -> Result<(), JailErr
         let tree = clone_tree(&source, path)?;
         read_only(&tree, path)?;
         move_onto(&tree, &target, path)?;
+    }
+    Ok(())
+}
+
+/// Makes every mount read-only but the workspace and the private temporary folder: Landlock
+/// does not judge a file's metadata, so without this a command could `chmod`, `chown` or set
+/// the times of files outside the workspace that the person owns (`chmod 644` a key file).
+/// The two writable places are copied (as detached mounts) first, the whole tree is then made
+/// read-only, and the copies are put back on top of their places.
+pub fn read_only_outside(workspace: &Path, tmp: &Path) -> Result<(), JailError> {
+    let mut writable = Vec::new();
+    for place in [workspace, tmp] {
+        let handle = open_no_follow(place, 0)?
+            .ok_or_else(|| JailError::Plan(format!("{} is missing", place.display())))?;
+        writable.push((clone_tree(&handle, place)?, handle, place));
+    }
+    let root = open_no_follow(Path::new("/"), 0)?
+        .ok_or_else(|| JailError::Plan("/ cannot be opened".into()))?;
+    read_only(&root, Path::new("/"))?;
+    for (tree, target, place) in writable {
+        move_onto(&tree, &target, place)?;
     }
     Ok(())
 }
@@ -94,21 +121,42 @@ pub fn fresh_proc() -> bool {
     }
 }
 
-/// `path` opened as a path handle, its last part never followed; `None` when it does not
-/// exist or is a link.
-fn open_no_follow(path: &Path) -> Result<Option<OwnedFd>, JailError> {
+/// `struct open_how` of `openat2(2)`.
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
+const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+
+/// `path` opened as a path handle, its last part never followed, and with `resolve` set no
+/// link followed in any part (for a real path, which has none); `None` when it does not exist
+/// or a link is on the way.
+fn open_no_follow(path: &Path, resolve: u64) -> Result<Option<OwnedFd>, JailError> {
     let c = c_path(path)?;
-    // SAFETY: a valid C string; we own the descriptor returned.
-    let fd = unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
+    let how = OpenHow {
+        flags: (libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve,
     };
+    // SAFETY: a valid C string and a filled `open_how` of the size passed; we own the
+    // descriptor returned.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    } as libc::c_int;
     if fd < 0 {
         let err = std::io::Error::last_os_error();
         return match err.raw_os_error() {
-            Some(libc::ENOENT) | Some(libc::ENOTDIR) => Ok(None),
+            Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::ELOOP) => Ok(None),
             _ => Err(JailError::io(format!("opening {}", path.display()), err)),
         };
     }

@@ -41,6 +41,7 @@ fn run(plan: &Plan) -> Result<ExitCode, JailError> {
     super::seccomp::check_supported()?;
     namespaces::enter(plan.network)?;
     mounts::make_private()?;
+    mounts::read_only_outside(&plan.workspace, &plan.private.tmp)?;
     mounts::shield(&plan.shielded, &plan.private)?;
     let rules = file_rules::build(plan)?;
     let filter = Filter::new();

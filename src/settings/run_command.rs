@@ -26,6 +26,9 @@ pub struct RunCommandSettings {
     pub processes: Option<u64>,
     /// How many background jobs may run at once.
     pub max_jobs: Option<usize>,
+    /// How many workspace entries are looked at before and after each command (a larger
+    /// workspace is refused: it cannot be shielded whole).
+    pub max_entries: Option<usize>,
     /// Whether the ready list of toolchain folders (cargo, rustup, pyenv, nvm, npm's and pip's
     /// caches) may be read (default: yes).
     pub toolchains: Option<bool>,

@@ -184,6 +184,7 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
             result,
             &[
                 "stopped",
+                "warning",
                 "moved_aside",
                 "stdout",
                 "stderr",
@@ -206,7 +207,7 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
         let names: Vec<&str> = left.iter().filter_map(Value::as_str).collect();
         lines.push((
             format!(
-                "changed, not kept for /undo (.gitignore leaves it out): {}",
+                "changed, not kept for /undo (left out by .gitignore, a link, or too large): {}",
                 names.join(", ")
             ),
             true,

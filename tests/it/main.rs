@@ -19,6 +19,7 @@ mod agents_md_config;
 mod approvals;
 mod command_e2e;
 mod command_jail;
+mod command_undo;
 mod faults;
 mod headless_agents_md;
 mod headless_approval;

@@ -30,7 +30,7 @@ pub fn read_only_name(name: &OsStr) -> bool {
 
 /// The shielded entries of the workspace at `root` (a real path), hidden ones first.
 pub fn shielded(root: &Path) -> Vec<Shielded> {
-    super::survey::survey(root).shielded
+    super::survey::survey(root, super::survey::MAX_ENTRIES).shielded
 }
 
 /// Whether the workspace-relative `relative` path holds a shielded name (a hidden or read-only

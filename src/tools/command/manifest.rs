@@ -191,7 +191,12 @@ mod tests {
     use crate::tools::command::survey::survey;
 
     fn manifest(sandbox: &Sandbox, previous: Option<&Manifest>) -> Manifest {
-        Manifest::take(survey(sandbox.root()).files, previous, sandbox, None)
+        Manifest::take(
+            survey(sandbox.root(), crate::tools::command::survey::MAX_ENTRIES).files,
+            previous,
+            sandbox,
+            None,
+        )
     }
 
     #[test]

@@ -8,12 +8,11 @@
 mod changes;
 pub mod exposure;
 mod jobs;
-mod manifest;
+pub mod manifest;
 mod plan;
 pub mod settings;
 pub mod survey;
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -180,7 +179,8 @@ impl Tool for RunCommand {
                 // What a job makes under a shielded name while it runs is moved aside when it
                 // ends, as for a command in the foreground.
                 let (sandbox, shields) = (ctx.sandbox.clone(), prepared.before.clone());
-                let at_end = move || drop(plan::quarantine(&sandbox, &shields));
+                let max_entries = shared.settings.max_entries;
+                let at_end = move || drop(plan::quarantine(&sandbox, &shields, max_entries));
                 let mut fields = shared
                     .jobs
                     .start(&args.command, cmd, limits, ctx, prepared.shown_dir, at_end)
@@ -231,19 +231,24 @@ impl Shared {
         &self,
         ctx: &ToolContext,
         before: Manifest,
-        shields: Vec<PathBuf>,
+        shields: plan::Shields,
         fields: &mut Map<String, Value>,
     ) {
         let (sandbox, keeper) = (ctx.sandbox.clone(), ctx.keeper.clone());
+        let max_entries = self.settings.max_entries;
         let work = move || {
-            let (moved, found) = plan::quarantine(&sandbox, &shields);
+            let plan::Quarantined {
+                moved,
+                found,
+                warning,
+            } = plan::quarantine(&sandbox, &shields, max_entries);
             let after = Manifest::take(found, Some(&before), &sandbox, keeper.as_deref());
             let changes = before.changes_to(&after);
             let diffs = changes::record(&changes, &sandbox, keeper.as_deref());
             let observed = changes::observed(&changes, keeper.is_some());
-            Ok((moved, after, diffs, observed))
+            Ok((moved, after, diffs, observed, warning))
         };
-        let (moved, after, diffs, observed) = match blocking(work).await {
+        let (moved, after, diffs, observed, warning) = match blocking(work).await {
             Ok(done) => done,
             Err(e) => {
                 tracing::warn!(error = %e, "what a command changed could not be found");
@@ -261,10 +266,14 @@ impl Shared {
             fields.insert(
                 "moved_aside".into(),
                 json!(format!(
-                    "commands may not create these, so MiniClaw moved them out of the workspace: {}",
+                    "commands may not create these, so MiniClaw moved them into {} (out of every tool's reach): {}",
+                    ".miniclaw/quarantine",
                     moved.join(", ")
                 )),
             );
+        }
+        if let Some(warning) = warning {
+            fields.insert("warning".into(), json!(warning));
         }
     }
 }

@@ -1,16 +1,19 @@
 //! One command's plan: its folder checked against the workspace rules, the shields found, the
 //! fixed environment; and after it ran, anything it made under a shielded name moved aside.
 
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::jail::{Jail, Network, Plan};
+use crate::tools::hidden;
 use crate::tools::process;
 use crate::tools::registry::{ToolContext, ToolError};
 use crate::tools::support::blocking;
 
 use super::exposure;
 use super::settings::CommandSettings;
-use super::survey::{Found, survey};
+use super::survey::{Found, Survey, survey};
 use crate::tools::sandbox::Sandbox;
 
 /// A command ready to start.
@@ -19,8 +22,8 @@ pub struct Prepared {
     pub plan: Plan,
     /// Its folder as shown (relative to the workspace; `.` for the root).
     pub shown_dir: String,
-    /// The shielded entries before it ran.
-    pub before: Vec<PathBuf>,
+    /// The device and inode of each shielded entry before it ran.
+    pub before: Shields,
     /// The files the walk found before it ran (taken for the manifest).
     pub found: Vec<Found>,
 }
@@ -66,9 +69,24 @@ pub async fn prepare(
     let root = ctx.sandbox.root().to_path_buf();
     let walk_root = root.clone();
     // Walking the workspace for its shields and its files: off the async runtime.
-    let walked = blocking(move || Ok(survey(&walk_root))).await?;
+    let max_entries = settings.max_entries;
+    let walked = blocking(move || Ok(settled_survey(&walk_root, max_entries))).await?;
+    if walked.cut {
+        return Err(ToolError::failed(format!(
+            "the workspace holds more than {max_entries} files and folders, more than MiniClaw \
+             looks at to keep .git, .env and configuration out of a command's reach, so the \
+             command did not run; remove what is not needed (generated files), or raise \
+             `max_entries` under [run_command] in your config.toml"
+        )));
+    }
+    if walked.disturbed {
+        return Err(ToolError::failed(
+            "the workspace kept changing while MiniClaw checked it (a background job moving \
+             folders?), so the command did not run; stop the job or try again",
+        ));
+    }
+    let before = Shields(walked.shielded_ids.clone());
     let shielded = walked.shielded;
-    let before = exposure::paths(&shielded);
     let plan = Plan {
         env: environment(&root, settings, &jail.private().tmp),
         workspace: root,
@@ -117,19 +135,58 @@ fn environment(root: &Path, settings: &CommandSettings, tmp: &Path) -> Vec<(Stri
     env
 }
 
+/// The device and inode of each shielded entry at one moment.
+#[derive(Clone, Debug, Default)]
+pub struct Shields(HashSet<(u64, u64)>);
+
+/// How many times a walk disturbed by a changing tree is tried.
+const WALK_TRIES: usize = 3;
+
+/// A walk of the workspace, tried again while the tree changes under it.
+fn settled_survey(root: &Path, max_entries: usize) -> Survey {
+    let mut walked = survey(root, max_entries);
+    for _ in 1..WALK_TRIES {
+        if !walked.disturbed {
+            break;
+        }
+        walked = survey(root, max_entries);
+    }
+    walked
+}
+
+/// What the walk after a command found and did.
+pub struct Quarantined {
+    /// The paths moved aside (as shown).
+    pub moved: Vec<String>,
+    /// The files it found (for the manifest).
+    pub found: Vec<Found>,
+    /// Why the walk could not cover the whole workspace, if it could not.
+    pub warning: Option<String>,
+}
+
 /// Moves out of the workspace whatever a command made under a shielded name (a new
-/// `.mcp.json`, `AGENTS.md`, `.env`, `.git`) since the shielded entries were `before`: nothing
-/// a command writes becomes configuration. Blocking file work. Returns the paths moved (as
-/// shown) and the files the walk found (for the manifest).
-pub fn quarantine(sandbox: &Sandbox, before: &[PathBuf]) -> (Vec<String>, Vec<Found>) {
-    let walked = survey(sandbox.root());
-    let now = exposure::paths(&walked.shielded);
+/// `.mcp.json`, `AGENTS.md`, `.env`, `.git`, or one swapped in for the old one by renaming its
+/// folder) — any such entry that is not one of `before` by its device and inode: nothing a
+/// command writes becomes configuration. Blocking file work.
+pub fn quarantine(sandbox: &Sandbox, before: &Shields, max_entries: usize) -> Quarantined {
+    let walked = settled_survey(sandbox.root(), max_entries);
     let mut moved = Vec::new();
-    for path in now.into_iter().filter(|p| !before.contains(p)) {
+    // One folder for what one walk moves.
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
+    for path in exposure::paths(&walked.shielded) {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if before.0.contains(&(meta.dev(), meta.ino())) {
+            continue;
+        }
         let shown = sandbox.display_relative(&path);
-        match move_aside(&path, &shown) {
+        if shown.is_empty() || hidden::own_folders_in(sandbox.root()).contains(&path) {
+            continue;
+        }
+        match move_aside(sandbox, &shown, &stamp) {
             Ok(to) => {
-                tracing::warn!(path = %shown, to = %to.display(), "a command made a shielded entry: moved aside");
+                tracing::warn!(path = %shown, to = %to, "a command made a shielded entry: moved aside");
                 moved.push(shown);
             }
             Err(e) => {
@@ -137,47 +194,51 @@ pub fn quarantine(sandbox: &Sandbox, before: &[PathBuf]) -> (Vec<String>, Vec<Fo
             }
         }
     }
-    (moved, walked.files)
-}
-
-/// Moves `path` into MiniClaw's data folder (`quarantine/<time>/<shown>`), never deleting it.
-fn move_aside(path: &Path, shown: &str) -> std::io::Result<PathBuf> {
-    let data = crate::paths::data_dir()
-        .ok_or_else(|| std::io::Error::other("this system has no data folder to move it to"))?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
-    let to = data.join("quarantine").join(stamp).join(shown);
-    if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    match std::fs::rename(path, &to) {
-        Ok(()) => Ok(to),
-        // Another file system: copied there, then removed here.
-        Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
-            copy_tree(path, &to)?;
-            if path.is_dir() {
-                std::fs::remove_dir_all(path)?;
-            } else {
-                std::fs::remove_file(path)?;
-            }
-            Ok(to)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Copies a file or folder tree (links copied as links, never followed).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    let meta = std::fs::symlink_metadata(from)?;
-    if meta.file_type().is_symlink() {
-        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
-    } else if meta.is_dir() {
-        std::fs::create_dir_all(to)?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
-        }
-        Ok(())
+    let warning = if walked.cut {
+        Some(format!(
+            "the workspace now holds more than {max_entries} files and folders: configuration \
+             files made deeper were not looked for, and later commands are refused until it is \
+             smaller"
+        ))
+    } else if walked.disturbed {
+        Some(
+            "the workspace kept changing while MiniClaw checked it (a background job?): \
+             configuration files made by commands may not all have been moved aside"
+                .to_string(),
+        )
     } else {
-        std::fs::copy(from, to).map(|_| ())
+        None
+    };
+    Quarantined {
+        moved,
+        found: walked.files,
+        warning,
     }
+}
+
+/// The folder inside the workspace that holds what was moved aside (MiniClaw's own, which
+/// neither the tools nor commands can reach).
+const QUARANTINE_DIR: &str = ".miniclaw/quarantine";
+
+/// Moves the workspace entry `shown` (relative) into `.miniclaw/quarantine/<time>/`, through
+/// the workspace's own handle: no link is followed on the way, so nothing outside the
+/// workspace is ever moved (a folder swapped for a link during the walk leads nowhere).
+/// Returns where it went, as shown.
+fn move_aside(sandbox: &Sandbox, shown: &str, stamp: &str) -> std::io::Result<String> {
+    let folder = format!("{QUARANTINE_DIR}/{stamp}");
+    let dir = sandbox.dir();
+    // A planted link in MiniClaw's place would send the entry elsewhere in the workspace.
+    for part in [".miniclaw", QUARANTINE_DIR] {
+        match dir.symlink_metadata(part) {
+            Ok(meta) if !meta.is_dir() => {
+                return Err(std::io::Error::other(format!("{part} is not a folder")));
+            }
+            _ => {}
+        }
+    }
+    dir.create_dir_all(&folder)?;
+    // No part of the name it is kept under is a shielded one any more.
+    let to = format!("{folder}/moved%{}", shown.replace('/', "%"));
+    dir.rename(shown, dir, &to)?;
+    Ok(to)
 }

@@ -54,6 +54,8 @@ pub struct CommandSettings {
     pub resources: Resources,
     /// How many background jobs may run at once.
     pub max_jobs: usize,
+    /// How many workspace entries the walk around each command looks at.
+    pub max_entries: usize,
     /// Real paths outside the workspace commands may read and run.
     pub also_read: Vec<PathBuf>,
     /// Variables added to the fixed environment.
@@ -67,6 +69,7 @@ impl Default for CommandSettings {
             max_timeout: DEFAULT_MAX_TIMEOUT,
             resources: Resources::default(),
             max_jobs: DEFAULT_MAX_JOBS,
+            max_entries: super::survey::MAX_ENTRIES,
             also_read: Vec::new(),
             env: Vec::new(),
         }
@@ -141,6 +144,10 @@ impl CommandSettings {
                 processes: table.processes.unwrap_or(defaults.processes),
             },
             max_jobs: table.max_jobs.unwrap_or(DEFAULT_MAX_JOBS),
+            max_entries: table
+                .max_entries
+                .unwrap_or(super::survey::MAX_ENTRIES)
+                .max(1),
             also_read,
             env,
         }

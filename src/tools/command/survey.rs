@@ -3,14 +3,17 @@
 //! compares two of them). One walk serves both, so watching for changes costs only the
 //! bookkeeping. Folders the project's `.gitignore` files leave out (`target/`,
 //! `node_modules/`) are walked too, by their file states only: a change in them is listed, not
-//! kept. Past [`MAX_ENTRIES`] entries the walk stops (SECURITY.md says what that leaves).
+//! kept. Past its entry limit (`[run_command] max_entries`, default [`MAX_ENTRIES`]) the walk
+//! stops, and a command is refused rather than run half-shielded.
 
 use std::collections::{HashSet, VecDeque};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rustix::fs::{AtFlags, Mode, OFlags};
 
 use crate::capped_read::{Links, read_capped};
 use crate::jail::Shielded;
@@ -18,7 +21,7 @@ use crate::tools::hidden;
 
 use super::exposure::read_only_name;
 
-/// The most entries looked at before each command (a few tens of milliseconds).
+/// The most entries looked at before each command by default (a few tens of milliseconds).
 pub const MAX_ENTRIES: usize = 50_000;
 
 /// The largest `.gitignore` read (a hostile one could be huge, or a pipe).
@@ -40,19 +43,6 @@ pub struct FileStat {
     pub link: bool,
 }
 
-impl FileStat {
-    fn of(meta: &std::fs::Metadata) -> Self {
-        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
-        Self {
-            size: meta.len(),
-            modified: ns(meta.mtime(), meta.mtime_nsec()),
-            changed: ns(meta.ctime(), meta.ctime_nsec()),
-            inode: meta.ino(),
-            link: meta.file_type().is_symlink(),
-        }
-    }
-}
-
 /// A file (or link) the walk found.
 #[derive(Clone, Debug)]
 pub struct Found {
@@ -69,28 +59,51 @@ pub struct Found {
 pub struct Survey {
     /// The entries the jail shields, hidden ones first.
     pub shielded: Vec<Shielded>,
+    /// The device and inode of each shielded entry: a shielded name whose entry is not one of
+    /// these afterwards was made (or swapped in) by the command.
+    pub shielded_ids: HashSet<(u64, u64)>,
     /// Every file and link outside the shielded entries, in walk order.
     pub files: Vec<Found>,
-    /// Whether the walk stopped at [`MAX_ENTRIES`] (what lies deeper was not seen).
+    /// Whether the walk stopped at its entry limit (what lies deeper was not seen).
     pub cut: bool,
+    /// Whether the tree changed under the walk (a folder gone, replaced or seen twice): what
+    /// it found cannot be trusted to cover everything.
+    pub disturbed: bool,
 }
 
 /// The `.gitignore` rules in force in a folder: its own and its parents', deepest first.
 type Rules = Arc<Vec<Arc<Gitignore>>>;
 
-/// Walks the workspace at `root` (a real path), breadth first.
-pub fn survey(root: &Path) -> Survey {
+/// A folder waiting to be walked: its path, the device and inode the listing above it saw,
+/// its rules and the left-out folder holding it.
+type Queued = (PathBuf, (u64, u64), Rules, Option<String>);
+
+/// Walks the workspace at `root` (a real path), breadth first, looking at no more than
+/// `max_entries` entries. Each folder is opened without following a link and must be the one
+/// its parent listed (a folder swapped for another, or for a link, while the walk runs marks
+/// it `disturbed`); entries are looked at through their folder's handle, never through a
+/// path that could lead elsewhere.
+pub fn survey(root: &Path, max_entries: usize) -> Survey {
+    let mut out = Survey::default();
     let mut hidden_entries: Vec<PathBuf> = hidden::own_folders_in(root);
     let mut read_only = Vec::new();
     let mut hidden_inodes = HashSet::new();
     let mut linked = Vec::new();
-    let mut files = Vec::new();
-    let mut queue: VecDeque<(PathBuf, Rules, Option<String>)> =
-        VecDeque::from([(root.to_path_buf(), Arc::new(Vec::new()), None)]);
+    let mut visited = HashSet::new();
+    let Ok(top) = std::fs::symlink_metadata(root) else {
+        out.disturbed = true;
+        return out;
+    };
+    let mut queue: VecDeque<Queued> = VecDeque::from([(
+        root.to_path_buf(),
+        (top.dev(), top.ino()),
+        Arc::new(Vec::new()),
+        None,
+    )]);
     let mut seen = 0;
-    let mut cut = false;
-    'walk: while let Some((dir, parent_rules, ignored_in)) = queue.pop_front() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    'walk: while let Some((dir, id, parent_rules, ignored_in)) = queue.pop_front() {
+        let Some(handle) = open_folder(&dir, id, &mut visited) else {
+            out.disturbed = true;
             continue;
         };
         let rules = match ignored_in {
@@ -98,27 +111,40 @@ pub fn survey(root: &Path) -> Survey {
             Some(_) => parent_rules,
             None => with_gitignore(&dir, parent_rules),
         };
-        for entry in entries.flatten() {
+        let Ok(mut listing) = rustix::fs::Dir::read_from(&handle) else {
+            out.disturbed = true;
+            continue;
+        };
+        while let Some(Ok(entry)) = listing.read() {
+            let name_bytes = entry.file_name().to_bytes();
+            if name_bytes == b"." || name_bytes == b".." {
+                continue;
+            }
             seen += 1;
-            if seen > MAX_ENTRIES {
-                cut = true;
+            if seen > max_entries {
+                out.cut = true;
                 break 'walk;
             }
-            let name = entry.file_name();
-            let path = entry.path();
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            let name = std::ffi::OsStr::from_bytes(name_bytes).to_os_string();
+            let path = dir.join(&name);
+            let Ok(stat) =
+                rustix::fs::statat(&handle, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+            else {
                 continue;
             };
+            let meta = Meta::of(&stat);
             if hidden::entry_hidden(root, &dir, &name).is_some() {
-                if meta.is_file() {
-                    hidden_inodes.insert((meta.dev(), meta.ino()));
+                if meta.kind == Kind::File {
+                    hidden_inodes.insert(meta.id);
                 }
+                out.shielded_ids.insert(meta.id);
                 if !hidden_entries.contains(&path) {
                     hidden_entries.push(path);
                 }
                 continue;
             }
             if read_only_name(&name) {
+                out.shielded_ids.insert(meta.id);
                 read_only.push(path);
                 continue;
             }
@@ -128,43 +154,98 @@ pub fn survey(root: &Path) -> Survey {
                     .to_string_lossy()
                     .into_owned()
             };
-            if meta.is_dir() {
-                let ignored = ignored_in
-                    .clone()
-                    .or_else(|| left_out(&rules, &path, true).then(relative));
-                queue.push_back((path, rules.clone(), ignored));
-                continue;
-            }
-            if meta.is_file() && meta.nlink() > 1 {
-                linked.push((path.clone(), meta.dev(), meta.ino()));
-            }
-            if meta.is_file() || meta.file_type().is_symlink() {
-                files.push(Found {
-                    relative: relative(),
-                    stat: FileStat::of(&meta),
-                    ignored_in: ignored_in.clone(),
-                });
+            match meta.kind {
+                Kind::Dir => {
+                    let ignored = ignored_in
+                        .clone()
+                        .or_else(|| left_out(&rules, &path, true).then(relative));
+                    queue.push_back((path, meta.id, rules.clone(), ignored));
+                }
+                Kind::File | Kind::Link => {
+                    if meta.kind == Kind::File && stat.st_nlink > 1 {
+                        linked.push((path.clone(), meta.id));
+                    }
+                    out.files.push(Found {
+                        relative: relative(),
+                        stat: meta.file_stat(&stat),
+                        ignored_in: ignored_in.clone(),
+                    });
+                }
+                Kind::Other => {}
             }
         }
     }
     // Another name of a hidden file is hidden too (and was never a file to keep).
     let linked_hidden: Vec<PathBuf> = linked
         .into_iter()
-        .filter(|(_, dev, ino)| hidden_inodes.contains(&(*dev, *ino)))
-        .map(|(path, _, _)| path)
+        .filter(|(_, id)| hidden_inodes.contains(id))
+        .map(|(path, _)| path)
         .collect();
-    files.retain(|f| !linked_hidden.iter().any(|p| p.ends_with(&f.relative)));
+    out.files
+        .retain(|f| !linked_hidden.iter().any(|p| p.ends_with(&f.relative)));
     hidden_entries.extend(linked_hidden);
-    let shielded = hidden_entries
+    out.shielded = hidden_entries
         .into_iter()
         .map(Shielded::Hidden)
         .chain(read_only.into_iter().map(Shielded::ReadOnly))
         .collect();
-    Survey {
-        shielded,
-        files,
-        cut,
+    out
+}
+
+/// What an entry is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Link,
+    Other,
+}
+
+/// An entry's kind and identity.
+struct Meta {
+    kind: Kind,
+    id: (u64, u64),
+}
+
+impl Meta {
+    fn of(stat: &rustix::fs::Stat) -> Self {
+        let kind = match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+            rustix::fs::FileType::RegularFile => Kind::File,
+            rustix::fs::FileType::Directory => Kind::Dir,
+            rustix::fs::FileType::Symlink => Kind::Link,
+            _ => Kind::Other,
+        };
+        Self {
+            kind,
+            id: (stat.st_dev, stat.st_ino),
+        }
     }
+
+    fn file_stat(&self, stat: &rustix::fs::Stat) -> FileStat {
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        FileStat {
+            size: u64::try_from(stat.st_size).unwrap_or(0),
+            modified: ns(stat.st_mtime, stat.st_mtime_nsec as i64),
+            changed: ns(stat.st_ctime, stat.st_ctime_nsec as i64),
+            inode: stat.st_ino,
+            link: self.kind == Kind::Link,
+        }
+    }
+}
+
+/// Opens the folder at `path` without following a link in its last part, and only if it is
+/// the folder its parent listed (`id`) and was not walked already (a folder moved under the
+/// walk is seen twice, or not at all). `None`: the tree changed under the walk.
+fn open_folder(
+    path: &Path,
+    id: (u64, u64),
+    visited: &mut HashSet<(u64, u64)>,
+) -> Option<rustix::fd::OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let handle = rustix::fs::open(path, flags, Mode::empty()).ok()?;
+    let stat = rustix::fs::fstat(&handle).ok()?;
+    let opened = (stat.st_dev, stat.st_ino);
+    (opened == id && visited.insert(opened)).then_some(handle)
 }
 
 /// The rules of `dir`: its parent's, with its own `.gitignore` (read capped, never through a
@@ -227,7 +308,7 @@ mod tests {
         write(&root, ".env", "KEY=secret\n");
         write(&root, ".git/config", "[core]\n");
         std::fs::hard_link(root.join(".env"), root.join("src/alias")).unwrap();
-        let survey = survey(&root);
+        let survey = survey(&root, MAX_ENTRIES);
         let found: Vec<(&str, Option<&str>)> = survey
             .files
             .iter()
@@ -266,7 +347,7 @@ mod tests {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         write(&root, "sub/b", "b");
-        let survey = survey(&root);
+        let survey = survey(&root, MAX_ENTRIES);
         assert!(
             survey
                 .files
