@@ -185,14 +185,31 @@ shot_approval() {
     shoot approval
 }
 
+shot_command_changes() {
+    local ws=$TMP/command-changes/workspace
+    mkdir -p "$ws"
+    printf 'def add(a, b):\n    return a - b\n' >"$ws/calc.py"
+    printf 'old\n' >"$ws/old.txt"
+    printf 'build/\n' >"$ws/.gitignore"
+    launch command-changes 140 40 "$COMMAND_URL"
+    wait_for command-changes "deepseek-v4-flash"
+    prompt command-changes "Fix add in calc.py with sed."
+    wait_for command-changes "Fixed"
+    wait_for command-changes "idle"
+    prompt command-changes "/diff"
+    wait_for command-changes "return a + b"
+    shoot command-changes
+}
+
 main() {
     check_tools
     build
     mkdir -p "$OUT"
     start_server demo DEMO_URL
     start_server think THINK_URL
+    start_server command-edit COMMAND_URL
     local shots=("$@")
-    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow approval)
+    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow approval command-changes)
     for shot in "${shots[@]}"; do
         "shot_${shot//-/_}"
     done

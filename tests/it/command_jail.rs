@@ -663,3 +663,42 @@ async fn the_metadata_of_files_outside_cannot_be_changed_either() {
     assert_eq!(after.mode() & 0o777, 0o600);
     assert_eq!(after.mtime(), before.mtime());
 }
+
+/// Told of every file the tools change (as the trust record of the project folder is).
+#[derive(Debug, Default)]
+struct Told(std::sync::Mutex<Vec<PathBuf>>);
+
+impl miniclaw::tools::ChangeWatcher for Told {
+    fn changed(&self, real: &Path) {
+        self.0.lock().unwrap().push(real.to_path_buf());
+    }
+}
+
+#[tokio::test]
+async fn files_a_command_changed_count_as_changed_by_miniclaws_tools() {
+    let r = rig().await;
+    let told = Arc::new(Told::default());
+    let sandbox = Arc::new(
+        Sandbox::new(&r.ws())
+            .unwrap()
+            .with_change_log(Some(told.clone())),
+    );
+    std::fs::write(r.ws().join("server.py"), "print('old')\n").unwrap();
+    let ctx = ToolContext::standalone(sandbox);
+    let v = r
+        .registry
+        .execute(
+            "run_command",
+            &json!({"command": "echo \"print('planted')\" > server.py && mkdir -p node_modules/x && echo 1 > node_modules/x/index.js && echo 2 > new.js"}).to_string(),
+            &ctx,
+        )
+        .await;
+    assert!(ok(&v), "{v}");
+    let told = told.0.lock().unwrap().clone();
+    for name in ["server.py", "new.js", "node_modules/x/index.js"] {
+        assert!(
+            told.contains(&r.ws().join(name)),
+            "{name} not told: {told:?}"
+        );
+    }
+}
