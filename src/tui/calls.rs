@@ -329,15 +329,54 @@ pub fn result_lines(result: &Value) -> Vec<(String, bool)> {
                         .map(|l| (format!("  {l}"), false)),
                 );
             }
+            // A record of names (a command's `files_changed`): one line per kind.
+            Value::Object(inner) if inner.values().all(plain_or_names) => {
+                out.push((format!("{key}:"), true));
+                for (kind, value) in inner {
+                    let text = match value {
+                        Value::Array(names) => names
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        other => other.as_str().unwrap_or_default().to_string(),
+                    };
+                    out.push((format!("  {kind}: {text}"), false));
+                }
+            }
             other => out.push((format!("{key}: {other}"), true)),
         }
     }
     out
 }
 
+/// Whether a value is a string or a list of strings.
+fn plain_or_names(value: &Value) -> bool {
+    match value {
+        Value::String(_) => true,
+        Value::Array(items) => items.iter().all(Value::is_string),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_of_names_reads_as_one_line_per_kind() {
+        let result = serde_json::json!({"ok": true, "files_changed": {"created": ["a.rs", "b.rs"], "deleted": ["c.rs"], "note": "kept"}});
+        let lines: Vec<String> = result_lines(&result).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            lines,
+            [
+                "files_changed:",
+                "  created: a.rs, b.rs",
+                "  deleted: c.rs",
+                "  note: kept"
+            ]
+        );
+    }
 
     #[test]
     fn the_summary_shows_the_arguments_that_matter() {
