@@ -207,7 +207,7 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
         let names: Vec<&str> = left.iter().filter_map(Value::as_str).collect();
         lines.push((
             format!(
-                "changed, not kept for /undo (left out by .gitignore, a link, or too large): {}",
+                "changed, not kept for /undo: {}",
                 names.join(", ")
             ),
             true,
