@@ -76,6 +76,12 @@ fn statement(code: u16, k: u32) -> libc::sock_filter {
     }
 }
 
+/// A conditional jump: `jt` instructions on when the test of the value against `k` holds,
+/// `jf` when it does not.
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
 /// A jump over the next instruction unless the value equals `k`.
 fn unless_equal_skip(k: u32) -> libc::sock_filter {
     libc::sock_filter {
@@ -121,28 +127,13 @@ impl Filter {
         // clone(flags, ...): never with a new namespace (a new user namespace would give its
         // first process every capability again, and with it the kernel's netfilter and mount
         // code that `unshare` is refused for).
-        p.push(libc::sock_filter {
-            code: BPF_JEQ_K,
-            jt: 0,
-            jf: 4,
-            k: libc::SYS_clone as u32,
-        });
+        p.push(jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 4));
         p.push(statement(BPF_LD_W_ABS, FIRST_ARG));
-        p.push(libc::sock_filter {
-            code: BPF_JSET_K,
-            jt: 0,
-            jf: 1,
-            k: CLONE_NEW_FLAGS,
-        });
+        p.push(jump(BPF_JSET_K, CLONE_NEW_FLAGS, 0, 1));
         p.push(statement(BPF_RET_K, SECCOMP_RET_ERRNO | libc::EPERM as u32));
         p.push(statement(BPF_RET_K, SECCOMP_RET_ALLOW));
         // socket(family, ...): only the allowed families.
-        p.push(libc::sock_filter {
-            code: BPF_JEQ_K,
-            jt: 1,
-            jf: 0,
-            k: libc::SYS_socket as u32,
-        });
+        p.push(jump(BPF_JEQ_K, libc::SYS_socket as u32, 1, 0));
         p.push(statement(BPF_RET_K, SECCOMP_RET_ALLOW));
         p.push(statement(BPF_LD_W_ABS, FIRST_ARG));
         for family in ALLOWED_FAMILIES {

@@ -206,10 +206,7 @@ pub fn preview_lines(name: &str, arguments: &str, result: &Value) -> Vec<String>
     {
         let names: Vec<&str> = left.iter().filter_map(Value::as_str).collect();
         lines.push((
-            format!(
-                "changed, not kept for /undo: {}",
-                names.join(", ")
-            ),
+            format!("changed, not kept for /undo: {}", names.join(", ")),
             true,
         ));
     }
