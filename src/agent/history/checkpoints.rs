@@ -54,6 +54,9 @@ pub struct TurnChanges {
     pub not_kept: std::sync::Mutex<Vec<String>>,
 }
 
+/// The folder beside the sessions' checkpoints holding the blobs they share.
+const SHARED_BLOBS: &str = "shared-blobs";
+
 /// The record of the project instructions a session's system prompt carried, beside its
 /// checkpoints.
 const INSTRUCTIONS_RECORD: &str = "instructions.json";
@@ -122,20 +125,19 @@ impl Checkpoints {
         Ok(name)
     }
 
-    /// Keeps `bytes` like [`Checkpoints::keep`], without waiting for the disk: for the many
-    /// files kept before a command (a blob cut short by a crash fails its hash when read, and
-    /// is then reported, never used).
+    /// Keeps `bytes` like [`Checkpoints::keep`], in the blobs every session of the workspace
+    /// shares (a workspace's files are kept once, whichever session's command kept them), and
+    /// without waiting for the disk: for the many files kept before a command (a blob cut short
+    /// by a crash fails its hash when read, and is then reported, never used).
     pub fn keep_quick(&self, bytes: &[u8]) -> Result<String, HistoryError> {
         let name = hash(bytes);
-        let path = self.dir.join("blobs").join(&name);
+        let shared = self.blobs_dir();
+        let path = shared.join(&name);
         if path.exists() {
             return Ok(name);
         }
         self.ensure_dirs()?;
-        let temp = self
-            .dir
-            .join("blobs")
-            .join(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
+        let temp = shared.join(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
         let written = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -150,18 +152,23 @@ impl Checkpoints {
         Ok(name)
     }
 
-    /// Where the blobs are kept (names the store).
+    /// The blobs every session of the workspace shares (names the store a command's manifest
+    /// was kept in).
     pub fn blobs_dir(&self) -> PathBuf {
-        self.dir.join("blobs")
+        self.dir.parent().unwrap_or(&self.dir).join(SHARED_BLOBS)
     }
 
     /// The content kept under `hash`.
     pub fn blob(&self, hash: &str) -> Result<Vec<u8>, HistoryError> {
         let fine = hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit());
-        let path = self
-            .dir
-            .join("blobs")
-            .join(if fine { hash } else { "invalid" });
+        let name = if fine { hash } else { "invalid" };
+        let own = self.dir.join("blobs").join(name);
+        // A file tool's blob is the session's own; a command's, the shared one.
+        let path = if own.exists() {
+            own
+        } else {
+            self.blobs_dir().join(name)
+        };
         let bytes = files::read_plain(&path).map_err(files::io_err(&path))?;
         // Named by its hash: content that does not match was put there by someone else.
         if self::hash(&bytes) != hash {
@@ -207,6 +214,7 @@ impl Checkpoints {
             .collect();
         dirs.reverse();
         dirs.push(self.dir.join("blobs"));
+        dirs.push(self.blobs_dir());
         for dir in dirs {
             match fs::symlink_metadata(&dir) {
                 Ok(meta) if meta.is_dir() => {}
@@ -240,6 +248,11 @@ mod tests {
         let h = cp.keep(b"old text").unwrap();
         assert_eq!(h, hash(b"old text"));
         assert_eq!(cp.blob(&h).unwrap(), b"old text");
+        // A command's blobs are shared by the workspace's sessions.
+        let quick = cp.keep_quick(b"a command's file").unwrap();
+        let other = Checkpoints::of(&ws.path().join("history.json"), "s2");
+        assert_eq!(other.blob(&quick).unwrap(), b"a command's file");
+        assert_eq!(other.blobs_dir(), cp.blobs_dir());
         assert!(cp.blob("../../history.json").is_err());
         let planted = ws
             .path()
