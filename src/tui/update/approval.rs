@@ -108,10 +108,12 @@ pub(super) fn set_mode(
     state.approval_mode = mode;
     state.approval_source = crate::approval::ApprovalSource::Folder;
     effects.push(Effect::SetApproval(mode, state.folder.clone()));
+    // The status line names a mode other than auto itself: the flash only says what it does,
+    // so the mode is not said twice.
     let what = match mode {
         ApprovalMode::Auto => "approval: auto — calls inside the sandbox run without asking",
-        ApprovalMode::Ask => "approval: ask — changes, commands and the web ask first",
-        ApprovalMode::ReadOnly => "approval: read-only — changes, commands and the web are refused",
+        ApprovalMode::Ask => "changes, commands and the web ask first",
+        ApprovalMode::ReadOnly => "changes, commands and the web are refused",
     };
     flash(state, now, what);
 }
