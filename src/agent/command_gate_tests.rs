@@ -334,3 +334,21 @@ fn prefixes_named_for_a_network_command_are_not_kept() {
     );
     assert!(s.agent.command_rules().list().is_empty());
 }
+
+#[test]
+fn the_dialog_says_the_configured_timeout() {
+    let no = person(|_| Decision::Deny(String::new()));
+    let mut ask = setup(ApprovalMode::Ask, Some(no.clone()), &[]);
+    ask.agent = ask
+        .agent
+        .with_command_timeouts(crate::command_rules::CommandTimeouts::new(
+            std::time::Duration::from_secs(45),
+            std::time::Duration::from_secs(300),
+        ));
+    call(&ask, command("cargo test"));
+    call(&ask, json!({"command": "cargo test", "timeout_sec": 900}));
+    let asked = no.asked.lock().unwrap();
+    let jail = |i: usize| asked[i].command.as_ref().unwrap().jail.clone();
+    assert!(jail(0).ends_with("ends after 45 s"), "{}", jail(0));
+    assert!(jail(1).ends_with("ends after 300 s"), "{}", jail(1));
+}

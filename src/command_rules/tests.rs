@@ -174,12 +174,24 @@ fn a_call_reads_its_command_and_network_flag() {
     assert!(!call.network);
     assert_eq!(call.parts.as_ref().map(Vec::len), Ok(2));
     assert_eq!(call.working_dir.as_deref(), Some("sub"));
-    assert!(jail_summary(&call).ends_with("no network; ends after 30 s"));
+    let defaults = CommandTimeouts::default();
+    assert!(jail_summary(&call, &defaults).ends_with("no network; ends after 30 s"));
+    // A call that gives none ends after the configured timeout; one that asks for more than
+    // the longest is cut to it, as the tool does.
+    let configured = CommandTimeouts::new(
+        std::time::Duration::from_secs(45),
+        std::time::Duration::from_secs(300),
+    );
+    let plain = CommandCall::from_arguments(r#"{"command":"cargo test"}"#);
+    assert!(jail_summary(&plain, &configured).ends_with("ends after 45 s"));
+    assert!(jail_summary(&plain, &defaults).ends_with("ends after 120 s"));
+    let long = CommandCall::from_arguments(r#"{"command":"cargo test","timeout_sec":900}"#);
+    assert!(jail_summary(&long, &configured).ends_with("ends after 300 s"));
     for network in [r#"true"#, r#""true""#, "1", r#""no""#] {
         let call =
             CommandCall::from_arguments(&format!(r#"{{"command":"ls","network":{network}}}"#));
         assert!(call.network, "{network}");
-        assert!(jail_summary(&call).contains("CAN REACH THE INTERNET"));
+        assert!(jail_summary(&call, &defaults).contains("CAN REACH THE INTERNET"));
     }
     for network in ["false", "null"] {
         let call =

@@ -55,7 +55,7 @@ fn request(arguments: serde_json::Value) -> ApprovalRequest {
         command: Some(CommandPrompt {
             line: call.line.clone(),
             folder,
-            jail: jail_summary(&call),
+            jail: jail_summary(&call, &crate::command_rules::CommandTimeouts::default()),
             network: call.network,
             unreadable: call.parts.as_ref().err().map(ToString::to_string),
             prefixes,
