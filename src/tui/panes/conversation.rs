@@ -175,6 +175,10 @@ fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
             format!("✗ {}", wrap::truncate(reason, REASON_WIDTH)),
             theme.error,
         ),
+        CallStatus::Exited(exit, took) => match took {
+            Some(d) => (format!("✗ {exit} · {}", duration_text(*d)), theme.error),
+            None => (format!("✗ {exit}"), theme.error),
+        },
     };
     // "  ⚙ " + name + "(" + summary + ") " + status
     let fixed = 4 + wrap::width(&call.name) + 3 + wrap::width(&status);

@@ -55,6 +55,8 @@ pub enum CallStatus {
     Approved(Option<Duration>),
     /// Finished with `"ok": false`; the short reason.
     Failed(String),
+    /// A command that ran (`"ok": true`) but did not exit 0; how long it took, when known.
+    Exited(crate::events::CommandExit, Option<Duration>),
 }
 
 /// The tool call a [`EntryKind::Call`] entry shows.

@@ -111,3 +111,59 @@ fn status_says_whether_commands_run_in_the_jail_or_why_not() {
         "{screen}"
     );
 }
+
+#[test]
+fn a_command_that_exited_non_zero_is_marked_failed_on_its_call_line_and_in_the_timeline() {
+    let mut s = state();
+    let now = Instant::now();
+    feed(
+        &mut s,
+        now,
+        tool_step(
+            1,
+            "c1",
+            "run_command",
+            json!({"command": "python3 -m unittest"}),
+            json!({"ok": true, "tool": "run_command", "command": "python3 -m unittest",
+                   "working_dir": ".", "exit_code": 1, "stdout": "", "stderr": "FAILED\n",
+                   "duration_sec": 0.4}),
+            400,
+        ),
+    );
+    let backend = render_backend(&mut s, 140, 30, now);
+    let buffer = backend.buffer();
+    let rows: Vec<String> = (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect()
+        })
+        .collect();
+    let screen = rows.join("\n");
+    // The call line in the conversation: a failure mark in the error colour, no ✓.
+    let (y, row) = rows
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.contains("⚙ run_command("))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let call_part = row
+        .split('│')
+        .find(|p| p.contains("⚙ run_command("))
+        .unwrap();
+    assert!(call_part.contains("✗ exit 1"), "{screen}");
+    assert!(!call_part.contains('✓'), "{screen}");
+    let x = row[..row.find("✗ exit 1").unwrap()].chars().count() as u16;
+    assert_eq!(
+        buffer[(x, y as u16)].fg,
+        s.theme.error.fg.unwrap(),
+        "{screen}"
+    );
+    // The timeline's step says it too.
+    let step = rows
+        .iter()
+        .flat_map(|r| r.split('│'))
+        .find(|p| p.contains("Step 1") || p.contains("step 1"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(step.contains("✗ exit 1"), "{step}\n{screen}");
+    assert!(!step.contains('✓'), "{screen}");
+}

@@ -118,10 +118,12 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             if let Some(i) = state.view.call_entry(&id)
                 && let Some(call) = &mut state.view.entries[i].call
             {
-                call.status = match calls::failure_reason(&outcome) {
-                    Some(reason) => CallStatus::Failed(reason),
-                    None if approved => CallStatus::Approved(duration),
-                    None => CallStatus::Done(duration),
+                let exit = crate::events::CommandExit::failed(&call.name, &result);
+                call.status = match (calls::failure_reason(&outcome), exit) {
+                    (Some(reason), _) => CallStatus::Failed(reason),
+                    (None, Some(exit)) => CallStatus::Exited(exit, duration),
+                    (None, None) if approved => CallStatus::Approved(duration),
+                    (None, None) => CallStatus::Done(duration),
                 };
                 // A failed call shows only its reason; a finished one what it returned, and
                 // one the person interrupted what it had printed by then.
