@@ -378,6 +378,14 @@ pub enum AgentEvent {
     HistoryCleared,
     /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).
     Notice(String),
+    /// A `run_command` call runs without asking because remembered rules allow it (told by
+    /// the gate, before the call starts).
+    AllowedByRules {
+        /// The call id.
+        id: String,
+        /// The rules that cover its line, one or more.
+        rules: Vec<crate::command_rules::CommandRule>,
+    },
     /// The turn used its `max` steps without a final answer (`TurnFinished` with
     /// `StepLimit` follows). Each front end says how to go on in its own terms.
     StepLimitReached {

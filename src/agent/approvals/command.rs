@@ -51,7 +51,19 @@ pub(super) async fn gate(
         ApprovalMode::ReadOnly => return refusal(&tool, READ_ONLY),
         _ if call.network => {}
         ApprovalMode::Auto => return Gate::Run { asked: false },
-        ApprovalMode::Ask if lets_through(approvals, &call) => return Gate::Run { asked: false },
+        ApprovalMode::Ask if lets_through(approvals, &call) => {
+            // Said on the call's line: which rules let it run unasked.
+            if !approvals.allowed_for_session(crate::command_rules::RUN_COMMAND)
+                && let Ok(parts) = &call.parts
+                && let Some(rules) = approvals.commands.covering(parts)
+            {
+                events.send(AgentEvent::AllowedByRules {
+                    id: request.id.clone(),
+                    rules,
+                });
+            }
+            return Gate::Run { asked: false };
+        }
         ApprovalMode::Ask => {}
     }
     let Some(asker) = &approvals.asker else {

@@ -163,7 +163,7 @@ const REASON_WIDTH: usize = 48;
 
 /// `  ⚙ name(summary) ✓ 3 ms`: one line, the summary cut so the whole fits `width`.
 fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
-    let (status, style) = match &call.status {
+    let (mut status, style) = match &call.status {
         CallStatus::Running => (SPINNER[0].to_string(), theme.warning),
         CallStatus::Done(Some(d)) => (format!("✓ {}", duration_text(*d)), theme.success),
         CallStatus::Done(None) => ("✓".to_string(), theme.success),
@@ -180,6 +180,11 @@ fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
             None => (format!("✗ {exit}"), theme.error),
         },
     };
+    if let (Some(by), CallStatus::Done(_) | CallStatus::Exited(..)) =
+        (&call.allowed_by, &call.status)
+    {
+        status = format!("{status} · {by}");
+    }
     // "  ⚙ " + name + "(" + summary + ") " + status
     let fixed = 4 + wrap::width(&call.name) + 3 + wrap::width(&status);
     let room = width.saturating_sub(fixed).max(8);

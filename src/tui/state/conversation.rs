@@ -78,6 +78,8 @@ pub struct CallLine {
     /// What it changed in files, one diff per file: a file tool's change is shown instead of
     /// the preview; a command's follow its output.
     pub diffs: Vec<crate::diff::FileDiff>,
+    /// Which remembered rules let it run without asking (`allowed by rule "cargo test"`).
+    pub allowed_by: Option<String>,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -169,6 +171,7 @@ impl Entry {
             status: CallStatus::Running,
             preview: Vec::new(),
             diffs: Vec::new(),
+            allowed_by: None,
         });
         entry
     }

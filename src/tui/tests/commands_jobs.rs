@@ -167,3 +167,48 @@ fn a_command_that_exited_non_zero_is_marked_failed_on_its_call_line_and_in_the_t
     assert!(step.contains("✗ exit 1"), "{step}\n{screen}");
     assert!(!step.contains('✓'), "{screen}");
 }
+
+#[test]
+fn a_command_a_rule_let_run_says_which_rule_on_its_call_line() {
+    let mut s = state();
+    let now = Instant::now();
+    let mut events = vec![AgentEvent::AllowedByRules {
+        id: "c1".into(),
+        rules: vec![crate::command_rules::CommandRule::parse("cargo test").unwrap()],
+    }];
+    events.extend(tool_step(
+        1,
+        "c1",
+        "run_command",
+        json!({"command": "cargo test -q"}),
+        json!({"ok": true, "tool": "run_command", "command": "cargo test -q",
+               "working_dir": ".", "exit_code": 0, "stdout": "ok\n", "stderr": "",
+               "duration_sec": 0.2}),
+        200,
+    ));
+    events.extend(tool_step(
+        2,
+        "c2",
+        "run_command",
+        json!({"command": "ls"}),
+        json!({"ok": true, "tool": "run_command", "command": "ls",
+               "working_dir": ".", "exit_code": 0, "stdout": "a\n", "stderr": "",
+               "duration_sec": 0.1}),
+        100,
+    ));
+    feed(&mut s, now, events);
+    let screen = render(&mut s, 140, 30, now);
+    let line = |what: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{screen}"))
+            .to_string()
+    };
+    assert!(
+        line("⚙ run_command(cargo test").contains("allowed by rule \"cargo test\""),
+        "{screen}"
+    );
+    // A call the rules did not let through says nothing of them.
+    assert!(!line("⚙ run_command(ls").contains("allowed by"), "{screen}");
+}
