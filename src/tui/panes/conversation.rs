@@ -119,7 +119,14 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
             }
         }
     }
-    let mut lines = wrap::wrap_lines(raw.iter(), width);
+    // A notice's bullets and fields (/status, /jobs, /permissions) wrap under their text.
+    let mut lines: Vec<Line<'static>> = match entry.kind {
+        EntryKind::Notice => raw
+            .iter()
+            .flat_map(|l| wrap::wrap_hanging(l, width))
+            .collect(),
+        _ => wrap::wrap_lines(raw.iter(), width),
+    };
     if entry.gap {
         lines.push(Line::default());
     }

@@ -212,3 +212,49 @@ fn a_command_a_rule_let_run_says_which_rule_on_its_call_line() {
     // A call the rules did not let through says nothing of them.
     assert!(!line("⚙ run_command(ls").contains("allowed by"), "{screen}");
 }
+
+#[test]
+fn status_and_permissions_wrap_under_their_text() {
+    let mut s = state();
+    let now = Instant::now();
+    s.run_command = Err(
+        "the jail cannot be built here: user namespaces are turned off by \
+                         the system administrator of this machine"
+            .into(),
+    );
+    send(&mut s, now, "/status");
+    let screen = render(&mut s, 70, 40, now);
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .position(|r| r.contains("Commands    run_command"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let column = |r: &str, i: usize| r[..i].chars().count();
+    let value_column = column(rows[at], rows[at].find("run_command").unwrap());
+    let next = rows[at + 1];
+    let text = next.trim_start_matches(['"', '│', ' ']);
+    assert_eq!(
+        column(next, next.len() - text.len()),
+        value_column,
+        "{screen}"
+    );
+    // /jobs and /permissions: a numbered rule's continuation goes under its text.
+    let rule = format!("make {}", "word ".repeat(14));
+    s.command_rules
+        .add(&[crate::command_rules::CommandRule::parse(&rule).unwrap()]);
+    send(&mut s, now, "/permissions");
+    let screen = render(&mut s, 70, 40, now);
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .rposition(|r| r.contains("1. make word"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let text_column = column(rows[at], rows[at].find("make").unwrap());
+    let next = rows[at + 1];
+    let text = next.trim_start_matches(['"', '│', ' ']);
+    assert_eq!(
+        column(next, next.len() - text.len()),
+        text_column,
+        "{screen}"
+    );
+}
