@@ -65,6 +65,15 @@ impl CommandRule {
                 .all(|(rule, word)| !word.expands && *rule == word.text)
     }
 
+    /// The first of `parts` no one of `rules` matches (`None`: they cover the line, as the gate
+    /// lets a line through).
+    pub fn first_uncovered<'a>(
+        rules: &[CommandRule],
+        parts: &'a [SimpleCommand],
+    ) -> Option<&'a SimpleCommand> {
+        parts.iter().find(|p| !rules.iter().any(|r| r.matches(p)))
+    }
+
     /// The prefix offered for "don't ask again" for `command`: its first two words, only the
     /// first when the second is a flag or a path; for an interpreter, up to its module or
     /// script (`python3 -m unittest`, `node scripts/test.js`); the whole command for one that

@@ -199,7 +199,13 @@ fn footer(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     if let Some(prefix) = &view.prefix {
-        return prefix_editor(prefix, view.prefix_problem.as_deref(), width, theme);
+        return prefix_editor(
+            &prefix.text(),
+            prefix.cursor(),
+            view.prefix_problem.as_deref(),
+            width,
+            theme,
+        );
     }
     match view.reason.as_deref() {
         Some(reason) => vec![Line::from(vec![
@@ -217,6 +223,7 @@ fn footer(
 /// when it is longer than the row), and why the text is not a rule when Enter found so.
 fn prefix_editor(
     prefix: &str,
+    cursor: usize,
     problem: Option<&str>,
     width: usize,
     theme: &Theme,
@@ -236,7 +243,9 @@ fn prefix_editor(
         ),
         width.max(1),
     ));
-    let text = format!("{}▏", codes_shown(prefix));
+    let before: String = prefix.chars().take(cursor).collect();
+    let after: String = prefix.chars().skip(cursor).collect();
+    let text = format!("{}▏{}", codes_shown(&before), codes_shown(&after));
     let room = width.saturating_sub(2).max(1);
     let chars: Vec<char> = text.chars().collect();
     let shown: String = if wrap::width(&text) > room {
