@@ -439,3 +439,23 @@ fn a_prefix_that_does_not_cover_the_command_is_refused_with_a_reason() {
         )]
     );
 }
+
+#[test]
+fn a_long_prefix_keeps_its_cursor_in_view() {
+    use crossterm::event::KeyModifiers as M;
+    let mut s = state();
+    let long = format!("cargo test {}", "word ".repeat(40));
+    asking(
+        &mut s,
+        request(serde_json::json!({"command": long.trim_end()})),
+    );
+    press(&mut s, KeyCode::Char('p'));
+    press_with(&mut s, KeyCode::Char('u'), M::CONTROL);
+    type_text(&mut s, long.trim_end());
+    let screen = render(&mut s, 80, 30, Instant::now());
+    assert!(screen.contains("word word▏"), "{screen}");
+    press_with(&mut s, KeyCode::Char('a'), M::CONTROL);
+    let screen = render(&mut s, 80, 30, Instant::now());
+    assert!(screen.contains("> ▏cargo test word"), "{screen}");
+    assert!(screen.contains('…'), "{screen}");
+}
