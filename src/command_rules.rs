@@ -8,7 +8,9 @@ mod rule;
 pub(crate) mod stored;
 
 pub use book::{CommandRules, ConfigRule, Listed, RulesError};
-pub use call::{CommandCall, DEFAULT_TIMEOUT_SEC, jail_summary};
+pub use call::{
+    CommandCall, CommandTimeouts, DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC, jail_summary,
+};
 pub use rule::{CommandRule, RuleError, list_text};
 
 /// The name the shell command tool is registered under: the one place the gate, the dialog and

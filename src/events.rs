@@ -119,6 +119,49 @@ pub enum CallOutcome {
     Interrupted,
 }
 
+/// A shell command that ran (its call succeeded, `"ok": true`) but did not exit 0, read from
+/// its observation's `exit_code`: the one place that tells it, for the call line and the
+/// timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandExit {
+    /// It exited with this status.
+    Code(i64),
+    /// It had no status: a signal or its time limit stopped it.
+    Stopped,
+}
+
+impl CommandExit {
+    /// How the call of `tool` with observation `result` exited, when it was a command that did
+    /// not exit 0 (`None` for any other call, a command that exited 0, or a background job).
+    pub fn failed(tool: &str, result: &Value) -> Option<Self> {
+        if tool != crate::command_rules::RUN_COMMAND && tool != "run_shell_command" {
+            return None;
+        }
+        if result.get("ok").and_then(Value::as_bool) != Some(true) {
+            return None;
+        }
+        match result.get("exit_code")? {
+            Value::Number(code) => match code.as_i64() {
+                Some(0) => None,
+                Some(code) => Some(Self::Code(code)),
+                None => Some(Self::Stopped),
+            },
+            Value::Null if result.get("job").is_none() => Some(Self::Stopped),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CommandExit {
+    /// `exit 1`, `stopped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Code(code) => write!(f, "exit {code}"),
+            Self::Stopped => f.write_str("stopped"),
+        }
+    }
+}
+
 /// The rule that refused a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -335,6 +378,14 @@ pub enum AgentEvent {
     HistoryCleared,
     /// A notice for the person that is not an error (e.g. a corrupt history was moved aside).
     Notice(String),
+    /// A `run_command` call runs without asking because remembered rules allow it (told by
+    /// the gate, before the call starts).
+    AllowedByRules {
+        /// The call id.
+        id: String,
+        /// The rules that cover its line, one or more.
+        rules: Vec<crate::command_rules::CommandRule>,
+    },
     /// The turn used its `max` steps without a final answer (`TurnFinished` with
     /// `StepLimit` follows). Each front end says how to go on in its own terms.
     StepLimitReached {

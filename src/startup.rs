@@ -166,7 +166,7 @@ pub fn start_mcp(
 /// within its startup timeout), and the warnings met on the way.
 pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
     let (mut tools, mut warnings) = registry(config);
-    let (commands, command_warnings) = command_tools().await;
+    let (commands, _, command_warnings) = command_tools().await;
     warnings.extend(command_warnings);
     match commands {
         Ok(commands) => commands.register(&mut tools),
@@ -210,10 +210,12 @@ pub fn supervisor_binary() -> Option<std::path::PathBuf> {
         .or_else(|| std::env::current_exe().ok())
 }
 
-/// `run_command` and its job tools when the jail can be built here, else why not; with any
-/// warning about the person's `[run_command]` settings.
+/// `run_command` and its job tools when the jail can be built here, else why not; the time
+/// limits its settings give (the approval dialog says them); with any warning about the
+/// person's `[run_command]` settings.
 pub async fn command_tools() -> (
     Result<crate::tools::command::CommandTools, String>,
+    crate::command_rules::CommandTimeouts,
     Vec<String>,
 ) {
     let files = SettingsFiles::default_locations();
@@ -226,11 +228,13 @@ pub async fn command_tools() -> (
         home.as_deref(),
         &mut warnings,
     );
+    let timeouts =
+        crate::command_rules::CommandTimeouts::new(settings.timeout, settings.max_timeout);
     let tools = match supervisor_binary() {
         Some(binary) => crate::tools::command::prepare(settings, binary).await,
         None => Err("MiniClaw cannot find its own binary to supervise commands".into()),
     };
-    (tools, warnings)
+    (tools, timeouts, warnings)
 }
 
 /// The command rules for `workspace`: the person's `config.toml`'s `[commands] allow` and the
@@ -289,7 +293,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     }
     let (mut tools, warnings) = registry(config);
     notices.extend(warnings);
-    let (commands, warnings) = command_tools().await;
+    let (commands, command_timeouts, warnings) = command_tools().await;
     notices.extend(warnings);
     let command_status = match &commands {
         Ok(commands) => {
@@ -361,6 +365,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     .with_context_budget(config.cli.context_tokens as usize)
     .with_approvals(config.approval, None)
     .with_command_rules(Arc::new(command_rules))
+    .with_command_timeouts(command_timeouts)
     .with_slot(slot)
     .with_plan_presets(plan_presets);
     if let Some(store) = store {

@@ -16,7 +16,7 @@ mod command;
 
 use super::blocking::off_runtime;
 use crate::approval::{ApprovalMode, ApprovalRequest, Decision};
-use crate::command_rules::{CommandCall, CommandRules, RUN_COMMAND};
+use crate::command_rules::{CommandCall, CommandRules, CommandTimeouts, RUN_COMMAND};
 use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
 use crate::llm::ToolCall;
 use crate::tools::{Sandbox, ToolRegistry};
@@ -88,6 +88,8 @@ pub struct Approvals {
     asker: Option<Arc<dyn Asker>>,
     allowed: Mutex<HashSet<String>>,
     commands: Arc<CommandRules>,
+    /// `run_command`'s configured time limits, which its dialog says.
+    command_timeouts: CommandTimeouts,
 }
 
 /// What the gate made of one call.
@@ -110,6 +112,7 @@ impl Approvals {
             asker,
             allowed: Mutex::new(HashSet::new()),
             commands: Arc::new(CommandRules::empty(std::path::Path::new("."))),
+            command_timeouts: CommandTimeouts::default(),
         }
     }
 
@@ -119,9 +122,19 @@ impl Approvals {
         self
     }
 
+    /// Says `timeouts` (`run_command`'s configured limits) in its dialog from now on.
+    pub fn set_command_timeouts(&mut self, timeouts: CommandTimeouts) {
+        self.command_timeouts = timeouts;
+    }
+
     /// Lets `run_command` calls through by `rules` from now on.
     pub fn set_command_rules(&mut self, rules: Arc<CommandRules>) {
         self.commands = rules;
+    }
+
+    /// `run_command`'s configured time limits.
+    pub fn command_timeouts(&self) -> CommandTimeouts {
+        self.command_timeouts
     }
 
     /// The command rules (shared with the UI's `/permissions`).

@@ -334,3 +334,67 @@ fn prefixes_named_for_a_network_command_are_not_kept() {
     );
     assert!(s.agent.command_rules().list().is_empty());
 }
+
+#[test]
+fn the_dialog_says_the_configured_timeout() {
+    let no = person(|_| Decision::Deny(String::new()));
+    let mut ask = setup(ApprovalMode::Ask, Some(no.clone()), &[]);
+    ask.agent = ask
+        .agent
+        .with_command_timeouts(crate::command_rules::CommandTimeouts::new(
+            std::time::Duration::from_secs(45),
+            std::time::Duration::from_secs(300),
+        ));
+    call(&ask, command("cargo test"));
+    call(&ask, json!({"command": "cargo test", "timeout_sec": 900}));
+    let asked = no.asked.lock().unwrap();
+    let jail = |i: usize| asked[i].command.as_ref().unwrap().jail.clone();
+    assert!(jail(0).ends_with("ends after 45 s"), "{}", jail(0));
+    assert!(jail(1).ends_with("ends after 300 s"), "{}", jail(1));
+}
+
+#[test]
+fn a_call_a_rule_lets_through_tells_which_rules() {
+    let no = person(|_| Decision::Deny(String::new()));
+    let ask = setup(
+        ApprovalMode::Ask,
+        Some(no.clone()),
+        &["cargo test", "git status"],
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let calls = [ToolCall {
+        id: "c1".into(),
+        kind: "function".into(),
+        function: FunctionCall {
+            name: RUN_COMMAND.into(),
+            arguments: command("cargo test -q && git status && cargo test").to_string(),
+        },
+    }];
+    rt.block_on(ask.agent.run_calls(
+        &calls,
+        &[],
+        &RequestBudget::for_turn(2),
+        &EventSink::new(tx),
+        &CancellationToken::new(),
+    ));
+    let mut told = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        if let AgentEvent::AllowedByRules { id, rules } = event {
+            told.push((id, rules));
+        }
+    }
+    assert_eq!(
+        told,
+        vec![(
+            "c1".to_string(),
+            vec![
+                CommandRule::parse("cargo test").unwrap(),
+                CommandRule::parse("git status").unwrap()
+            ]
+        )]
+    );
+}

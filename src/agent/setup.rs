@@ -18,13 +18,24 @@ impl Agent {
     /// Lets calls through in `mode`, asking through `asker` in the `ask` mode (none: such
     /// calls are denied, as in headless mode).
     pub fn with_approvals(mut self, mode: ApprovalMode, asker: Option<Arc<dyn Asker>>) -> Self {
+        let timeouts = self.approvals.command_timeouts();
         self.approvals = Approvals::new(mode, asker).with_command_rules(self.command_rules());
+        self.approvals.set_command_timeouts(timeouts);
         self
     }
 
     /// Lets `run_command` calls through by `rules` (the workspace's, shared with the UI).
     pub fn with_command_rules(mut self, rules: Arc<CommandRules>) -> Self {
         self.approvals.set_command_rules(rules);
+        self
+    }
+
+    /// Says `timeouts` (`run_command`'s configured limits) in its approval dialog.
+    pub fn with_command_timeouts(
+        mut self,
+        timeouts: crate::command_rules::CommandTimeouts,
+    ) -> Self {
+        self.approvals.set_command_timeouts(timeouts);
         self
     }
 

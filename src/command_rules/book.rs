@@ -127,15 +127,29 @@ impl CommandRules {
 
     /// Whether every one of `parts` starts with some rule's words.
     pub fn covers(&self, parts: &[SimpleCommand]) -> bool {
-        let Ok(book) = self.book.lock() else {
-            return false;
-        };
+        self.covering(parts).is_some()
+    }
+
+    /// The rules that let `parts` through, the first that matches each part, each once
+    /// (`None`: some part matches none).
+    pub fn covering(&self, parts: &[SimpleCommand]) -> Option<Vec<CommandRule>> {
+        let book = self.book.lock().ok()?;
         let rules: Vec<&CommandRule> = book
             .project
             .iter()
             .chain(book.config.iter().map(|c| &c.rule))
             .collect();
-        !parts.is_empty() && parts.iter().all(|p| rules.iter().any(|r| r.matches(p)))
+        if parts.is_empty() {
+            return None;
+        }
+        let mut used: Vec<CommandRule> = Vec::new();
+        for part in parts {
+            let rule = rules.iter().find(|r| r.matches(part))?;
+            if !used.contains(rule) {
+                used.push((*rule).clone());
+            }
+        }
+        Some(used)
     }
 
     /// Every rule: the project's first, then the config file's.

@@ -5,9 +5,49 @@ use serde_json::Value;
 
 use crate::command_line::{self, SimpleCommand, Unreadable};
 
-/// How long a command may run when the call does not say (the tool's own default; it may
-/// refine what the dialog says through [`jail_summary`]).
+/// How long a command may run when the call does not say and no `[run_command]` setting
+/// does (the tool's own default).
 pub const DEFAULT_TIMEOUT_SEC: u64 = 120;
+
+/// The longest a call may ask for when no `[run_command]` setting says (the tool's default).
+pub const DEFAULT_MAX_TIMEOUT_SEC: u64 = 600;
+
+/// The time limits `run_command` was configured with (its `[run_command]` settings), which the
+/// dialog says a command ends after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandTimeouts {
+    /// Seconds a call that gives no timeout may run.
+    pub default_sec: u64,
+    /// The longest a call may ask for; a longer one is cut to this.
+    pub max_sec: u64,
+}
+
+impl Default for CommandTimeouts {
+    fn default() -> Self {
+        Self {
+            default_sec: DEFAULT_TIMEOUT_SEC,
+            max_sec: DEFAULT_MAX_TIMEOUT_SEC,
+        }
+    }
+}
+
+impl CommandTimeouts {
+    /// The limits from the tool's resolved durations.
+    pub fn new(default: std::time::Duration, max: std::time::Duration) -> Self {
+        Self {
+            default_sec: default.as_secs(),
+            max_sec: max.as_secs(),
+        }
+    }
+
+    /// How long `call` may run, as the tool decides it: its own timeout or the default, never
+    /// past the longest.
+    pub fn for_call(&self, call: &CommandCall) -> u64 {
+        call.timeout_sec
+            .unwrap_or(self.default_sec)
+            .min(self.max_sec)
+    }
+}
 
 /// A `run_command` call's arguments, read for the gate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,9 +91,10 @@ impl CommandCall {
     }
 }
 
-/// What the jail lets `call` do, in one line for the approval dialog. A function of the call
-/// so the tool's side can make it more exact later (its real limits, a background command).
-pub fn jail_summary(call: &CommandCall) -> String {
+/// What the jail lets `call` do, in one line for the approval dialog, with the time limit
+/// `timeouts` give it. A function of the call so the tool's side can make it more exact later
+/// (its real limits, a background command).
+pub fn jail_summary(call: &CommandCall, timeouts: &CommandTimeouts) -> String {
     let network = if call.network {
         "CAN REACH THE INTERNET"
     } else {
@@ -63,6 +104,6 @@ pub fn jail_summary(call: &CommandCall) -> String {
         "reads the workspace (not .env*), system folders and toolchains; writes only inside the \
          workspace (never .git, .env*, AGENTS.md, .mcp.json, miniclaw.toml, tools_plugins/); \
          {network}; ends after {} s",
-        call.timeout_sec.unwrap_or(DEFAULT_TIMEOUT_SEC)
+        timeouts.for_call(call)
     )
 }

@@ -65,9 +65,19 @@ impl CommandRule {
                 .all(|(rule, word)| !word.expands && *rule == word.text)
     }
 
+    /// The first of `parts` no one of `rules` matches (`None`: they cover the line, as the gate
+    /// lets a line through).
+    pub fn first_uncovered<'a>(
+        rules: &[CommandRule],
+        parts: &'a [SimpleCommand],
+    ) -> Option<&'a SimpleCommand> {
+        parts.iter().find(|p| !rules.iter().any(|r| r.matches(p)))
+    }
+
     /// The prefix offered for "don't ask again" for `command`: its first two words, only the
-    /// first when the second is a flag or a path; the whole command for one that runs its
-    /// arguments (`sh -c`, `env`, `xargs`). Never past a word the shell changes.
+    /// first when the second is a flag or a path; for an interpreter, up to its module or
+    /// script (`python3 -m unittest`, `node scripts/test.js`); the whole command for one that
+    /// runs its arguments (`sh -c`, `env`, `xargs`). Never past a word the shell changes.
     pub fn default_for(command: &SimpleCommand) -> Option<Self> {
         let plain: Vec<&str> = command
             .words
@@ -76,7 +86,9 @@ impl CommandRule {
             .map(|w| w.text.as_str())
             .collect();
         let first = *plain.first()?;
-        let take = if RUNS_ITS_ARGUMENTS.contains(&base_name(first)) {
+        let take = if let Some(take) = interpreter_prefix(&plain) {
+            take
+        } else if RUNS_ITS_ARGUMENTS.contains(&base_name(first)) {
             plain.len()
         } else {
             match plain.get(1) {
@@ -131,6 +143,41 @@ impl std::fmt::Display for CommandRule {
 pub fn list_text(rules: &[CommandRule]) -> String {
     let texts: Vec<String> = rules.iter().map(ToString::to_string).collect();
     texts.join("; ")
+}
+
+/// Interpreters whose first word alone would be a yes to any program: their prefix runs to the
+/// module (`-m unittest`) or the script they run. Names are matched without a version
+/// (`python3.12`, `ruby3`).
+const INTERPRETERS: &[&str] = &[
+    "python", "pypy", "node", "nodejs", "ruby", "perl", "php", "deno", "bun", "lua", "Rscript",
+    "julia", "tclsh", "bash", "sh", "zsh", "dash", "ksh",
+];
+
+/// Shells: given a flag first (`-c`), they keep their whole command (they run its argument).
+const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh"];
+
+/// How many of `words` (plain ones) an interpreter's prefix keeps (`None`: not an
+/// interpreter): its flags up to and with the module after `-m` or the first other word (the
+/// script, or the code after `-c` / `-e`), past a `run` / `x` of deno and bun.
+fn interpreter_prefix(words: &[&str]) -> Option<usize> {
+    let name = base_name(words.first()?).trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !INTERPRETERS.contains(&name) {
+        return None;
+    }
+    if SHELLS.contains(&name) && words.get(1).is_some_and(|w| w.starts_with('-')) {
+        return Some(words.len());
+    }
+    let mut i = 1;
+    while let Some(word) = words.get(i) {
+        i += 1;
+        match *word {
+            "-m" => return Some((i + 1).min(words.len())),
+            "run" | "x" if i == 2 && matches!(name, "deno" | "bun") => {}
+            flag if flag.starts_with('-') => {}
+            _ => return Some(i),
+        }
+    }
+    Some(words.len())
 }
 
 /// `/usr/bin/env` → `env`.

@@ -82,6 +82,54 @@ fn the_default_prefix_is_two_words_or_one_before_a_flag_or_path() {
 }
 
 #[test]
+fn an_interpreters_default_prefix_keeps_its_module_or_script() {
+    let prefix = |line: &str| {
+        let parts = split(line).unwrap();
+        CommandRule::default_for(&parts[0]).map(|r| r.to_string())
+    };
+    for (line, want) in [
+        ("python3 -m unittest -v tests", "python3 -m unittest"),
+        ("python -m pytest -x", "python -m pytest"),
+        ("python3.12 -m pip list", "python3.12 -m pip"),
+        (
+            "/usr/bin/python3 -m unittest",
+            "/usr/bin/python3 -m unittest",
+        ),
+        (
+            "python3 -u tools/check.py --all",
+            "python3 -u tools/check.py",
+        ),
+        ("python3 setup.py test", "python3 setup.py"),
+        ("node scripts/test.js --watch", "node scripts/test.js"),
+        ("node --test", "node --test"),
+        ("ruby -Ilib test/all.rb", "ruby -Ilib test/all.rb"),
+        ("perl Makefile.PL", "perl Makefile.PL"),
+        ("php artisan test", "php artisan"),
+        (
+            "deno run -A scripts/build.ts x",
+            "deno run -A scripts/build.ts",
+        ),
+        ("deno test", "deno test"),
+        ("bun run test", "bun run test"),
+        ("bash scripts/ci.sh fast", "bash scripts/ci.sh"),
+        ("sh ./configure --prefix=/x", "sh ./configure"),
+        // Code given on the command line is kept whole in the prefix.
+        ("python3 -c 'print(1)'", "python3 -c 'print(1)'"),
+        ("node -e 'x()' a", "node -e 'x()'"),
+        ("bash -c 'curl x'", "bash -c 'curl x'"),
+    ] {
+        assert_eq!(prefix(line).as_deref(), Some(want), "{line}");
+    }
+    // Every one of them covers the command it was made for.
+    let parts = split("python3 -m unittest -v tests").unwrap();
+    assert!(
+        CommandRule::default_for(&parts[0])
+            .unwrap()
+            .matches(&parts[0])
+    );
+}
+
+#[test]
 fn rules_are_read_back_from_their_text() {
     assert_eq!(
         CommandRule::parse_list("cargo test; git 'log x'").unwrap(),
@@ -174,12 +222,24 @@ fn a_call_reads_its_command_and_network_flag() {
     assert!(!call.network);
     assert_eq!(call.parts.as_ref().map(Vec::len), Ok(2));
     assert_eq!(call.working_dir.as_deref(), Some("sub"));
-    assert!(jail_summary(&call).ends_with("no network; ends after 30 s"));
+    let defaults = CommandTimeouts::default();
+    assert!(jail_summary(&call, &defaults).ends_with("no network; ends after 30 s"));
+    // A call that gives none ends after the configured timeout; one that asks for more than
+    // the longest is cut to it, as the tool does.
+    let configured = CommandTimeouts::new(
+        std::time::Duration::from_secs(45),
+        std::time::Duration::from_secs(300),
+    );
+    let plain = CommandCall::from_arguments(r#"{"command":"cargo test"}"#);
+    assert!(jail_summary(&plain, &configured).ends_with("ends after 45 s"));
+    assert!(jail_summary(&plain, &defaults).ends_with("ends after 120 s"));
+    let long = CommandCall::from_arguments(r#"{"command":"cargo test","timeout_sec":900}"#);
+    assert!(jail_summary(&long, &configured).ends_with("ends after 300 s"));
     for network in [r#"true"#, r#""true""#, "1", r#""no""#] {
         let call =
             CommandCall::from_arguments(&format!(r#"{{"command":"ls","network":{network}}}"#));
         assert!(call.network, "{network}");
-        assert!(jail_summary(&call).contains("CAN REACH THE INTERNET"));
+        assert!(jail_summary(&call, &defaults).contains("CAN REACH THE INTERNET"));
     }
     for network in ["false", "null"] {
         let call =

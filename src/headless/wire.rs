@@ -135,6 +135,14 @@ pub enum WireEvent<'a> {
     },
     /// `{"type":"history_cleared"}`
     HistoryCleared,
+    /// `{"type":"allowed_by_rules","id":...,"rules":["cargo test"]}`: a command runs unasked
+    /// because these remembered rules cover it.
+    AllowedByRules {
+        /// The call id.
+        id: &'a str,
+        /// The rules, as written.
+        rules: Vec<String>,
+    },
     /// `{"type":"notice","text":...}`
     Notice {
         /// The notice.
@@ -422,6 +430,10 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::HistoryCleared => WireEvent::HistoryCleared,
         AgentEvent::Notice(text) => WireEvent::Notice { text },
+        AgentEvent::AllowedByRules { id, rules } => WireEvent::AllowedByRules {
+            id,
+            rules: rules.iter().map(ToString::to_string).collect(),
+        },
         AgentEvent::StepLimitReached { max } => WireEvent::StepLimit { max_steps: *max },
         AgentEvent::SessionOpened { title, notice, .. } => WireEvent::SessionOpened {
             title: title.as_deref(),

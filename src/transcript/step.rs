@@ -100,6 +100,12 @@ impl Call {
         self.outcome().is_some_and(|o| !o.is_ok())
     }
 
+    /// How a command it ran exited, when it did not exit 0 (the call itself succeeded).
+    pub fn exit_failure(&self) -> Option<crate::events::CommandExit> {
+        let finished = self.finished.as_ref()?;
+        crate::events::CommandExit::failed(&self.name, &finished.result)
+    }
+
     /// How long it ran, when it ended and was timed.
     pub fn duration(&self) -> Option<Duration> {
         self.finished.as_ref().and_then(|f| f.duration)

@@ -111,7 +111,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
     let inner = usize::from(width.saturating_sub(4).max(1));
     let text: Vec<Line> = lines(q, theme)
         .iter()
-        .flat_map(|l| super::wrap::wrap_line(l, inner))
+        .flat_map(|l| super::wrap::wrap_hanging(l, inner))
         .collect();
     let rows = u16::try_from(text.len()).unwrap_or(u16::MAX);
     let height = rows.saturating_add(2).min(area.height);
@@ -213,6 +213,27 @@ mod tests {
         let wide = screen(160, 45);
         assert!(wide.contains("projects/project-0a1b2c3d4e5f"), "{wide}");
         assert!(wide.contains("╭"), "a dialog drawn on the screen\n{wide}");
+    }
+
+    #[test]
+    fn a_wrapped_bullet_goes_on_under_its_text() {
+        let shown = screen(60, 24);
+        let rows: Vec<&str> = shown.lines().collect();
+        let at = rows
+            .iter()
+            .position(|r| r.contains("• run commands there"))
+            .unwrap_or_else(|| panic!("{shown}"));
+        let column = |r: &str| r.chars().position(|c| c == '•');
+        let text_column = column(rows[at]).unwrap() + 2;
+        // The next row continues the bullet, starting where its text starts.
+        let next = rows[at + 1];
+        let starts = next
+            .chars()
+            .skip(1)
+            .position(|c| c != ' ')
+            .map(|p| p + 1)
+            .unwrap();
+        assert_eq!(starts, text_column, "{shown}");
     }
 
     #[test]

@@ -102,10 +102,10 @@ pub enum Action {
     SendDenial,
     /// Open the prefix editor of "yes, and don't ask again in this project" (`run_command`).
     EditPrefixes,
-    /// Type into the prefixes.
-    PrefixType(char),
-    /// Delete the prefixes' last character.
-    PrefixBackspace,
+    /// Give the key to the prefix editor (typing, moving, deleting as the input does).
+    PrefixEdit(KeyEvent),
+    /// A readline edit of the prefixes (Ctrl+W, Ctrl+U, Ctrl+K).
+    PrefixLineEdit(LineEdit),
     /// Say yes, and add the prefixes typed as this project's rules.
     ConfirmPrefixes,
     /// Close the prefix editor, back to the dialog's keys.
@@ -306,7 +306,8 @@ fn otherwise(layer: Layer, key: KeyEvent) -> Option<Action> {
         Layer::DeleteQuestion => Action::PickerConfirmDelete(false),
         Layer::Picker => typed.map_or(Action::None, Action::PickerType),
         Layer::Reason => typed.map_or(Action::None, Action::ReasonType),
-        Layer::Prefix => typed.map_or(Action::None, Action::PrefixType),
+        // Every other key is the editor's, as the input's are.
+        Layer::Prefix => Action::PrefixEdit(key),
         Layer::Search => typed.map_or(Action::None, Action::SearchType),
         Layer::Find => typed.map_or(Action::None, Action::FindType),
         // Logged, so a key held back can be told from one lost: the pseudo-terminal tests

@@ -13,7 +13,59 @@ pub fn width(s: &str) -> usize {
 
 /// Wraps one line into lines at most `max` columns wide (an empty line stays one empty line).
 pub fn wrap_line(line: &Line<'_>, max: usize) -> Vec<Line<'static>> {
+    wrap_widths(line, max, max)
+}
+
+/// Wraps one line as [`wrap_line`] does, its continuation lines indented under its text: past
+/// its leading spaces, a bullet (`•`, `-`, `1.`) and a label column (`Model       `), so a
+/// list item or a field reads as one. No indent when it would leave too little room.
+pub fn wrap_hanging(line: &Line<'_>, max: usize) -> Vec<Line<'static>> {
     let max = max.max(1);
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    let indent = hanging_indent(&text);
+    if indent == 0 || indent * 2 > max {
+        return wrap_line(line, max);
+    }
+    let mut lines = wrap_widths(line, max, max - indent);
+    for l in lines.iter_mut().skip(1) {
+        l.spans.insert(0, Span::raw(" ".repeat(indent)));
+    }
+    lines
+}
+
+/// The columns a continuation of `text` is indented by: its leading spaces, then a bullet and
+/// the spaces after it, then a label followed by two spaces or more (a field's name).
+pub fn hanging_indent(text: &str) -> usize {
+    let rest = text.trim_start_matches(' ');
+    let mut indent = text.len() - rest.len();
+    let mut rest = rest;
+    let spaces_after = |s: &str| s.len() - s.trim_start_matches(' ').len();
+    // A bullet: one mark, or a number with `.` or `)`, then a space.
+    let token = rest.split(' ').next().unwrap_or_default();
+    let bullet = matches!(token, "•" | "-" | "*" | "·" | "◦" | "▸" | "↳")
+        || (token.len() > 1
+            && token.len() <= 4
+            && token.ends_with(['.', ')'])
+            && token[..token.len() - 1].chars().all(|c| c.is_ascii_digit()));
+    if bullet && spaces_after(&rest[token.len()..]) > 0 {
+        let after = spaces_after(&rest[token.len()..]);
+        indent += width(token) + after;
+        rest = &rest[token.len() + after..];
+    }
+    // A label column: a word and two spaces or more before the text.
+    let token = rest.split(' ').next().unwrap_or_default();
+    if !token.is_empty() && token.len() < rest.len() && spaces_after(&rest[token.len()..]) >= 2 {
+        let after = spaces_after(&rest[token.len()..]);
+        if token.len() + after < rest.len() {
+            indent += width(token) + after;
+        }
+    }
+    indent
+}
+
+/// Wraps `line` to `first` columns for its first line and `rest` for the others.
+fn wrap_widths(line: &Line<'_>, first: usize, rest: usize) -> Vec<Line<'static>> {
+    let (first, rest) = (first.max(1), rest.max(1));
     // Each grapheme with its style and width.
     let mut cells: Vec<(String, Style, usize)> = Vec::new();
     for span in &line.spans {
@@ -31,6 +83,7 @@ pub fn wrap_line(line: &Line<'_>, max: usize) -> Vec<Line<'static>> {
     let mut used = 0usize;
     for cell in cells {
         let w = cell.2;
+        let max = if rows.len() == 1 { first } else { rest };
         if used + w > max && used > 0 {
             let current = rows.last_mut().map(std::mem::take).unwrap_or_default();
             // Break after the last space when that keeps a reasonable part on the line.
@@ -150,5 +203,23 @@ mod tests {
             assert!(l.width() <= 4);
         }
         assert_eq!(truncate("你好世界", 5), "你好…");
+    }
+
+    #[test]
+    fn a_hanging_indent_puts_continuations_under_the_text() {
+        assert_eq!(hanging_indent("  • read the files"), 4);
+        assert_eq!(hanging_indent("• Status:"), 2);
+        assert_eq!(hanging_indent("    1. cargo test — here"), 7);
+        assert_eq!(hanging_indent("  Model       deepseek (x)"), 14);
+        assert_eq!(hanging_indent("    1  running · 5 s"), 7);
+        assert_eq!(hanging_indent("plain words here"), 0);
+        let l = Line::from("  • read, list and search the files");
+        assert_eq!(
+            texts(&wrap_hanging(&l, 16)),
+            vec!["  • read, list ", "    and search ", "    the files"]
+        );
+        for l in wrap_hanging(&Line::from("  Model       a b c d e f g h i j k"), 20) {
+            assert!(l.width() <= 20, "{l}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{ASK_HEADLESS, Approvals, Gate, READ_ONLY, denied, off_runtime, refusal};
 use crate::approval::{ApprovalMode, ApprovalRequest, CommandPrompt, Decision};
-use crate::command_rules::{CommandCall, CommandRule, CommandRules, jail_summary};
+use crate::command_rules::{CommandCall, CommandRule, CommandRules, CommandTimeouts, jail_summary};
 use crate::events::{AgentEvent, EventSink};
 
 /// Why a command with the network did not run in headless mode, whatever the approval mode.
@@ -51,7 +51,19 @@ pub(super) async fn gate(
         ApprovalMode::ReadOnly => return refusal(&tool, READ_ONLY),
         _ if call.network => {}
         ApprovalMode::Auto => return Gate::Run { asked: false },
-        ApprovalMode::Ask if lets_through(approvals, &call) => return Gate::Run { asked: false },
+        ApprovalMode::Ask if lets_through(approvals, &call) => {
+            // Said on the call's line: which rules let it run unasked.
+            if !approvals.allowed_for_session(crate::command_rules::RUN_COMMAND)
+                && let Ok(parts) = &call.parts
+                && let Some(rules) = approvals.commands.covering(parts)
+            {
+                events.send(AgentEvent::AllowedByRules {
+                    id: request.id.clone(),
+                    rules,
+                });
+            }
+            return Gate::Run { asked: false };
+        }
         ApprovalMode::Ask => {}
     }
     let Some(asker) = &approvals.asker else {
@@ -64,7 +76,11 @@ pub(super) async fn gate(
             },
         );
     };
-    request.command = Some(prompt(&call, &approvals.commands));
+    request.command = Some(prompt(
+        &call,
+        &approvals.commands,
+        &approvals.command_timeouts,
+    ));
     let decision = match approvals.ask(asker, request, events, cancel).await {
         Ok(decision) => decision,
         Err(gate) => return gate,
@@ -92,8 +108,8 @@ pub(super) async fn gate(
     }
 }
 
-/// What the dialog shows for `call`.
-fn prompt(call: &CommandCall, rules: &CommandRules) -> CommandPrompt {
+/// What the dialog shows for `call`, with the time limit `timeouts` give it.
+fn prompt(call: &CommandCall, rules: &CommandRules, timeouts: &CommandTimeouts) -> CommandPrompt {
     let folder = match &call.working_dir {
         Some(dir) if !dir.trim().is_empty() && dir.trim() != "." => rules.folder().join(dir),
         _ => rules.folder().to_path_buf(),
@@ -109,7 +125,7 @@ fn prompt(call: &CommandCall, rules: &CommandRules) -> CommandPrompt {
     CommandPrompt {
         line: call.line.clone(),
         folder: folder.display().to_string(),
-        jail: jail_summary(call),
+        jail: jail_summary(call, timeouts),
         network: call.network,
         unreadable: call.parts.as_ref().err().map(ToString::to_string),
         prefixes,

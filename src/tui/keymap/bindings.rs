@@ -650,11 +650,19 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         layer: L::Prefix,
-        about: "add the prefixes typed (`;` between two) and say yes · back to the dialog · delete a letter",
+        about: "add the prefixes typed (`;` between two) and say yes · back to the dialog; the other keys edit as in the input (Ctrl+A / Ctrl+E, Ctrl+B / Ctrl+F, Left / Right, Home / End, Backspace / Delete)",
         keys: Keys::Mapped(&[
             rule(Key::any(K::Enter), A::ConfirmPrefixes),
             rule(Key::any(K::Esc), A::CancelPrefixes),
-            rule(Key::any(K::Backspace), A::PrefixBackspace),
+        ]),
+    },
+    Binding {
+        layer: L::Prefix,
+        about: "delete to the line's start / end · the word before the cursor (as in the input)",
+        keys: Keys::Mapped(&[
+            rule(Key::ctrl('u'), A::PrefixLineEdit(E::DeleteToStart)),
+            rule(Key::ctrl('k'), A::PrefixLineEdit(E::DeleteToEnd)),
+            rule(Key::ctrl('w'), A::PrefixLineEdit(E::DeleteWordBack)),
         ]),
     },
     Binding {

@@ -199,7 +199,13 @@ fn footer(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     if let Some(prefix) = &view.prefix {
-        return prefix_editor(prefix, view.prefix_problem.as_deref(), width, theme);
+        return prefix_editor(
+            &prefix.text(),
+            prefix.cursor(),
+            view.prefix_problem.as_deref(),
+            width,
+            theme,
+        );
     }
     match view.reason.as_deref() {
         Some(reason) => vec![Line::from(vec![
@@ -213,10 +219,46 @@ fn footer(
     }
 }
 
+/// `head` (ending in the cursor) then `tail` in `room` columns: all of it when it fits, else
+/// cut with `…` on either side so the cursor stays in view (with the text just before it).
+fn window(head: &str, tail: &str, room: usize) -> String {
+    if wrap::width(head) + wrap::width(tail) <= room {
+        return format!("{head}{tail}");
+    }
+    // The cursor's side of the text: half the row when text follows, else all of it.
+    let keep = if tail.is_empty() { room } else { room / 2 }.max(2);
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 0;
+    let cut_head = wrap::width(head) > keep;
+    for c in head.chars().rev() {
+        let w = wrap::width(c.encode_utf8(&mut [0; 4]));
+        if used + w + usize::from(cut_head) > keep {
+            break;
+        }
+        used += w;
+        kept.push(c);
+    }
+    let mut out: String = if cut_head {
+        "…".to_string()
+    } else {
+        String::new()
+    };
+    out.extend(kept.into_iter().rev());
+    used += usize::from(cut_head);
+    let rest = room.saturating_sub(used);
+    if wrap::width(tail) <= rest {
+        out.push_str(tail);
+    } else {
+        out.push_str(&wrap::truncate(tail, rest));
+    }
+    out
+}
+
 /// The one-line editor of the prefixes: what they do, the text with its cursor (its end shown
 /// when it is longer than the row), and why the text is not a rule when Enter found so.
 fn prefix_editor(
     prefix: &str,
+    cursor: usize,
     problem: Option<&str>,
     width: usize,
     theme: &Theme,
@@ -236,22 +278,12 @@ fn prefix_editor(
         ),
         width.max(1),
     ));
-    let text = format!("{}▏", codes_shown(prefix));
+    let before: String = prefix.chars().take(cursor).collect();
+    let after: String = prefix.chars().skip(cursor).collect();
+    let head = format!("{}▏", codes_shown(&before));
+    let tail = codes_shown(&after);
     let room = width.saturating_sub(2).max(1);
-    let chars: Vec<char> = text.chars().collect();
-    let shown: String = if wrap::width(&text) > room {
-        // The end, where typing goes.
-        let mut tail: Vec<char> = Vec::new();
-        for c in chars.iter().rev() {
-            tail.push(*c);
-            if wrap::width(&tail.iter().rev().collect::<String>()) >= room.saturating_sub(1) {
-                break;
-            }
-        }
-        std::iter::once('…').chain(tail.into_iter().rev()).collect()
-    } else {
-        text
-    };
+    let shown = window(&head, &tail, room);
     lines.push(Line::from(vec![
         Span::styled("> ", theme.accent),
         Span::styled(shown, theme.text),

@@ -119,7 +119,14 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
             }
         }
     }
-    let mut lines = wrap::wrap_lines(raw.iter(), width);
+    // A notice's bullets and fields (/status, /jobs, /permissions) wrap under their text.
+    let mut lines: Vec<Line<'static>> = match entry.kind {
+        EntryKind::Notice => raw
+            .iter()
+            .flat_map(|l| wrap::wrap_hanging(l, width))
+            .collect(),
+        _ => wrap::wrap_lines(raw.iter(), width),
+    };
     if entry.gap {
         lines.push(Line::default());
     }
@@ -163,7 +170,7 @@ const REASON_WIDTH: usize = 48;
 
 /// `  ⚙ name(summary) ✓ 3 ms`: one line, the summary cut so the whole fits `width`.
 fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
-    let (status, style) = match &call.status {
+    let (mut status, style) = match &call.status {
         CallStatus::Running => (SPINNER[0].to_string(), theme.warning),
         CallStatus::Done(Some(d)) => (format!("✓ {}", duration_text(*d)), theme.success),
         CallStatus::Done(None) => ("✓".to_string(), theme.success),
@@ -175,7 +182,16 @@ fn call_line(call: &CallLine, width: usize, theme: &Theme) -> Line<'static> {
             format!("✗ {}", wrap::truncate(reason, REASON_WIDTH)),
             theme.error,
         ),
+        CallStatus::Exited(exit, took) => match took {
+            Some(d) => (format!("✗ {exit} · {}", duration_text(*d)), theme.error),
+            None => (format!("✗ {exit}"), theme.error),
+        },
     };
+    if let (Some(by), CallStatus::Done(_) | CallStatus::Exited(..)) =
+        (&call.allowed_by, &call.status)
+    {
+        status = format!("{status} · {by}");
+    }
     // "  ⚙ " + name + "(" + summary + ") " + status
     let fixed = 4 + wrap::width(&call.name) + 3 + wrap::width(&status);
     let room = width.saturating_sub(fixed).max(8);

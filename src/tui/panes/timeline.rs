@@ -80,9 +80,15 @@ fn status(shown: &Shown<'_>, running: bool, theme: &Theme) -> Span<'static> {
         .iter()
         .find_map(|c| c.outcome().filter(|o| !o.is_ok()))
     {
-        Some(outcome @ CallOutcome::Refused { .. }) => (calls::step_mark(outcome), theme.warning),
-        Some(outcome) => (calls::step_mark(outcome), theme.error),
-        None => ("✓", theme.success),
+        Some(outcome @ CallOutcome::Refused { .. }) => {
+            (calls::step_mark(outcome).to_string(), theme.warning)
+        }
+        Some(outcome) => (calls::step_mark(outcome).to_string(), theme.error),
+        // A command that ran but did not exit 0 is no success either.
+        None => match step.calls.iter().find_map(Call::exit_failure) {
+            Some(exit) => (format!("✗ {exit}"), theme.error),
+            None => ("✓".to_string(), theme.success),
+        },
     };
     // Steps loaded from an earlier session have no timings.
     let timed: Vec<u128> = step
@@ -209,13 +215,15 @@ fn step_lines(
                 } else {
                     theme.text
                 };
-                let label = match call.outcome().and_then(calls::outcome_mark) {
-                    Some(mark) => format!("  Observation {mark}"),
-                    None => "  Observation".to_string(),
+                let exit = call.exit_failure();
+                let label = match (call.outcome().and_then(calls::outcome_mark), exit) {
+                    (Some(mark), _) => format!("  Observation {mark}"),
+                    (None, Some(exit)) => format!("  Observation ✗ {exit}"),
+                    (None, None) => "  Observation".to_string(),
                 };
                 out.push(Line::styled(
                     label,
-                    if call.failed() {
+                    if call.failed() || exit.is_some() {
                         theme.error
                     } else {
                         theme.muted

@@ -26,7 +26,7 @@ pub struct ApprovalView {
     /// When the dialog was first shown (answers wait `ANSWER_GRACE` after it).
     pub shown_at: Option<Instant>,
     /// The prefixes being edited before "yes, and don't ask again" (`None`: not editing).
-    pub prefix: Option<String>,
+    pub prefix: Option<PrefixEditor>,
     /// Why the prefixes typed cannot be rules (shown above the editor).
     pub prefix_problem: Option<String>,
 }
@@ -45,6 +45,12 @@ impl ApprovalView {
             prefix: None,
             prefix_problem: None,
         }
+    }
+
+    /// The prefixes "don't ask again" offers, written as the editor starts with them
+    /// (`None`: not offered for this call).
+    pub fn offered_editor(&self) -> Option<PrefixEditor> {
+        self.offered_prefixes().map(|text| PrefixEditor::new(&text))
     }
 
     /// The prefixes "don't ask again" offers, written as the editor starts with them
@@ -74,6 +80,46 @@ impl ApprovalView {
             .is_none_or(|at| now.saturating_duration_since(at) < ANSWER_GRACE)
     }
 }
+
+/// The one-line editor of the prefixes: the input's own editor (a text area), so its keys are
+/// the input's (Ctrl+A / Ctrl+E, Ctrl+B / Ctrl+F, Left / Right, Home / End, Backspace /
+/// Delete; Ctrl+W / Ctrl+U / Ctrl+K as [`crate::tui::keymap::LineEdit`]), kept to one line.
+#[derive(Clone, Debug)]
+pub struct PrefixEditor {
+    area: ratatui_textarea::TextArea<'static>,
+}
+
+impl PrefixEditor {
+    /// An editor holding `text`, the cursor at its end.
+    pub fn new(text: &str) -> Self {
+        let mut area = ratatui_textarea::TextArea::new(vec![text.to_string()]);
+        area.move_cursor(ratatui_textarea::CursorMove::End);
+        Self { area }
+    }
+
+    /// The text typed.
+    pub fn text(&self) -> String {
+        self.area.lines().join(" ")
+    }
+
+    /// The cursor's place, in characters from the start.
+    pub fn cursor(&self) -> usize {
+        self.area.cursor().1
+    }
+
+    /// The editor itself, for the input's key handling.
+    pub fn area(&mut self) -> &mut ratatui_textarea::TextArea<'static> {
+        &mut self.area
+    }
+}
+
+impl PartialEq for PrefixEditor {
+    fn eq(&self, other: &Self) -> bool {
+        self.area.lines() == other.area.lines() && self.area.cursor() == other.area.cursor()
+    }
+}
+
+impl Eq for PrefixEditor {}
 
 /// The lines of the dialog's body: the diff first (what a file tool would do), then the
 /// arguments, pretty — folded to one line for a file tool unless `arguments_shown`. Nothing

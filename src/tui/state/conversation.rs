@@ -55,6 +55,8 @@ pub enum CallStatus {
     Approved(Option<Duration>),
     /// Finished with `"ok": false`; the short reason.
     Failed(String),
+    /// A command that ran (`"ok": true`) but did not exit 0; how long it took, when known.
+    Exited(crate::events::CommandExit, Option<Duration>),
 }
 
 /// The tool call a [`EntryKind::Call`] entry shows.
@@ -76,6 +78,8 @@ pub struct CallLine {
     /// What it changed in files, one diff per file: a file tool's change is shown instead of
     /// the preview; a command's follow its output.
     pub diffs: Vec<crate::diff::FileDiff>,
+    /// Which remembered rules let it run without asking (`allowed by rule "cargo test"`).
+    pub allowed_by: Option<String>,
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -167,6 +171,7 @@ impl Entry {
             status: CallStatus::Running,
             preview: Vec::new(),
             diffs: Vec::new(),
+            allowed_by: None,
         });
         entry
     }

@@ -214,6 +214,9 @@ pub struct State {
     pub mcp: Vec<crate::events::McpServerStatus>,
     /// The command rules in force, shared with the agent's gate (`/permissions`).
     pub command_rules: std::sync::Arc<crate::command_rules::CommandRules>,
+    /// Calls the gate let run by rules, told before they start: their id and what their call
+    /// line says (`allowed by rule "cargo test"`), until the call's line is made.
+    pub allowed_by: Vec<(String, String)>,
     /// Set when the person asked to quit.
     pub quit: bool,
     /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
@@ -258,6 +261,7 @@ impl State {
             folder: options.workspace.clone(),
             approvals: Vec::new(),
             mcp: Vec::new(),
+            allowed_by: Vec::new(),
             command_rules: std::sync::Arc::new(crate::command_rules::CommandRules::empty(
                 &options.workspace,
             )),

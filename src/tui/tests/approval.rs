@@ -211,7 +211,13 @@ fn shift_tab_and_slash_approval_change_the_mode_shown_in_the_status_line() {
         update::apply(&mut s, action, now),
         vec![Effect::SetApproval(ApprovalMode::Ask, s.folder.clone())]
     );
-    assert!(render(&mut s, 100, 20, now).contains("approval: ask"));
+    let screen = render(&mut s, 100, 20, now);
+    // Said once: the status line's mode, and the flash only says what it does.
+    assert_eq!(screen.matches("approval: ask").count(), 1, "{screen}");
+    assert!(
+        screen.contains("changes, commands and the web ask first"),
+        "{screen}"
+    );
     assert_eq!(
         send(&mut s, now, "/approval read-only"),
         vec![Effect::SetApproval(
@@ -219,7 +225,8 @@ fn shift_tab_and_slash_approval_change_the_mode_shown_in_the_status_line() {
             s.folder.clone()
         )]
     );
-    assert!(render(&mut s, 100, 20, now).contains("approval: read-only"));
+    let screen = render(&mut s, 100, 20, now);
+    assert_eq!(screen.matches("approval: read-only").count(), 1, "{screen}");
     assert!(send(&mut s, now, "/approval sometimes").is_empty());
     assert!(
         s.view

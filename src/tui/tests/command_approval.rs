@@ -55,7 +55,7 @@ fn request(arguments: serde_json::Value) -> ApprovalRequest {
         command: Some(CommandPrompt {
             line: call.line.clone(),
             folder,
-            jail: jail_summary(&call),
+            jail: jail_summary(&call, &crate::command_rules::CommandTimeouts::default()),
             network: call.network,
             unreadable: call.parts.as_ref().err().map(ToString::to_string),
             prefixes,
@@ -126,17 +126,18 @@ fn p_opens_the_prefix_editor_and_enter_answers_with_the_prefixes_as_edited() {
         "the dialog's keys give way to the editor"
     );
     // y typed here is text, not a yes.
-    for _ in 0.."status".len() {
+    type_text(&mut s, " -y");
+    let screen = render(&mut s, 160, 30, Instant::now());
+    assert!(screen.contains("> cargo test; git status -y▏"), "{screen}");
+    for _ in 0.." -y".len() {
         press(&mut s, KeyCode::Backspace);
     }
-    type_text(&mut s, "log -y");
-    let screen = render(&mut s, 160, 30, Instant::now());
-    assert!(screen.contains("> cargo test; git log -y▏"), "{screen}");
+    type_text(&mut s, " -s");
     assert_eq!(
         press(&mut s, KeyCode::Enter),
         vec![Effect::Answer(
             "c1".into(),
-            Decision::ApprovePrefixes(vec![rule("cargo test"), rule("git log -y")])
+            Decision::ApprovePrefixes(vec![rule("cargo test"), rule("git status -s")])
         )]
     );
     assert_eq!(s.overlay, Overlay::None);
@@ -326,4 +327,135 @@ fn permissions_remove_takes_a_project_rule_out_and_the_records_follow() {
         "{screen}"
     );
     assert_eq!(s.command_rules.list().len(), 2);
+}
+
+fn press_with(s: &mut State, code: KeyCode, mods: crossterm::event::KeyModifiers) -> Vec<Effect> {
+    let now = Instant::now() + std::time::Duration::from_secs(3600);
+    let action =
+        crate::tui::keymap::map_key(&crate::tui::update::key_context(s, now), k(code, mods));
+    crate::tui::update::apply(s, action, now)
+}
+
+#[test]
+fn the_prefix_editor_has_the_inputs_readline_keys() {
+    use crossterm::event::KeyModifiers as M;
+    let mut s = state();
+    asking(
+        &mut s,
+        request(serde_json::json!({"command": "cargo test -q"})),
+    );
+    press(&mut s, KeyCode::Char('p'));
+    let text = |s: &State| s.approvals[0].prefix.as_ref().unwrap().text();
+    let cursor = |s: &State| s.approvals[0].prefix.as_ref().unwrap().cursor();
+    assert_eq!((text(&s), cursor(&s)), ("cargo test".to_string(), 10));
+    // Ctrl+A / Home to the start, Ctrl+E / End to the end, Ctrl+B / Ctrl+F / arrows by one.
+    press_with(&mut s, KeyCode::Char('a'), M::CONTROL);
+    assert_eq!(cursor(&s), 0);
+    press_with(&mut s, KeyCode::Char('f'), M::CONTROL);
+    press_with(&mut s, KeyCode::Right, M::NONE);
+    assert_eq!(cursor(&s), 2);
+    press_with(&mut s, KeyCode::Char('b'), M::CONTROL);
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    assert_eq!(cursor(&s), 0);
+    press_with(&mut s, KeyCode::End, M::NONE);
+    assert_eq!(cursor(&s), 10);
+    press_with(&mut s, KeyCode::Home, M::NONE);
+    press_with(&mut s, KeyCode::Char('e'), M::CONTROL);
+    assert_eq!(cursor(&s), 10);
+    // Typing goes in at the cursor, and the cursor is drawn there.
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    press_with(&mut s, KeyCode::Left, M::NONE);
+    press_with(&mut s, KeyCode::Char('X'), M::SHIFT);
+    assert_eq!(text(&s), "cargoX test");
+    let screen = render(&mut s, 160, 30, Instant::now());
+    assert!(screen.contains("> cargoX▏ test"), "{screen}");
+    // Backspace and Delete on either side of the cursor.
+    press_with(&mut s, KeyCode::Backspace, M::NONE);
+    assert_eq!(text(&s), "cargo test");
+    press_with(&mut s, KeyCode::Delete, M::NONE);
+    assert_eq!(text(&s), "cargotest");
+    press_with(&mut s, KeyCode::Char(' '), M::NONE);
+    // Ctrl+W the word before, Ctrl+K to the end, Ctrl+U to the start.
+    press_with(&mut s, KeyCode::End, M::NONE);
+    press_with(&mut s, KeyCode::Char('w'), M::CONTROL);
+    assert_eq!(text(&s), "cargo ");
+    press_with(&mut s, KeyCode::Home, M::NONE);
+    press_with(&mut s, KeyCode::Right, M::NONE);
+    press_with(&mut s, KeyCode::Char('k'), M::CONTROL);
+    assert_eq!(text(&s), "c");
+    press_with(&mut s, KeyCode::Char('u'), M::CONTROL);
+    assert_eq!(text(&s), "");
+    // Still one line: Ctrl+J and Ctrl+M insert nothing.
+    press_with(&mut s, KeyCode::Char('j'), M::CONTROL);
+    press_with(&mut s, KeyCode::Char('m'), M::CONTROL);
+    assert_eq!(text(&s), "");
+    assert_eq!(s.overlay, Overlay::Approval);
+}
+
+#[test]
+fn a_prefix_that_does_not_cover_the_command_is_refused_with_a_reason() {
+    let mut s = state();
+    asking(
+        &mut s,
+        request(serde_json::json!({"command": "cargo test -q && git status"})),
+    );
+    press(&mut s, KeyCode::Char('p'));
+    for _ in 0.."git status".len() {
+        press(&mut s, KeyCode::Backspace);
+    }
+    type_text(&mut s, "git log");
+    assert!(
+        press(&mut s, KeyCode::Enter).is_empty(),
+        "not saved, not answered"
+    );
+    let screen = render(&mut s, 160, 30, Instant::now());
+    assert!(
+        screen.contains("`cargo test; git log` does not cover `git status`"),
+        "{screen}"
+    );
+    // A longer prefix than the command does not cover it either.
+    press_with(
+        &mut s,
+        KeyCode::Char('u'),
+        crossterm::event::KeyModifiers::CONTROL,
+    );
+    type_text(&mut s, "cargo test -q --all; git status");
+    assert!(press(&mut s, KeyCode::Enter).is_empty());
+    assert!(render(&mut s, 160, 30, Instant::now()).contains("does not cover `cargo test -q`"));
+    press_with(
+        &mut s,
+        KeyCode::Char('u'),
+        crossterm::event::KeyModifiers::CONTROL,
+    );
+    type_text(&mut s, "cargo; git");
+    assert_eq!(
+        press(&mut s, KeyCode::Enter),
+        vec![Effect::Answer(
+            "c1".into(),
+            Decision::ApprovePrefixes(vec![rule("cargo"), rule("git")])
+        )]
+    );
+}
+
+#[test]
+fn a_long_prefix_keeps_its_cursor_in_view() {
+    use crossterm::event::KeyModifiers as M;
+    let mut s = state();
+    let long = format!("cargo test {}", "word ".repeat(40));
+    asking(
+        &mut s,
+        request(serde_json::json!({"command": long.trim_end()})),
+    );
+    press(&mut s, KeyCode::Char('p'));
+    press_with(&mut s, KeyCode::Char('u'), M::CONTROL);
+    type_text(&mut s, long.trim_end());
+    let screen = render(&mut s, 80, 30, Instant::now());
+    assert!(screen.contains("word word▏"), "{screen}");
+    press_with(&mut s, KeyCode::Char('a'), M::CONTROL);
+    let screen = render(&mut s, 80, 30, Instant::now());
+    assert!(screen.contains("> ▏cargo test word"), "{screen}");
+    assert!(screen.contains('…'), "{screen}");
 }

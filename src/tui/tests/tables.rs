@@ -101,10 +101,9 @@ fn press_for(key: &Key) -> KeyEvent {
 fn typing_or_nothing(action: &Action, key: KeyEvent) -> bool {
     match action {
         Action::None | Action::ConfirmNo | Action::PickerConfirmDelete(false) => true,
-        Action::Edit(k) | Action::KeyDialog(k) => *k == key,
+        Action::Edit(k) | Action::KeyDialog(k) | Action::PrefixEdit(k) => *k == key,
         Action::PickerType(c)
         | Action::ReasonType(c)
-        | Action::PrefixType(c)
         | Action::SearchType(c)
         | Action::FindType(c) => key.code == KeyCode::Char(*c),
         _ => false,

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use crossterm::event::{KeyCode, KeyModifiers};
+
 use super::effect::{Effect, flash};
 use crate::approval::{ApprovalMode, Decision};
 use crate::tui::keymap::Action;
@@ -34,18 +36,24 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
         Action::SendDenial => Decision::Deny(view.reason.take().unwrap_or_default()),
         Action::EditPrefixes => {
             // Offered only for a command that can be read and does not ask for the network.
-            view.prefix = view.offered_prefixes();
+            view.prefix = view.offered_editor();
             view.prefix_problem = None;
             return;
         }
-        Action::PrefixType(c) => {
-            view.prefix.get_or_insert_with(String::new).push(c);
+        Action::PrefixEdit(key) => {
+            // One line: nothing the editor would take as a new line or a tab.
+            let newline = matches!(key.code, KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab)
+                || (key.modifiers.contains(KeyModifiers::CONTROL)
+                    && matches!(key.code, KeyCode::Char('m' | 'j')));
+            if let (Some(editor), false) = (&mut view.prefix, newline) {
+                editor.area().input(key);
+            }
             view.prefix_problem = None;
             return;
         }
-        Action::PrefixBackspace => {
-            if let Some(prefix) = &mut view.prefix {
-                prefix.pop();
+        Action::PrefixLineEdit(edit) => {
+            if let Some(editor) = &mut view.prefix {
+                super::input::apply_line_edit(editor.area(), edit);
             }
             view.prefix_problem = None;
             return;
@@ -56,11 +64,27 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
             return;
         }
         Action::ConfirmPrefixes => {
-            let typed = view.prefix.clone().unwrap_or_default();
-            match crate::command_rules::CommandRule::parse_list(&typed) {
+            let typed = view.prefix.as_ref().map(|e| e.text()).unwrap_or_default();
+            let line = view.request.command.as_ref().map(|c| c.line.as_str());
+            match crate::command_rules::CommandRule::parse_list(&typed)
+                .map_err(|e| e.to_string())
+                .and_then(|rules| {
+                    // The rules in force count too: with them the gate would let it through.
+                    let mut all: Vec<_> = state
+                        .command_rules
+                        .list()
+                        .iter()
+                        .map(|l| l.rule().clone())
+                        .collect();
+                    all.extend(rules.iter().cloned());
+                    match line.map(|l| uncovered(&rules, &all, l)) {
+                        Some(Some(why)) => Err(why),
+                        _ => Ok(rules),
+                    }
+                }) {
                 Ok(rules) => Decision::ApprovePrefixes(rules),
-                Err(e) => {
-                    view.prefix_problem = Some(e.to_string());
+                Err(why) => {
+                    view.prefix_problem = Some(why);
                     return;
                 }
             }
@@ -82,6 +106,28 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
     if state.approvals.is_empty() {
         state.overlay = Overlay::None;
     }
+}
+
+/// Why `rules` would not let `line` run unasked, as the gate reads it (`None`: they cover it):
+/// a rule saved for a yes must cover the command being approved.
+/// `all` holds the rules typed and those in force.
+fn uncovered(
+    typed: &[crate::command_rules::CommandRule],
+    all: &[crate::command_rules::CommandRule],
+    line: &str,
+) -> Option<String> {
+    let parts = crate::command_line::split(line).ok()?;
+    let part = crate::command_rules::CommandRule::first_uncovered(all, &parts)?;
+    let words: Vec<String> = part
+        .texts()
+        .iter()
+        .map(|w| crate::command_line::quote(w))
+        .collect();
+    Some(format!(
+        "`{}` does not cover `{}`: each command of the line must start with a prefix, whole words",
+        crate::command_rules::list_text(typed),
+        words.join(" ")
+    ))
 }
 
 /// Shows the oldest waiting call once no other dialog is open (a call never takes over the key
@@ -108,10 +154,12 @@ pub(super) fn set_mode(
     state.approval_mode = mode;
     state.approval_source = crate::approval::ApprovalSource::Folder;
     effects.push(Effect::SetApproval(mode, state.folder.clone()));
+    // The status line names a mode other than auto itself: the flash only says what it does,
+    // so the mode is not said twice.
     let what = match mode {
         ApprovalMode::Auto => "approval: auto — calls inside the sandbox run without asking",
-        ApprovalMode::Ask => "approval: ask — changes, commands and the web ask first",
-        ApprovalMode::ReadOnly => "approval: read-only — changes, commands and the web are refused",
+        ApprovalMode::Ask => "changes, commands and the web ask first",
+        ApprovalMode::ReadOnly => "changes, commands and the web are refused",
     };
     flash(state, now, what);
 }

@@ -90,7 +90,13 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             name,
             arguments,
         } => {
-            state.view.push_entry(Entry::call(id, name, arguments));
+            let mut entry = Entry::call(id, name, arguments);
+            if let Some(call) = &mut entry.call
+                && let Some(at) = state.allowed_by.iter().position(|(id, _)| *id == call.id)
+            {
+                call.allowed_by = Some(state.allowed_by.remove(at).1);
+            }
+            state.view.push_entry(entry);
         }
         // A running call shows how it gets on: a sub-agent's latest steps, a tool's latest
         // output (an MCP server's progress among it).
@@ -98,6 +104,13 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             if live =>
         {
             running_preview(state, &id);
+        }
+        AgentEvent::AllowedByRules { id, rules } => {
+            let quoted: Vec<String> = rules.iter().map(|r| format!("\"{r}\"")).collect();
+            let what = if quoted.len() == 1 { "rule" } else { "rules" };
+            let text = format!("allowed by {what} {}", quoted.join(", "));
+            state.allowed_by.retain(|(other, _)| *other != id);
+            state.allowed_by.push((id, text));
         }
         AgentEvent::FileEdited { id, diff } => {
             if let Some(i) = state.view.call_entry(&id)
@@ -118,10 +131,12 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             if let Some(i) = state.view.call_entry(&id)
                 && let Some(call) = &mut state.view.entries[i].call
             {
-                call.status = match calls::failure_reason(&outcome) {
-                    Some(reason) => CallStatus::Failed(reason),
-                    None if approved => CallStatus::Approved(duration),
-                    None => CallStatus::Done(duration),
+                let exit = crate::events::CommandExit::failed(&call.name, &result);
+                call.status = match (calls::failure_reason(&outcome), exit) {
+                    (Some(reason), _) => CallStatus::Failed(reason),
+                    (None, Some(exit)) => CallStatus::Exited(exit, duration),
+                    (None, None) if approved => CallStatus::Approved(duration),
+                    (None, None) => CallStatus::Done(duration),
                 };
                 // A failed call shows only its reason; a finished one what it returned, and
                 // one the person interrupted what it had printed by then.

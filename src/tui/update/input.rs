@@ -97,7 +97,11 @@ pub(super) fn edit(state: &mut State, key: KeyEvent) {
 pub(super) fn line_edit(state: &mut State, edit: LineEdit) {
     state.focus = Focus::Input;
     state.composer.history_pos = None;
-    let input = &mut state.composer.input;
+    apply_line_edit(&mut state.composer.input, edit);
+}
+
+/// A readline edit of a text area: the input's, or the prefix editor's of the approval dialog.
+pub(super) fn apply_line_edit(input: &mut ratatui_textarea::TextArea<'_>, edit: LineEdit) {
     match edit {
         LineEdit::DeleteToStart => {
             input.delete_line_by_head();

@@ -103,8 +103,8 @@ pub fn apply(state: &mut State, action: Action, now: Instant) -> Vec<Effect> {
         | Action::ReasonBackspace
         | Action::SendDenial
         | Action::EditPrefixes
-        | Action::PrefixType(_)
-        | Action::PrefixBackspace
+        | Action::PrefixEdit(_)
+        | Action::PrefixLineEdit(_)
         | Action::ConfirmPrefixes
         | Action::CancelPrefixes
         | Action::ScrollApproval(_)
