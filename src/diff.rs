@@ -82,9 +82,24 @@ pub struct FileDiff {
     pub lines: Vec<DiffLine>,
     /// Lines left out past the cap.
     pub omitted: usize,
+    /// What is said instead of counts for a change that cannot be shown line by line (a
+    /// binary or large file): `created`, `changed`, `deleted`.
+    pub unshown: Option<&'static str>,
 }
 
 impl FileDiff {
+    /// A change to a file that is not text, or too large to show: named with what happened.
+    pub fn unshown(path: &str, what: &'static str) -> Self {
+        Self {
+            path: path.to_string(),
+            added: 0,
+            removed: 0,
+            lines: Vec::new(),
+            omitted: 0,
+            unshown: Some(what),
+        }
+    }
+
     /// The change that turns `before` into `after` in file `path` (`None`: the file was new,
     /// or gone afterwards).
     pub fn new(path: &str, before: Option<&str>, after: Option<&str>) -> Self {
@@ -96,6 +111,7 @@ impl FileDiff {
             removed: 0,
             lines: Vec::new(),
             omitted: 0,
+            unshown: None,
         };
         for change in diff.iter_all_changes() {
             match change.tag() {

@@ -20,7 +20,7 @@ fn observation(server: &MockServer, n: usize) -> Value {
 #[test]
 fn a_commands_changes_are_listed_shown_as_diffs_and_undone() {
     let command = "sed -i 's/a - b/a + b/' calc.py && printf 'made\\n' > made.txt && rm old.txt \
-                   && mkdir -p build && echo o > build/out.o && echo done";
+                   && mkdir -p build && echo o > build/out.o && printf '\\377\\376' > blob.bin && echo done";
     let (server, _rt) = MockServer::start_blocking(vec![
         SseBuilder::calls("e1", "run_command", json!({ "command": command })),
         SseBuilder::answer("edited-by-command."),
@@ -41,6 +41,7 @@ fn a_commands_changes_are_listed_shown_as_diffs_and_undone() {
         "calc.py: +1 \u{2212}1",
         "made.txt: +1 \u{2212}0",
         "old.txt: +0 \u{2212}1",
+        "blob.bin: created (not text",
         "not kept for /undo",
     ] {
         p.wait_for(shown);
@@ -48,7 +49,7 @@ fn a_commands_changes_are_listed_shown_as_diffs_and_undone() {
     let seen = observation(&server, 1);
     assert_eq!(
         seen["files_changed"]["created"],
-        json!(["made.txt"]),
+        json!(["blob.bin", "made.txt"]),
         "{seen}"
     );
     assert_eq!(

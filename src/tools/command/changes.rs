@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::diff::{DiffKind, DiffLine, FileDiff};
+use crate::diff::FileDiff;
 use crate::events::AgentEvent;
 use crate::tools::kept_changes::ChangeKeeper;
 use crate::tools::registry::ToolContext;
@@ -87,16 +87,14 @@ fn diff_of(
     };
     match (before, after) {
         (Some(before), Some(after)) => FileDiff::new(path, before.as_deref(), after.as_deref()),
-        _ => FileDiff {
-            path: path.to_string(),
-            added: 0,
-            removed: 0,
-            lines: vec![DiffLine {
-                kind: DiffKind::Context,
-                text: "(not text, or too large to show)".into(),
-            }],
-            omitted: 0,
-        },
+        (before, after) => {
+            let what = match (before, after) {
+                (Some(None), _) => "created (not text, or too large to show)",
+                (_, Some(None)) => "deleted (not text, or too large to show)",
+                _ => "changed (not text, or too large to show)",
+            };
+            FileDiff::unshown(path, what)
+        }
     }
 }
 

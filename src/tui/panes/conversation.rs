@@ -312,6 +312,13 @@ fn more_line(more: usize, theme: &Theme) -> Option<Line<'static>> {
 /// A file change under its call line: `hello.txt: +1 −3`, then its lines (added green, removed
 /// red, context dimmed, `⋯` between changes), the first [`DIFF_SHOW`] unless expanded.
 fn diff_lines(diff: &FileDiff, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
+    if let Some(what) = diff.unshown {
+        return vec![Line::from(vec![
+            Span::styled("  │ ", theme.muted),
+            Span::styled(format!("{}: ", calls::one_line(&diff.path)), theme.accent),
+            Span::styled(what, theme.muted),
+        ])];
+    }
     let mut out = vec![Line::from(vec![
         Span::styled("  │ ", theme.muted),
         Span::styled(format!("{}: ", calls::one_line(&diff.path)), theme.accent),
