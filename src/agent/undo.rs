@@ -279,7 +279,7 @@ fn undo_last(
     let mut list = done.join(", ");
     if !turn.not_kept.is_empty() {
         let left = format!(
-            "not put back: {} (never kept: left out by .gitignore, links, or too large)",
+            "not put back: {} (never kept: left out by .gitignore, dependency folders and caches, links, or too large)",
             turn.not_kept.join(", ")
         );
         list = if list.is_empty() {

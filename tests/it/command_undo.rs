@@ -136,3 +136,47 @@ fn undo_never_writes_through_a_link_a_command_put_in_a_folders_place() {
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
 }
+
+#[test]
+fn the_fix_a_failing_test_loop_is_one_undo_away() {
+    let test = json!({"command": "python3 -m unittest 2>&1"});
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::calls("t1", "run_command", test.clone()),
+        SseBuilder::calls(
+            "t2",
+            "replace_text_in_file",
+            // Another size: Python's cache tells a changed source by its size and second.
+            json!({"relative_path": "calc.py", "old_text": "a - b", "new_text": "a + b  # fixed"}),
+        ),
+        SseBuilder::calls("t3", "run_command", test),
+        SseBuilder::answer("fixed-and-passing."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let broken = "def add(a, b):\n    return a - b\n";
+    std::fs::write(ws.join("calc.py"), broken).unwrap();
+    std::fs::write(
+        ws.join("test_calc.py"),
+        "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    )
+    .unwrap();
+    let mut p = Launch::ui(dir.path(), &server.url())
+        .key("sk-x")
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .start();
+    p.wait_for("deepseek-v4-flash");
+    p.submit("fix the failing test");
+    p.wait_for("fixed-and-passing.");
+    p.wait_for("│ idle │");
+    // The first run failed (marked), the second passed.
+    p.wait_for("\u{2717} exit 1");
+    p.wait_for("OK");
+    p.submit("/undo");
+    // Python's caches are named, not kept; the edit is put back whole.
+    p.wait_for("__pycache__/ (never kept");
+    assert!(p.screen().contains("Undid"), "{}", p.screen());
+    assert_eq!(std::fs::read_to_string(ws.join("calc.py")).unwrap(), broken);
+    p.send(CTRL_D);
+    assert_eq!(p.wait_exit(), 0);
+}

@@ -125,7 +125,7 @@ pub fn observed(changes: &Changes, undoable: bool) -> Option<Value> {
         out.insert("not_kept".into(), list(changes.not_kept.iter().collect()));
         out.insert(
             "not_kept_note".into(),
-            json!("changed, but left out by .gitignore (or links, or too large): /undo cannot put these back"),
+            json!("changed, but not kept (left out by .gitignore, dependency folders and caches no tool may write, links, files too large): /undo cannot put these back"),
         );
     }
     if !undoable {

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::tools::file_edit::MAX_WRITE_BYTES;
 use crate::tools::kept_changes::ChangeKeeper;
-use crate::tools::sandbox::Sandbox;
+use crate::tools::sandbox::{Sandbox, is_config_name};
 use crate::tools::snapshot::snapshot;
 
 use super::survey::{FileStat, Found};
@@ -98,6 +98,9 @@ impl Manifest {
             let hash = match reused {
                 Some(hash) => Some(hash),
                 None if file.stat.link || file.ignored_in.is_some() => None,
+                None if is_config_name(file.relative.rsplit('/').next().unwrap_or_default()) => {
+                    None
+                }
                 None if file.stat.size > budget => None,
                 None => {
                     let hash = read_and_keep(sandbox, &file.relative, keeper);
@@ -144,7 +147,9 @@ impl Manifest {
                 (None, Some(b)) if b.ignored_in.is_some() => {
                     changes.not_kept.insert(not_kept_as(b));
                 }
-                (None, Some(b)) if b.stat.link => {
+                // A link, or a file that could not be kept (one no tool may write, a `*.pth`,
+                // or one too large): /undo leaves it.
+                (None, Some(b)) if b.stat.link || b.hash.is_none() => {
                     changes.not_kept.insert(path.clone());
                 }
                 (None, Some(_)) => changes.created.push(path.clone()),
@@ -215,6 +220,9 @@ mod tests {
         std::fs::remove_file(root.join("b.txt")).unwrap();
         std::fs::write(root.join("c.txt"), "c\n").unwrap();
         std::fs::write(root.join("target/new"), "n").unwrap();
+        std::fs::create_dir_all(root.join("__pycache__")).unwrap();
+        std::fs::write(root.join("__pycache__/a.pyc"), "p").unwrap();
+        std::fs::write(root.join("x.pth"), "import os").unwrap();
         // Rewritten with the same content: not a change.
         std::fs::write(root.join("same.txt"), "same\n").unwrap();
         let after = manifest(&sandbox, Some(&before));
@@ -223,7 +231,10 @@ mod tests {
         assert_eq!(changes.created, ["c.txt"]);
         assert_eq!(changes.changed, [("a.txt".to_string(), hash_of("a.txt"))]);
         assert_eq!(changes.deleted, [("b.txt".to_string(), hash_of("b.txt"))]);
-        assert_eq!(changes.not_kept.iter().collect::<Vec<_>>(), ["target/"]);
+        assert_eq!(
+            changes.not_kept.iter().collect::<Vec<_>>(),
+            ["__pycache__/", "target/", "x.pth"]
+        );
         // Nothing changed since: nothing to tell.
         assert!(
             after

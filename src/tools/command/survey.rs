@@ -1,9 +1,9 @@
 //! One walk of the workspace, before each command and again after it: what the jail must
 //! shield (`exposure`'s rules) and the state of every file a command could change (`manifest`
 //! compares two of them). One walk serves both, so watching for changes costs only the
-//! bookkeeping. Folders the project's `.gitignore` files leave out (`target/`,
-//! `node_modules/`) are walked too, by their file states only: a change in them is listed, not
-//! kept. Past its entry limit (`[run_command] max_entries`, default [`MAX_ENTRIES`]) the walk
+//! bookkeeping. Folders the project's `.gitignore` files leave out (`target/`), and those no tool
+//! may write (`node_modules/`, `__pycache__/`, `.venv/`), are walked too, by their file states
+//! only: a change in them is listed, not kept. Past its entry limit (`[run_command] max_entries`, default [`MAX_ENTRIES`]) the walk
 //! stops, and a command is refused rather than run half-shielded.
 
 use std::collections::{HashSet, VecDeque};
@@ -18,6 +18,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use crate::capped_read::{Links, read_capped};
 use crate::jail::Shielded;
 use crate::tools::hidden;
+use crate::tools::sandbox::is_config_name;
 
 use super::exposure::read_only_name;
 
@@ -156,9 +157,12 @@ pub fn survey(root: &Path, max_entries: usize) -> Survey {
             };
             match meta.kind {
                 Kind::Dir => {
+                    // A dependency folder or interpreter cache (`node_modules`, `__pycache__`,
+                    // `.venv`) is one no tool may write, so /undo could not put it back either.
+                    let unwritable = is_config_name(&name.to_string_lossy());
                     let ignored = ignored_in
                         .clone()
-                        .or_else(|| left_out(&rules, &path, true).then(relative));
+                        .or_else(|| (unwritable || left_out(&rules, &path, true)).then(relative));
                     queue.push_back((path, meta.id, rules.clone(), ignored));
                 }
                 Kind::File | Kind::Link => {
