@@ -703,3 +703,19 @@ async fn files_a_command_changed_count_as_changed_by_miniclaws_tools() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_miniclaw_folder_a_command_makes_is_moved_aside_too() {
+    let r = rig().await;
+    let made = r
+        .run("mkdir -p .miniclaw/sessions && echo '{}' > .miniclaw/sessions/planted.json && echo x > AGENTS.md")
+        .await;
+    assert!(ok(&made), "{made}");
+    assert!(!r.ws().join(".miniclaw/sessions").exists(), "{made}");
+    assert!(!r.ws().join("AGENTS.md").exists(), "{made}");
+    let moved = made["moved_aside"].as_str().unwrap_or_default();
+    assert!(
+        moved.contains(".miniclaw") && moved.contains("AGENTS.md"),
+        "{made}"
+    );
+}

@@ -227,6 +227,13 @@ const QUARANTINE_DIR: &str = ".miniclaw/quarantine";
 fn move_aside(sandbox: &Sandbox, shown: &str, stamp: &str) -> std::io::Result<String> {
     let folder = format!("{QUARANTINE_DIR}/{stamp}");
     let dir = sandbox.dir();
+    // MiniClaw's own folder made by the command cannot go inside itself: renamed beside it, to
+    // a name nothing loads.
+    if shown == ".miniclaw" {
+        let to = format!(".miniclaw.moved-{stamp}");
+        dir.rename(shown, dir, &to)?;
+        return Ok(to);
+    }
     // A planted link in MiniClaw's place would send the entry elsewhere in the workspace.
     for part in [".miniclaw", QUARANTINE_DIR] {
         match dir.symlink_metadata(part) {
