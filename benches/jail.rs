@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use miniclaw::tools::command::CommandSettings;
 use miniclaw::tools::command::manifest::Manifest;
 use miniclaw::tools::command::survey::{self, survey};
-use miniclaw::tools::command::{CommandSettings, exposure};
 use miniclaw::tools::{ChangeKeeper, Sandbox, ToolContext, ToolRegistry};
 
 /// A content store in a folder, one file per hash (as the checkpoints keep blobs).
@@ -79,7 +79,7 @@ fn jail(c: &mut Criterion) {
     let mut group = c.benchmark_group("jail");
     group.sample_size(20);
     group.bench_function("shield_walk_20000_files", |b| {
-        b.iter(|| exposure::shielded(&real));
+        b.iter(|| survey::shielded(&real));
     });
     let store_dir = dir.path().join("store");
     std::fs::create_dir_all(&store_dir).unwrap();

@@ -28,11 +28,6 @@ pub fn read_only_name(name: &OsStr) -> bool {
     READ_ONLY_NAMES.contains(&lower.as_str())
 }
 
-/// The shielded entries of the workspace at `root` (a real path), hidden ones first.
-pub fn shielded(root: &Path) -> Vec<Shielded> {
-    super::survey::survey(root, super::survey::MAX_ENTRIES).shielded
-}
-
 /// Whether the workspace-relative `relative` path holds a shielded name (a hidden or read-only
 /// one) in any of its parts: a command may not have made it.
 pub fn shielded_path(relative: &Path) -> bool {

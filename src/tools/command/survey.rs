@@ -28,6 +28,11 @@ pub const MAX_ENTRIES: usize = 50_000;
 /// The largest `.gitignore` read (a hostile one could be huge, or a pipe).
 const MAX_GITIGNORE: u64 = 256 * 1024;
 
+/// The shielded entries of the workspace at `root` (a real path), hidden ones first.
+pub fn shielded(root: &Path) -> Vec<Shielded> {
+    survey(root, MAX_ENTRIES).shielded
+}
+
 /// What a file's metadata says about it: equal states mean (within a clock tick) equal content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileStat {

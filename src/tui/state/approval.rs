@@ -83,7 +83,7 @@ impl ApprovalView {
 
 /// The one-line editor of the prefixes: the input's own editor (a text area), so its keys are
 /// the input's (Ctrl+A / Ctrl+E, Ctrl+B / Ctrl+F, Left / Right, Home / End, Backspace /
-/// Delete; Ctrl+W / Ctrl+U / Ctrl+K as [`crate::tui::keymap::LineEdit`]), kept to one line.
+/// Delete; Ctrl+W / Ctrl+U / Ctrl+K as the keymap's line edits), kept to one line.
 #[derive(Clone, Debug)]
 pub struct PrefixEditor {
     area: ratatui_textarea::TextArea<'static>,

@@ -53,7 +53,7 @@ pub(super) fn apply(state: &mut State, action: Action, effects: &mut Vec<Effect>
         }
         Action::PrefixLineEdit(edit) => {
             if let Some(editor) = &mut view.prefix {
-                super::input::apply_line_edit(editor.area(), edit);
+                super::line_edit::apply(editor.area(), edit);
             }
             view.prefix_problem = None;
             return;

@@ -97,28 +97,7 @@ pub(super) fn edit(state: &mut State, key: KeyEvent) {
 pub(super) fn line_edit(state: &mut State, edit: LineEdit) {
     state.focus = Focus::Input;
     state.composer.history_pos = None;
-    apply_line_edit(&mut state.composer.input, edit);
-}
-
-/// A readline edit of a text area: the input's, or the prefix editor's of the approval dialog.
-pub(super) fn apply_line_edit(input: &mut ratatui_textarea::TextArea<'_>, edit: LineEdit) {
-    match edit {
-        LineEdit::DeleteToStart => {
-            input.delete_line_by_head();
-        }
-        LineEdit::DeleteToEnd => {
-            input.delete_line_by_end();
-        }
-        LineEdit::DeleteWordBack => {
-            input.delete_word();
-        }
-        LineEdit::Undo => {
-            input.undo();
-        }
-        LineEdit::Redo => {
-            input.redo();
-        }
-    }
+    super::line_edit::apply(&mut state.composer.input, edit);
 }
 
 /// Inserts a paste; more than [`paste::FOLD_LINES`] lines stand in the input as one marker.

@@ -13,6 +13,7 @@ mod find;
 mod input;
 mod key_dialog;
 mod keys;
+mod line_edit;
 mod navigate;
 mod permissions;
 mod picker;
