@@ -719,3 +719,25 @@ async fn a_miniclaw_folder_a_command_makes_is_moved_aside_too() {
         "{made}"
     );
 }
+
+#[tokio::test]
+async fn configuration_an_interrupted_command_made_is_moved_aside_all_the_same() {
+    let r = rig().await;
+    let mut ctx = ToolContext::standalone(r.sandbox.clone());
+    let cancel = tokio_util::sync::CancellationToken::new();
+    ctx.cancel = cancel.clone();
+    let args =
+        json!({"command": "echo '{\"mcpServers\":{}}' > .mcp.json; sleep 614.5"}).to_string();
+    let call = r.registry.execute("run_command", &args, &ctx);
+    let planted = r.ws().join(".mcp.json");
+    let watch = async {
+        wait::until_async("the command to plant .mcp.json", || planted.exists()).await;
+        cancel.cancel();
+    };
+    let (result, ()) = tokio::join!(call, watch);
+    assert_eq!(result["ok"], json!(false), "{result}");
+    wait::until_async("the interrupted command's .mcp.json moved aside", || {
+        !planted.exists()
+    })
+    .await;
+}

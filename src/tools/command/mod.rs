@@ -166,6 +166,10 @@ impl Tool for RunCommand {
                 .jail
                 .command(&prepared.plan)
                 .map_err(|e| ToolError::failed(e.to_string()))?;
+            // Whatever happens to this call from here (an interrupt drops it), what the command
+            // made under shielded names is moved aside.
+            let mut guard =
+                QuarantineOnDrop::new(ctx, &prepared.before, shared.settings.max_entries);
             let before = shared
                 .manifest_before(ctx, std::mem::take(&mut prepared.found))
                 .await?;
@@ -181,29 +185,97 @@ impl Tool for RunCommand {
                 let (sandbox, shields) = (ctx.sandbox.clone(), prepared.before.clone());
                 let max_entries = shared.settings.max_entries;
                 let at_end = move || drop(plan::quarantine(&sandbox, &shields, max_entries));
-                let mut fields = shared
+                let started = shared
                     .jobs
                     .start(&args.command, cmd, limits, ctx, prepared.shown_dir, at_end)
-                    .await?;
-                shared
-                    .after(ctx, before, prepared.before, &mut fields)
                     .await;
-                return Ok(fields);
+                let done = shared.finish(ctx, before, prepared.before, started).await;
+                guard.disarm();
+                return done;
             }
             let started = Instant::now();
             let on_line = |line: String| ctx.output(line);
-            let out = process::run_to_limit(cmd, "sh", None, limits, &ctx.cancel, &on_line).await?;
-            let elapsed = started.elapsed();
-            let mut fields = result(&args.command, &prepared.shown_dir, out, elapsed, timeout)?;
-            shared
-                .after(ctx, before, prepared.before, &mut fields)
-                .await;
-            Ok(fields)
+            let ran = process::run_to_limit(cmd, "sh", None, limits, &ctx.cancel, &on_line)
+                .await
+                .map_err(ToolError::from)
+                .and_then(|out| {
+                    result(
+                        &args.command,
+                        &prepared.shown_dir,
+                        out,
+                        started.elapsed(),
+                        timeout,
+                    )
+                });
+            let done = shared.finish(ctx, before, prepared.before, ran).await;
+            guard.disarm();
+            done
         })
     }
 }
 
+/// Moves aside what a command made under shielded names when its call is dropped unfinished
+/// (an interrupt, a timeout of the call): the walk runs on a blocking thread of its own. A call
+/// that finishes has done it already; doing it again finds nothing new.
+struct QuarantineOnDrop {
+    armed: bool,
+    sandbox: Arc<crate::tools::Sandbox>,
+    shields: plan::Shields,
+    max_entries: usize,
+}
+
+impl QuarantineOnDrop {
+    fn new(ctx: &ToolContext, shields: &plan::Shields, max_entries: usize) -> Self {
+        Self {
+            armed: true,
+            sandbox: ctx.sandbox.clone(),
+            shields: shields.clone(),
+            max_entries,
+        }
+    }
+
+    /// The call finished and did it itself.
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for QuarantineOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (sandbox, shields) = (self.sandbox.clone(), self.shields.clone());
+        let max_entries = self.max_entries;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn_blocking(move || drop(plan::quarantine(&sandbox, &shields, max_entries)));
+        }
+    }
+}
+
 impl Shared {
+    /// Ends a call however the command went: what it changed is recorded and what it made
+    /// under shielded names moved aside even when it was interrupted or its call failed (it
+    /// may have run part way), then its result (or error) is given back.
+    async fn finish(
+        &self,
+        ctx: &ToolContext,
+        before: Manifest,
+        shields: plan::Shields,
+        ran: Result<Map<String, Value>, ToolError>,
+    ) -> Result<Map<String, Value>, ToolError> {
+        match ran {
+            Ok(mut fields) => {
+                self.after(ctx, before, shields, &mut fields).await;
+                Ok(fields)
+            }
+            Err(e) => {
+                self.after(ctx, before, shields, &mut Map::new()).await;
+                Err(e)
+            }
+        }
+    }
+
     /// The manifest of the files `found` before a command, reusing the last command's hashes
     /// (off the runtime).
     async fn manifest_before(
