@@ -10,8 +10,8 @@ use crate::events::{JobInfo, JobState};
 use crate::tui::update::Effect;
 use serde_json::json;
 
-#[test]
-fn a_finished_command_shows_its_exit_code_time_and_output_under_its_call() {
+/// A state that was told of a `python3 -m unittest` call that exited 1 with `stderr`.
+fn failed_unittest(stderr: &str) -> (crate::tui::state::State, Instant) {
     let mut s = state();
     let now = Instant::now();
     feed(
@@ -23,10 +23,18 @@ fn a_finished_command_shows_its_exit_code_time_and_output_under_its_call() {
             "run_command",
             json!({"command": "python3 -m unittest"}),
             json!({"ok": true, "tool": "run_command", "command": "python3 -m unittest",
-                   "working_dir": ".", "exit_code": 1, "stdout": "",
-                   "stderr": "F\n======\nFAIL: test_add\n------\nTraceback:\n  File \"test_calc.py\", line 6\nAssertionError: -1 != 5\n\nFAILED (failures=1)\n", "duration_sec": 0.4}),
+                   "working_dir": ".", "exit_code": 1, "stdout": "", "stderr": stderr,
+                   "duration_sec": 0.4}),
             400,
         ),
+    );
+    (s, now)
+}
+
+#[test]
+fn a_finished_command_shows_its_exit_code_time_and_output_under_its_call() {
+    let (mut s, now) = failed_unittest(
+        "F\n======\nFAIL: test_add\n------\nTraceback:\n  File \"test_calc.py\", line 6\nAssertionError: -1 != 5\n\nFAILED (failures=1)\n",
     );
     let screen = render(&mut s, 100, 30, now);
     assert!(screen.contains("exit 1 · 0.4 s"), "{screen}");
@@ -114,22 +122,7 @@ fn status_says_whether_commands_run_in_the_jail_or_why_not() {
 
 #[test]
 fn a_command_that_exited_non_zero_is_marked_failed_on_its_call_line_and_in_the_timeline() {
-    let mut s = state();
-    let now = Instant::now();
-    feed(
-        &mut s,
-        now,
-        tool_step(
-            1,
-            "c1",
-            "run_command",
-            json!({"command": "python3 -m unittest"}),
-            json!({"ok": true, "tool": "run_command", "command": "python3 -m unittest",
-                   "working_dir": ".", "exit_code": 1, "stdout": "", "stderr": "FAILED\n",
-                   "duration_sec": 0.4}),
-            400,
-        ),
-    );
+    let (mut s, now) = failed_unittest("FAILED\n");
     let backend = render_backend(&mut s, 140, 30, now);
     let buffer = backend.buffer();
     let rows: Vec<String> = (0..buffer.area.height)
