@@ -113,8 +113,8 @@ fn setup(mode: ApprovalMode, asker: Option<Arc<Person>>, rules: &[&str]) -> Setu
     }
 }
 
-/// Runs one `run_command` call with `arguments`: how it ended, the notices said on the way.
-fn call(setup: &Setup, arguments: Value) -> (CallOutcome, Value, Vec<String>) {
+/// Runs one `run_command` call with `arguments`: its observation and every event on the way.
+fn call_events(setup: &Setup, arguments: Value) -> (super::dispatch::Observed, Vec<AgentEvent>) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -128,21 +128,31 @@ fn call(setup: &Setup, arguments: Value) -> (CallOutcome, Value, Vec<String>) {
             arguments: arguments.to_string(),
         },
     }];
-    let (observed, _) = rt.block_on(setup.agent.run_calls(
+    let (mut observed, _) = rt.block_on(setup.agent.run_calls(
         &calls,
         &[],
         &RequestBudget::for_turn(2),
         &EventSink::new(tx),
         &CancellationToken::new(),
     ));
-    let mut notices = Vec::new();
+    let mut events = Vec::new();
     while let Ok(event) = rx.try_recv() {
-        if let AgentEvent::Notice(n) = event {
-            notices.push(n);
-        }
+        events.push(event);
     }
-    let o = &observed[0];
-    (o.outcome.clone(), o.value.clone(), notices)
+    (observed.remove(0), events)
+}
+
+/// Runs one `run_command` call with `arguments`: how it ended, the notices said on the way.
+fn call(setup: &Setup, arguments: Value) -> (CallOutcome, Value, Vec<String>) {
+    let (o, events) = call_events(setup, arguments);
+    let notices = events
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::Notice(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    (o.outcome, o.value, notices)
 }
 
 fn command(line: &str) -> Value {
@@ -361,32 +371,14 @@ fn a_call_a_rule_lets_through_tells_which_rules() {
         Some(no.clone()),
         &["cargo test", "git status"],
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let calls = [ToolCall {
-        id: "c1".into(),
-        kind: "function".into(),
-        function: FunctionCall {
-            name: RUN_COMMAND.into(),
-            arguments: command("cargo test -q && git status && cargo test").to_string(),
-        },
-    }];
-    rt.block_on(ask.agent.run_calls(
-        &calls,
-        &[],
-        &RequestBudget::for_turn(2),
-        &EventSink::new(tx),
-        &CancellationToken::new(),
-    ));
-    let mut told = Vec::new();
-    while let Ok(event) = rx.try_recv() {
-        if let AgentEvent::AllowedByRules { id, rules } = event {
-            told.push((id, rules));
-        }
-    }
+    let (_, events) = call_events(&ask, command("cargo test -q && git status && cargo test"));
+    let told: Vec<(String, Vec<CommandRule>)> = events
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::AllowedByRules { id, rules } => Some((id, rules)),
+            _ => None,
+        })
+        .collect();
     assert_eq!(
         told,
         vec![(

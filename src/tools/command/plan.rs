@@ -173,6 +173,7 @@ pub fn quarantine(sandbox: &Sandbox, before: &Shields, max_entries: usize) -> Qu
     let mut moved = Vec::new();
     // One folder for what one walk moves.
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ").to_string();
+    let own = hidden::own_folders_in(sandbox.root());
     for path in exposure::paths(&walked.shielded) {
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
@@ -181,7 +182,7 @@ pub fn quarantine(sandbox: &Sandbox, before: &Shields, max_entries: usize) -> Qu
             continue;
         }
         let shown = sandbox.display_relative(&path);
-        if shown.is_empty() || hidden::own_folders_in(sandbox.root()).contains(&path) {
+        if shown.is_empty() || own.contains(&path) {
             continue;
         }
         match move_aside(sandbox, &shown, &stamp) {
