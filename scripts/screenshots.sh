@@ -139,7 +139,7 @@ DEMO_DONE="The sum is"
 
 shot_turn_timeline() {
     launch turn-timeline 140 40 "$DEMO_URL"
-    wait_for turn-timeline "deepseek-v4-flash"
+    wait_for turn-timeline "deepseek-flash"
     prompt turn-timeline "What is in my workspace? Leave me a note."
     wait_for turn-timeline "$DEMO_DONE"
     wait_for turn-timeline "idle"
@@ -160,7 +160,7 @@ shot_pro_reasoning() {
 
 shot_light_theme() {
     launch light-theme 140 40 "$DEMO_URL" --theme light
-    wait_for light-theme "deepseek-v4-flash"
+    wait_for light-theme "deepseek-flash"
     prompt light-theme "What is in my workspace? Leave me a note."
     wait_for light-theme "$DEMO_DONE"
     wait_for light-theme "idle"
@@ -169,7 +169,7 @@ shot_light_theme() {
 
 shot_narrow() {
     launch narrow 70 30 "$DEMO_URL"
-    wait_for narrow "deepseek-v4-flash"
+    wait_for narrow "deepseek-flash"
     prompt narrow "What is in my workspace?"
     wait_for narrow "$DEMO_DONE"
     wait_for narrow "idle"
@@ -192,7 +192,7 @@ shot_command_changes() {
     printf 'old\n' >"$ws/old.txt"
     printf 'build/\n' >"$ws/.gitignore"
     launch command-changes 140 40 "$COMMAND_URL"
-    wait_for command-changes "deepseek-v4-flash"
+    wait_for command-changes "deepseek-flash"
     prompt command-changes "Fix add in calc.py with sed."
     wait_for command-changes "Fixed"
     wait_for command-changes "idle"

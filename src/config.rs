@@ -30,8 +30,9 @@ pub struct Cli {
     /// MiniClaw starts in.
     #[arg(short = 'C', long, env = "MINICLAW_WORKSPACE")]
     pub workspace: Option<PathBuf>,
-    /// The model to start with: deepseek-v4-flash or deepseek-v4-pro, any other name, or
-    /// PROVIDER/MODEL (default: the one chosen last time, else deepseek-v4-flash; DeepSeek's
+    /// The model to start with: deepseek-flash (or its legacy name deepseek-v4-flash) or
+    /// deepseek-v4-pro, any other name, or PROVIDER/MODEL (default: the one chosen last time,
+    /// else deepseek-flash; DeepSeek's
     /// from DEEPSEEK_MODEL when no other provider is chosen).
     #[arg(long)]
     pub model: Option<String>,
@@ -43,9 +44,15 @@ pub struct Cli {
     /// At most this many model calls per turn.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub max_steps: u16,
-    /// The most prompt tokens a request may carry; older tool outputs and turns are trimmed to fit.
-    #[arg(long, env = "MINICLAW_CONTEXT_TOKENS", default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(1_000..))]
-    pub context_tokens: u32,
+    /// The most prompt tokens a request may carry, for every model (default: the model's own
+    /// window: 1,000,000 for DeepSeek's presets, a provider model's context_tokens, else
+    /// 100,000). Long sessions are compacted before they reach it.
+    #[arg(long, env = "MINICLAW_CONTEXT_TOKENS", value_parser = clap::value_parser!(u32).range(1_000..))]
+    pub context_tokens: Option<u32>,
+    /// The pro preset's reasoning effort: high or max (default: config.toml's
+    /// [deepseek] reasoning_effort, else high).
+    #[arg(long, env = "MINICLAW_REASONING_EFFORT", value_parser = ["high", "max"], value_name = "EFFORT")]
+    pub reasoning_effort: Option<String>,
     /// Run one turn without the screen: the answer goes to stdout, the step trace to stderr.
     /// `-p -` reads the prompt from stdin, as does a prompt piped in without -p.
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
@@ -92,7 +99,7 @@ pub struct Cli {
     /// The model /plan's planner uses (default: deepseek-v4-pro).
     #[arg(long, env = "MINICLAW_PLANNER_MODEL", value_name = "NAME")]
     pub planner_model: Option<String>,
-    /// The model /plan's executor uses (default: deepseek-v4-flash).
+    /// The model /plan's executor uses (default: deepseek-flash).
     #[arg(long, env = "MINICLAW_EXECUTOR_MODEL", value_name = "NAME")]
     pub executor_model: Option<String>,
 }
@@ -217,6 +224,11 @@ pub struct Config {
     pub folder_record: crate::remembered::folders::FolderRecord,
     /// Whether the commands of the folder MiniClaw starts in may run (see `trust`).
     pub project_trusted: bool,
+    /// The pro preset's reasoning effort (the flag, else `[deepseek]`, else high).
+    pub reasoning_effort: crate::llm::ReasoningEffort,
+    /// When a session is compacted, as a percent of the context budget (`[context]
+    /// compact_at`; 0: never by itself).
+    pub compact_at: u8,
     /// Problems found while reading the configuration, shown at start.
     pub warnings: Vec<String>,
 }
@@ -361,6 +373,8 @@ impl Config {
             state_dir,
             folder_record,
             project_trusted: false,
+            reasoning_effort: Default::default(),
+            compact_at: crate::agent::DEFAULT_COMPACT_AT,
             warnings,
         }
     }
@@ -374,6 +388,17 @@ impl Config {
         let settings = crate::settings::Settings::load(&files, self.project_trusted);
         let (providers, warnings) = Providers::from_entries(&settings.providers);
         self.warnings.extend(warnings);
+        let effort = self
+            .cli
+            .reasoning_effort
+            .as_deref()
+            .or(settings.deepseek.reasoning_effort.as_deref());
+        self.reasoning_effort = effort
+            .and_then(crate::llm::ReasoningEffort::from_name)
+            .unwrap_or_default();
+        if let Some(share) = settings.context.compact_at {
+            self.compact_at = share;
+        }
         let remembered = crate::remembered::path()
             .map(|p| crate::remembered::load(&p))
             .unwrap_or_default();
@@ -624,6 +649,8 @@ mod tests {
             state_dir: PathBuf::from("."),
             folder_record: Default::default(),
             project_trusted: false,
+            reasoning_effort: Default::default(),
+            compact_at: crate::agent::DEFAULT_COMPACT_AT,
             warnings: Vec::new(),
         };
         let text = format!("{c:?}");

@@ -8,6 +8,22 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::llm::Usage;
 
+/// A compaction of the session, as told to the screen and reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// How many turns the summary replaced.
+    pub turns: usize,
+    /// Whether the context budget set it off (not `/compact`).
+    pub automatic: bool,
+    /// The summary as later requests carry it (the goal in the person's words, then the
+    /// model's summary).
+    pub summary: String,
+    /// The summary's size in (estimated) tokens.
+    pub summary_tokens: usize,
+    /// The summary request's token counts, when the server sent them.
+    pub usage: Option<Usage>,
+}
+
 /// What the agent is doing while a turn runs (between turns it does nothing: `TurnFinished`
 /// says so).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,6 +389,32 @@ pub enum AgentEvent {
         used: usize,
         /// The budget.
         budget: usize,
+        /// The prompt tokens at which the session is compacted by itself (`None`: never).
+        compact_at: Option<usize>,
+    },
+    /// The session's older turns are being summarized (a model request without tools).
+    Compacting {
+        /// How many turns the summary will replace.
+        turns: usize,
+        /// Whether the context budget set it off (not `/compact`).
+        automatic: bool,
+    },
+    /// The session was compacted: later requests carry the summary instead of older turns.
+    Compacted(Compaction),
+    /// Compacting failed; older turns are trimmed to fit instead (when automatic).
+    CompactionFailed {
+        /// What went wrong, for the person.
+        reason: String,
+        /// Whether the context budget set it off (not `/compact`).
+        automatic: bool,
+    },
+    /// To fit the context budget, a request left out older turns or shortened tool outputs
+    /// (said once per turn, when it first happens or grows).
+    ContextTrimmed {
+        /// Whole earlier turns left out.
+        dropped_turns: usize,
+        /// Tool outputs shortened.
+        shortened: usize,
     },
     /// The history was cleared.
     HistoryCleared,

@@ -342,7 +342,8 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     // Each provider's key is read from its own variable, which left the environment at start.
     let client = LlmClient::new(&config.base_url, None)?
         .with_key(key)
-        .with_providers(config.providers.clone(), &|var| crate::secrets::get(var));
+        .with_providers(config.providers.clone(), &|var| crate::secrets::get(var))
+        .with_reasoning_effort(config.reasoning_effort);
     if let Some(problem) = config.key_problem() {
         notices.push(match problem {
             crate::llm::LlmError::MissingKey => crate::secrets::missing_key_message(),
@@ -362,7 +363,8 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
             history_path: Some(config.history_path()),
         },
     )
-    .with_context_budget(config.cli.context_tokens as usize)
+    .with_context_budget(config.cli.context_tokens.map(|t| t as usize))
+    .with_compaction_at(config.compact_at)
     .with_approvals(config.approval, None)
     .with_command_rules(Arc::new(command_rules))
     .with_command_timeouts(command_timeouts)

@@ -32,6 +32,46 @@ pub fn step_limit_notice(max: usize, way_on: &str) -> String {
     )
 }
 
+/// What a compaction did, in a line: `Compacted 126 turns into a summary of 900 tokens`.
+pub fn compacted_line(c: &crate::events::Compaction) -> String {
+    let why = if c.automatic {
+        " (the context was nearly full)"
+    } else {
+        ""
+    };
+    format!(
+        "Compacted {} turn{} into a summary of {} tokens{why}",
+        c.turns,
+        if c.turns == 1 { "" } else { "s" },
+        c.summary_tokens
+    )
+}
+
+/// Why compacting failed, and what happens instead.
+pub fn compaction_failed_notice(reason: &str, automatic: bool) -> String {
+    let instead = if automatic {
+        " Older turns are trimmed to fit the context window instead, as before; /compact tries again."
+    } else {
+        ""
+    };
+    format!("Could not compact the session: {reason}.{instead}")
+}
+
+/// What fitting a request into the context window left out.
+pub fn trimmed_notice(dropped_turns: usize, shortened: usize) -> String {
+    let mut parts = Vec::new();
+    if dropped_turns > 0 {
+        parts.push(format!("left out {dropped_turns} earlier turn(s)"));
+    }
+    if shortened > 0 {
+        parts.push(format!("shortened {shortened} tool output(s)"));
+    }
+    format!(
+        "To fit the context window, this request {}; the history keeps them whole. /compact summarizes older turns instead.",
+        parts.join(" and ")
+    )
+}
+
 /// The error as a sentence that says what to do next.
 pub fn error_advice(e: &LlmError) -> String {
     let next = match e {

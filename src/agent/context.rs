@@ -20,9 +20,13 @@ pub struct ContextBudget {
     pub max_tokens: usize,
     /// Server-reported tokens per estimated token (1.0 until the first response).
     scale: f64,
-    /// The budget configured (`--context-tokens`), for models that do not bring their own.
-    configured: usize,
+    /// The budget given for every model (`--context-tokens`), which wins over a model's own.
+    configured: Option<usize>,
 }
+
+/// The budget of a model that says nothing of its window (a custom name, a provider's model
+/// without `context_tokens`).
+pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;
 
 /// What fitting did to a request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -36,19 +40,30 @@ pub struct FitReport {
 }
 
 impl ContextBudget {
-    /// A budget of `max_tokens` prompt tokens.
+    /// A budget of `max_tokens` prompt tokens for every model.
+    #[cfg(test)]
     pub fn new(max_tokens: usize) -> Self {
+        Self::configured(Some(max_tokens))
+    }
+
+    /// The budget `tokens` for every model when given, else each model's own window.
+    pub fn configured(tokens: Option<usize>) -> Self {
+        let configured = tokens.map(|t| t.max(1_000));
         Self {
-            max_tokens: max_tokens.max(1_000),
+            max_tokens: configured.unwrap_or(DEFAULT_CONTEXT_TOKENS),
             scale: 1.0,
-            configured: max_tokens.max(1_000),
+            configured,
         }
     }
 
-    /// Uses the model's own budget (its provider's `context_tokens`) when it has one, else the
-    /// configured one.
+    /// Follows the model of the next request: the configured budget when there is one, else
+    /// the model's own window (`tokens`), else [`DEFAULT_CONTEXT_TOKENS`].
     pub fn for_model(&mut self, tokens: Option<usize>) {
-        self.max_tokens = tokens.unwrap_or(self.configured).max(1_000);
+        self.max_tokens = self
+            .configured
+            .or(tokens)
+            .unwrap_or(DEFAULT_CONTEXT_TOKENS)
+            .max(1_000);
     }
 
     /// Learns from a response: the server counted `actual` prompt tokens for a request whose raw
@@ -63,6 +78,11 @@ impl ContextBudget {
     /// An estimate corrected by what the server reported.
     pub fn corrected(&self, raw: usize) -> usize {
         (raw as f64 * self.scale).ceil() as usize
+    }
+
+    /// The raw estimate that corrects to `tokens`.
+    pub fn uncorrected(&self, tokens: usize) -> usize {
+        (tokens as f64 / self.scale).floor() as usize
     }
 
     /// Trims `messages` to fit beside `overhead` tokens that are always sent (the tool schemas);
@@ -372,6 +392,20 @@ mod tests {
             "as much as fits is kept: {}",
             newest.len()
         );
+    }
+
+    #[test]
+    fn the_budget_follows_the_model_unless_one_is_given_for_all() {
+        let mut own = ContextBudget::configured(None);
+        own.for_model(crate::llm::Preset::Pro.context_tokens());
+        assert_eq!(own.max_tokens, 1_000_000, "DeepSeek's V4 window");
+        own.for_model(crate::llm::Preset::Custom("local".into()).context_tokens());
+        assert_eq!(own.max_tokens, DEFAULT_CONTEXT_TOKENS);
+        own.for_model(Some(32_768));
+        assert_eq!(own.max_tokens, 32_768, "a provider model's context_tokens");
+        let mut given = ContextBudget::configured(Some(8_000));
+        given.for_model(crate::llm::Preset::Flash.context_tokens());
+        assert_eq!(given.max_tokens, 8_000, "--context-tokens wins");
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub struct TurnDelegator {
     pub preset: Preset,
     /// The turn's model requests.
     pub budget: RequestBudget,
+    /// The context budget of the agent delegating (a sub-agent's requests fit the same).
+    pub context: super::context::ContextBudget,
 }
 
 impl Agent {
@@ -32,6 +34,7 @@ impl Agent {
             client: self.client.clone(),
             preset: self.current_preset(),
             budget: budget.clone(),
+            context: self.budget.clone(),
         })
     }
 }
@@ -69,6 +72,9 @@ impl Delegator for TurnDelegator {
                 },
             )
             .with_request_budget(self.budget.clone());
+            // A sub-agent's task is short: its older steps are trimmed, never summarized.
+            agent.budget = self.context.clone();
+            agent.compact_at = 0;
             let outcome = agent.run_turn(&task.prompt, &events, cancel).await;
             let answer = agent
                 .session()

@@ -6,6 +6,7 @@ mod blocking;
 pub mod budget;
 #[cfg(test)]
 mod command_gate_tests;
+pub(crate) mod compaction;
 pub(crate) mod context;
 pub(crate) mod delegation;
 pub mod dispatch;
@@ -27,6 +28,7 @@ pub mod undo;
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use blocking::Unfinished;
 pub use budget::{BudgetExhausted, RequestBudget};
+pub use compaction::DEFAULT_COMPACT_AT;
 pub use instructions::{INIT_PROMPT, INSTRUCTIONS_FILE};
 pub use runner::{AgentCommand, AgentHandle, spawn};
 pub use session::{Message, Session};

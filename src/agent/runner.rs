@@ -50,6 +50,8 @@ pub enum AgentCommand {
     Plan(String),
     /// Carry out this plan (its numbered items), item by item.
     RunPlan(String),
+    /// Summarize the session so far (`/compact`), dwelling on this when given.
+    Compact(Option<String>),
 }
 
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
@@ -59,6 +61,7 @@ enum Job {
     Init(CancellationToken),
     Plan(String, CancellationToken),
     RunPlan(String, CancellationToken),
+    Compact(Option<String>, CancellationToken),
     ClearHistory,
     SetMaxSteps(usize),
     Sessions(AgentCommand),
@@ -92,6 +95,7 @@ impl AgentHandle {
             // Both halves of a plan stop at an interrupt: each carries its own token.
             AgentCommand::Plan(task) => Job::Plan(task, self.fresh_token()),
             AgentCommand::RunPlan(plan) => Job::RunPlan(plan, self.fresh_token()),
+            AgentCommand::Compact(keep) => Job::Compact(keep, self.fresh_token()),
             AgentCommand::ClearHistory => Job::ClearHistory,
             AgentCommand::SetMaxSteps(max) => Job::SetMaxSteps(max),
             // Not queued behind a running turn: the servers have their own tasks.
@@ -254,6 +258,9 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 let items = super::plan::parse_items(&plan);
                 agent.execute_plan(items, &events, &token).await;
             }
+            Job::Compact(keep, token) => {
+                agent.compact(keep.as_deref(), &events, &token).await;
+            }
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
             Job::Sessions(command) => sessions(&mut agent, command, &events).await,
             Job::ClearHistory => match agent.clear_history().await {
@@ -329,6 +336,7 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         | AgentCommand::Init
         | AgentCommand::Plan(_)
         | AgentCommand::RunPlan(_)
+        | AgentCommand::Compact(_)
         | AgentCommand::McpRestart(_)
         | AgentCommand::Jobs
         | AgentCommand::StopJob(_) => return,

@@ -99,6 +99,24 @@ pub struct Message {
     /// For a prompt of a `/plan` run: the planner's, or the executor's for one item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanMark>,
+    /// For a compaction (a system message whose content is the summary): what it replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<CompactionMark>,
+}
+
+/// What a compaction's summary replaces in later requests: every message before it but the
+/// system prompt, except those from `kept_from` on (the turn that was running).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionMark {
+    /// How many turns it replaced.
+    pub turns: usize,
+    /// Whether the context budget set it off (not `/compact`).
+    #[serde(default)]
+    pub automatic: bool,
+    /// The id of the first message still sent after it (the running turn's prompt); `None`:
+    /// none before it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_from: Option<String>,
 }
 
 impl Message {
@@ -118,12 +136,21 @@ impl Message {
             note: None,
             attached: None,
             plan: None,
+            compaction: None,
         }
     }
 
     /// The system prompt.
     pub fn system(content: impl Into<String>) -> Self {
         Self::new(Role::System, content)
+    }
+
+    /// A compaction: `summary` stands for what `mark` says it replaced.
+    pub fn compaction(summary: impl Into<String>, mark: CompactionMark) -> Self {
+        Self {
+            compaction: Some(mark),
+            ..Self::new(Role::System, summary)
+        }
     }
 
     /// A prompt of the person.
@@ -369,10 +396,46 @@ impl Session {
         self.messages.push(message);
     }
 
-    /// The messages as the API wants them.
+    /// The latest compaction: its index and mark.
+    pub fn last_compaction(&self) -> Option<(usize, &CompactionMark)> {
+        self.messages
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, m)| m.compaction.as_ref().map(|mark| (i, mark)))
+    }
+
+    /// Where the messages sent after the system prompt begin: after the latest compaction
+    /// (or at the running turn it kept), else after the system prompt.
+    pub fn sent_from(&self) -> usize {
+        let first = usize::from(self.system_prompt().is_some());
+        match self.last_compaction() {
+            None => first,
+            Some((at, mark)) => mark
+                .kept_from
+                .as_ref()
+                .and_then(|id| self.messages[..at].iter().position(|m| m.id == *id))
+                .unwrap_or(at + 1),
+        }
+    }
+
+    /// The messages as the API wants them: the system prompt (with the latest compaction's
+    /// summary after it), then what that compaction did not replace.
     pub fn to_chat(&self, with_tools: bool) -> Vec<ChatMessage> {
         let mut out: Vec<ChatMessage> = Vec::with_capacity(self.messages.len() + 1);
-        for m in &self.messages {
+        let summary = self.last_compaction().map(|(at, _)| &self.messages[at]);
+        if let Some(system) = self.messages.first().filter(|m| m.role == Role::System) {
+            let mut chat = system.to_chat(with_tools);
+            if let Some(summary) = summary {
+                let base = chat.content.take().unwrap_or_default();
+                chat.content = Some(format!("{base}\n\n{}", summary.content));
+            }
+            out.push(chat);
+        }
+        for m in &self.messages[self.sent_from()..] {
+            if m.compaction.is_some() {
+                continue;
+            }
             // A prompt that got no answer (its turn failed or was interrupted first) must not
             // sit next to the next prompt: the model is told what happened in between.
             if m.role == Role::User && out.last().is_some_and(|prev| prev.role == Role::User) {
@@ -520,5 +583,53 @@ mod tests {
         let kept = Message::tool_result("c2", "{}", (CallOutcome::Interrupted, false));
         let back: Message = serde_json::from_str(&serde_json::to_string(&kept).unwrap()).unwrap();
         assert_eq!(back.outcome, Some(CallOutcome::Interrupted));
+    }
+
+    #[test]
+    fn a_compaction_sends_its_summary_after_the_system_prompt_and_only_what_it_kept() {
+        let mut s = Session::new();
+        for n in 0..3 {
+            s.push(Message::user(format!("old {n}")));
+            s.push(Message::assistant(format!("answer {n}"), None, vec![]));
+        }
+        s.push(Message::user("running"));
+        let kept = s.messages.last().unwrap().id.clone();
+        s.push(Message::assistant("", None, vec![call("a")]));
+        s.push(Message::tool("a", "{}"));
+        let mark = CompactionMark {
+            turns: 3,
+            automatic: true,
+            kept_from: Some(kept),
+        };
+        s.push(Message::compaction("SUMMARY", mark));
+        s.push(Message::assistant("done", None, vec![]));
+        let chat = s.to_chat(true);
+        assert_eq!(
+            chat[0].content.as_deref(),
+            Some(format!("{SYSTEM_PROMPT}\n\nSUMMARY").as_str())
+        );
+        let rest: Vec<_> = chat[1..].iter().map(|m| m.role).collect();
+        assert_eq!(
+            rest,
+            [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+        );
+        assert_eq!(chat[1].content.as_deref(), Some("running"));
+        // The history keeps every message, and the prompts are the person's only.
+        assert_eq!(s.messages.len(), 12);
+        assert_eq!(s.prompts().count(), 4);
+        // A second compaction between turns replaces everything before it.
+        s.push(Message::compaction(
+            "SECOND",
+            CompactionMark {
+                turns: 1,
+                automatic: false,
+                kept_from: None,
+            },
+        ));
+        s.push(Message::user("next"));
+        let chat = s.to_chat(true);
+        assert_eq!(chat.len(), 2);
+        assert!(chat[0].content.as_deref().unwrap().ends_with("SECOND"));
+        assert_eq!(chat[1].content.as_deref(), Some("next"));
     }
 }

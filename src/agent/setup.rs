@@ -112,9 +112,17 @@ impl Agent {
         self.slot.as_ref().is_none_or(|s| s.is_active())
     }
 
-    /// Keeps requests within `tokens` prompt tokens.
-    pub fn with_context_budget(mut self, tokens: usize) -> Self {
-        self.budget = ContextBudget::new(tokens);
+    /// Keeps requests within `tokens` prompt tokens whatever the model (`None`: each model's
+    /// own window).
+    pub fn with_context_budget(mut self, tokens: Option<usize>) -> Self {
+        self.budget = ContextBudget::configured(tokens);
+        self
+    }
+
+    /// Compacts the session by itself before a request would pass `percent` of the context
+    /// budget (0: only `/compact` does).
+    pub fn with_compaction_at(mut self, percent: u8) -> Self {
+        self.compact_at = percent.min(100);
         self
     }
 

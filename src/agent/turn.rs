@@ -46,6 +46,8 @@ pub struct Agent {
     pub(super) session: Session,
     pub(super) settings: AgentSettings,
     pub(super) budget: ContextBudget,
+    /// When the session is compacted by itself, as a percent of the context budget (0: never).
+    pub(super) compact_at: u8,
     /// The preset of the next request: the one place it lives. A handle holds a clone of the
     /// sender and may change it while a turn runs; the agent reads it before every request.
     pub(super) preset: tokio::sync::watch::Sender<Preset>,
@@ -79,9 +81,6 @@ pub struct Agent {
     pub(super) instructions_diff: Option<String>,
 }
 
-/// The default context budget in prompt tokens.
-pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;
-
 /// What one model call ended in.
 enum StepResult {
     /// The turn is over.
@@ -106,7 +105,8 @@ impl Agent {
             sandbox,
             session,
             settings,
-            budget: ContextBudget::new(DEFAULT_CONTEXT_TOKENS),
+            budget: ContextBudget::configured(None),
+            compact_at: super::compaction::DEFAULT_COMPACT_AT,
             preset: tokio::sync::watch::Sender::new(preset),
             request_budget: None,
             history: None,
@@ -284,11 +284,28 @@ impl Agent {
         let preset = self.current_preset();
         self.budget.for_model(preset.context_tokens());
         let reasoning_back = !schemas.is_empty() && preset.returns_reasoning();
-        let mut chat = self.session.to_chat(reasoning_back);
-        self.turn_spec.add_to(&mut chat);
-        let (messages, fit, raw_estimate) = self
+        let overhead = crate::agent::context::estimate_schemas(&schemas);
+        let mut chat = self.request_messages(reasoning_back);
+        let estimate = self
             .budget
-            .fit(chat, crate::agent::context::estimate_schemas(&schemas));
+            .corrected(overhead + crate::agent::context::estimate_messages(&chat));
+        if !turn.compaction_failed && self.compaction_due(estimate) {
+            match self.compact_automatically(events, cancel).await {
+                Ok(done) => {
+                    if let Some(u) = &done.usage {
+                        turn.add_usage(u);
+                    }
+                    chat = self.request_messages(reasoning_back);
+                }
+                Err(super::compaction::CompactError::Interrupted) => {
+                    return StepResult::Finished(TurnOutcome::Interrupted);
+                }
+                // Said already; the request is trimmed to fit as before compaction existed.
+                Err(_) => turn.compaction_failed = true,
+            }
+        }
+        let (messages, fit, raw_estimate) = self.budget.fit(chat, overhead);
+        turn.tell_trimmed(&fit, events);
         // The client keeps what arrives; this only passes it on as it comes.
         let mut on_event = |event: ClientEvent| forward(events, event);
         let result = self
@@ -323,6 +340,7 @@ impl Agent {
         events.send(AgentEvent::ContextUsage {
             used,
             budget: self.budget.max_tokens,
+            compact_at: self.compaction_threshold(),
         });
         if completion.tool_calls.is_empty() || is_cut(&completion.finish_reason) {
             // Calls of a cut response may have cut arguments: none of them is run, and they are
@@ -363,6 +381,13 @@ impl Agent {
             return StepResult::Finished(TurnOutcome::Interrupted);
         }
         StepResult::Continue
+    }
+
+    /// The conversation as the next request sends it, before fitting.
+    fn request_messages(&self, reasoning_back: bool) -> Vec<crate::llm::ChatMessage> {
+        let mut chat = self.session.to_chat(reasoning_back);
+        self.turn_spec.add_to(&mut chat);
+        chat
     }
 
     /// The model answered without tools: keep the answer, marking it when it was cut.
@@ -471,6 +496,10 @@ struct TurnTally {
     last_usage: Option<Usage>,
     /// The model requests the turn may still make, sub-agents included.
     budget: RequestBudget,
+    /// A compaction failed this turn: later requests are trimmed instead of trying again.
+    compaction_failed: bool,
+    /// What fitting last left out, as told (turns dropped, outputs shortened).
+    trimmed: (usize, usize),
 }
 
 impl TurnTally {
@@ -479,7 +508,21 @@ impl TurnTally {
             usage: None,
             last_usage: None,
             budget,
+            compaction_failed: false,
+            trimmed: (0, 0),
         }
+    }
+
+    /// Tells the person when fitting left more out than the turn's requests did before.
+    fn tell_trimmed(&mut self, fit: &super::context::FitReport, events: &EventSink) {
+        let now = (fit.dropped_turns, fit.shortened);
+        if now.0 > self.trimmed.0 || now.1 > self.trimmed.1 {
+            events.send(AgentEvent::ContextTrimmed {
+                dropped_turns: fit.dropped_turns,
+                shortened: fit.shortened,
+            });
+        }
+        self.trimmed = (now.0.max(self.trimmed.0), now.1.max(self.trimmed.1));
     }
 
     fn add_usage(&mut self, u: &Usage) {
@@ -501,7 +544,7 @@ fn is_cut(reason: &Option<FinishReason>) -> bool {
 }
 
 /// Passes what the model client reports on as agent events.
-fn forward(events: &EventSink, event: ClientEvent) {
+pub(super) fn forward(events: &EventSink, event: ClientEvent) {
     match event {
         ClientEvent::Stream(StreamEvent::Reasoning(text)) => {
             events.send(AgentEvent::ReasoningDelta(text));

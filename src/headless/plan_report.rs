@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! "plan": {"task": "...", "planner_model": "deepseek-v4-pro", "executor_model":
-//!   "deepseek-v4-flash", "done": 1, "total": 2, "items": [{"text": "...", "state": "done",
+//!   "deepseek-flash", "done": 1, "total": 2, "items": [{"text": "...", "state": "done",
 //!   "reason": null, "answer": "...", "steps": [...]}, ...]}
 //! ```
 

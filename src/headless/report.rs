@@ -44,10 +44,23 @@ pub struct Report {
     pub notices: Vec<String>,
     /// How the run started: its session and approval mode (`null` when it never started).
     pub start: Option<RunStart>,
+    /// The compactions of the run: each replaced older turns with a summary.
+    pub compactions: Vec<CompactionReport>,
     /// A `--plan` run's plan and its items' states (then `steps` are the planner's, and each
     /// item holds the executor's for it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanReport>,
+}
+
+/// One compaction, as the report tells it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CompactionReport {
+    /// The turns the summary replaced.
+    pub turns: usize,
+    /// Whether the context budget set it off (not `/compact`).
+    pub automatic: bool,
+    /// The summary's size in estimated tokens.
+    pub summary_tokens: usize,
 }
 
 impl Report {
@@ -65,6 +78,7 @@ impl Report {
             errors: vec![error.to_string()],
             notices: Vec::new(),
             start: None,
+            compactions: Vec::new(),
             plan: None,
         }
     }
@@ -123,6 +137,7 @@ pub struct ReportBuilder {
     errors: Vec<String>,
     notices: Vec<String>,
     start: Option<RunStart>,
+    compactions: Vec<CompactionReport>,
 }
 
 impl ReportBuilder {
@@ -143,6 +158,24 @@ impl ReportBuilder {
             AgentEvent::StepLimitReached { max } => {
                 self.notices.push(super::step_limit_said(*max));
             }
+            AgentEvent::Compacted(c) => self.compactions.push(CompactionReport {
+                turns: c.turns,
+                automatic: c.automatic,
+                summary_tokens: c.summary_tokens,
+            }),
+            AgentEvent::CompactionFailed { reason, automatic } => {
+                self.errors
+                    .push(crate::agent::advice::compaction_failed_notice(
+                        reason, *automatic,
+                    ))
+            }
+            AgentEvent::ContextTrimmed {
+                dropped_turns,
+                shortened,
+            } => self.notices.push(crate::agent::advice::trimmed_notice(
+                *dropped_turns,
+                *shortened,
+            )),
             _ => {}
         }
     }
@@ -187,6 +220,7 @@ impl ReportBuilder {
             errors: self.errors,
             notices: self.notices,
             start: self.start,
+            compactions: self.compactions,
             plan: plan_report(t),
         }
     }

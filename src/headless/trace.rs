@@ -133,6 +133,29 @@ impl TracePrinter {
             AgentEvent::FilesAttached(mentions) => {
                 writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))
             }
+            AgentEvent::Compacting { turns, .. } => {
+                writeln!(err, "[compacting] summarizing {turns} earlier turn(s)")
+            }
+            AgentEvent::Compacted(c) => writeln!(
+                err,
+                "[compacted] {}",
+                crate::agent::advice::compacted_line(c)
+            ),
+            AgentEvent::CompactionFailed { reason, automatic } => writeln!(
+                err,
+                "[error] {}",
+                clean(&crate::agent::advice::compaction_failed_notice(
+                    reason, *automatic
+                ))
+            ),
+            AgentEvent::ContextTrimmed {
+                dropped_turns,
+                shortened,
+            } => writeln!(
+                err,
+                "[notice] {}",
+                crate::agent::advice::trimmed_notice(*dropped_turns, *shortened)
+            ),
             AgentEvent::Plan(plan) => self.plan(plan, transcript, err),
             _ => Ok(()),
         }

@@ -126,12 +126,47 @@ pub enum WireEvent<'a> {
         /// The last request's tokens.
         last_usage: Option<Usage>,
     },
-    /// `{"type":"context_usage","used":1200,"budget":100000}`
+    /// `{"type":"context_usage","used":1200,"budget":100000,"compact_at":80000}`
     ContextUsage {
         /// Prompt tokens of the last request.
         used: usize,
         /// The context budget.
         budget: usize,
+        /// The prompt tokens at which the session is compacted (`null`: never by itself).
+        compact_at: Option<usize>,
+    },
+    /// `{"type":"compacting","turns":126,"automatic":true}`: a summary is being written.
+    Compacting {
+        /// The turns it will replace.
+        turns: usize,
+        /// Whether the context budget set it off.
+        automatic: bool,
+    },
+    /// `{"type":"compacted","turns":126,"automatic":true,"summary_tokens":900,"usage":{...}}`
+    Compacted {
+        /// The turns the summary replaced.
+        turns: usize,
+        /// Whether the context budget set it off.
+        automatic: bool,
+        /// The summary's size in estimated tokens.
+        summary_tokens: usize,
+        /// The summary request's tokens.
+        usage: Option<Usage>,
+    },
+    /// `{"type":"compaction_failed","reason":...,"automatic":true}`: older turns are trimmed
+    /// instead.
+    CompactionFailed {
+        /// What went wrong.
+        reason: &'a str,
+        /// Whether the context budget set it off.
+        automatic: bool,
+    },
+    /// `{"type":"context_trimmed","dropped_turns":3,"shortened":2}`
+    ContextTrimmed {
+        /// Whole earlier turns left out of the request.
+        dropped_turns: usize,
+        /// Tool outputs shortened.
+        shortened: usize,
     },
     /// `{"type":"history_cleared"}`
     HistoryCleared,
@@ -228,7 +263,7 @@ pub enum WireEvent<'a> {
         /// The plan's items, in order.
         items: &'a [String],
     },
-    /// `{"type":"plan_executing","items":[...],"model":"deepseek-v4-flash"}`
+    /// `{"type":"plan_executing","items":[...],"model":"deepseek-flash"}`
     PlanExecuting {
         /// The items being carried out, in order.
         items: &'a [String],
@@ -424,9 +459,35 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             usage: *usage,
             last_usage: *last_usage,
         },
-        AgentEvent::ContextUsage { used, budget } => WireEvent::ContextUsage {
+        AgentEvent::ContextUsage {
+            used,
+            budget,
+            compact_at,
+        } => WireEvent::ContextUsage {
             used: *used,
             budget: *budget,
+            compact_at: *compact_at,
+        },
+        AgentEvent::Compacting { turns, automatic } => WireEvent::Compacting {
+            turns: *turns,
+            automatic: *automatic,
+        },
+        AgentEvent::Compacted(c) => WireEvent::Compacted {
+            turns: c.turns,
+            automatic: c.automatic,
+            summary_tokens: c.summary_tokens,
+            usage: c.usage,
+        },
+        AgentEvent::CompactionFailed { reason, automatic } => WireEvent::CompactionFailed {
+            reason,
+            automatic: *automatic,
+        },
+        AgentEvent::ContextTrimmed {
+            dropped_turns,
+            shortened,
+        } => WireEvent::ContextTrimmed {
+            dropped_turns: *dropped_turns,
+            shortened: *shortened,
         },
         AgentEvent::HistoryCleared => WireEvent::HistoryCleared,
         AgentEvent::Notice(text) => WireEvent::Notice { text },

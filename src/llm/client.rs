@@ -58,6 +58,8 @@ pub struct LlmClient {
     retry: RetryPolicy,
     idle_timeout: Duration,
     pub(super) http: reqwest::Client,
+    /// The pro preset's reasoning effort.
+    effort: super::presets::ReasoningEffort,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -132,6 +134,7 @@ impl LlmClient {
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
             http,
+            effort: Default::default(),
         })
     }
 
@@ -144,6 +147,12 @@ impl LlmClient {
     /// Replaces the idle timeout of a stream (also the longest wait for the response to start).
     pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Sends `effort` as the pro preset's reasoning effort.
+    pub fn with_reasoning_effort(mut self, effort: super::presets::ReasoningEffort) -> Self {
+        self.effort = effort;
         self
     }
 
@@ -230,7 +239,7 @@ impl LlmClient {
         let key = key.as_ref().map_or("", Secret::expose);
         // Serialised once; a retry sends the same bytes again.
         let body = bytes::Bytes::from(
-            serde_json::to_vec(&request_body(preset, messages, tools)?)
+            serde_json::to_vec(&request_body(preset, self.effort, messages, tools)?)
                 .map_err(|e| LlmError::setup(e.to_string(), e))?,
         );
         let url = format!("{base_url}/chat/completions");
@@ -384,11 +393,12 @@ impl Sink<'_, '_> {
 /// for a text-protocol model, in the system prompt instead, and the history written as tags.
 fn request_body(
     preset: &Preset,
+    effort: super::presets::ReasoningEffort,
     messages: &[ChatMessage],
     tools: &[ToolSchema],
 ) -> Result<Value, LlmError> {
     let mut body = Map::new();
-    preset.apply(&mut body);
+    preset.apply(&mut body, effort);
     let rendered;
     let (messages, tools) = match preset.tool_protocol() {
         ToolProtocol::Native => (messages, tools),

@@ -20,7 +20,7 @@ pub use check::KeyCheck;
 pub use client::{ClientEvent, LlmClient};
 pub use error::{ChatError, LlmError};
 pub use key::ApiKey;
-pub use presets::Preset;
+pub use presets::{Preset, ReasoningEffort};
 pub use provider::{DEEPSEEK, ModelEntry, Provider, ProviderModel, ToolProtocol};
 pub use retry::{RetryCause, RetryPolicy};
 pub use types::*;

@@ -10,6 +10,7 @@
 //! `paths`.
 
 mod commands;
+mod context;
 mod error;
 mod expand;
 mod mcp;
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use commands::AllowedCommand;
+pub use context::{ContextSettings, DeepSeekSettings};
 pub use error::SettingsError;
 pub use expand::expand_vars;
 pub use mcp::{
@@ -47,6 +49,10 @@ pub struct FileSettings {
     pub run_command: Option<RunCommandSettings>,
     /// Its `[commands] allow` rules (the user's file only).
     pub allowed_commands: Vec<AllowedCommand>,
+    /// Its `[context]` table (the user's file only).
+    pub context: Option<ContextSettings>,
+    /// Its `[deepseek]` table (the user's file only).
+    pub deepseek: Option<DeepSeekSettings>,
 }
 
 /// Where the settings files are.
@@ -90,6 +96,10 @@ pub struct Settings {
     pub run_command: RunCommandSettings,
     /// The command rules of the user's `config.toml` (a project's are ignored, with a warning).
     pub allowed_commands: Vec<AllowedCommand>,
+    /// The person's `[context]` settings.
+    pub context: ContextSettings,
+    /// The person's `[deepseek]` settings.
+    pub deepseek: DeepSeekSettings,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -117,9 +127,16 @@ impl Settings {
         let mut providers: Vec<ProviderEntry> = Vec::new();
         let mut run_command = RunCommandSettings::default();
         let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
+        let (mut context, mut deepseek) = Default::default();
         for layer in layers {
             if let Some(settings) = layer.run_command {
                 run_command = settings;
+            }
+            if let Some(settings) = layer.context {
+                context = settings;
+            }
+            if let Some(settings) = layer.deepseek {
+                deepseek = settings;
             }
             for server in layer.mcp_servers {
                 servers.insert(server.name.clone(), server);
@@ -132,6 +149,8 @@ impl Settings {
             providers,
             run_command,
             allowed_commands,
+            context,
+            deepseek,
             warnings,
         }
     }
@@ -216,12 +235,26 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             allowed
         }
     };
+    let context = table.get("context").and_then(|v| {
+        let (s, problems) =
+            context::parse_user_table("context", v, &origin, context::check_context);
+        warnings.extend(problems);
+        s
+    });
+    let deepseek = table.get("deepseek").and_then(|v| {
+        let (s, problems) =
+            context::parse_user_table("deepseek", v, &origin, context::check_deepseek);
+        warnings.extend(problems);
+        s
+    });
     (
         FileSettings {
             mcp_servers,
             providers,
             run_command,
             allowed_commands,
+            context,
+            deepseek,
         },
         warnings,
     )

@@ -399,3 +399,34 @@ fn run_command_settings_come_from_the_persons_file_only() {
         typo.warnings
     );
 }
+
+#[test]
+fn context_and_deepseek_tables_are_read_from_the_users_file_only() {
+    let text = "[context]\ncompact_at = 70\n[deepseek]\nreasoning_effort = \"max\"\n";
+    let (user, warnings) = parse_toml(text, Path::new("config.toml"), Scope::User);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(user.context.unwrap().compact_at, Some(70));
+    assert_eq!(
+        user.deepseek.unwrap().reasoning_effort.as_deref(),
+        Some("max")
+    );
+    let (project, warnings) = parse_toml(text, Path::new("miniclaw.toml"), Scope::Project);
+    assert!(project.context.is_none() && project.deepseek.is_none());
+    assert_eq!(warnings.len(), 2);
+    assert!(
+        warnings[0].contains("[context] is ignored here"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_share_past_100_or_an_unknown_effort_is_named_and_skipped() {
+    let text = "[context]\ncompact_at = 150\n[deepseek]\nreasoning_effort = \"low\"\n";
+    let (user, warnings) = parse_toml(text, Path::new("config.toml"), Scope::User);
+    assert!(user.context.is_none() && user.deepseek.is_none());
+    assert!(
+        warnings[0].contains("compact_at is a percent"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].contains("`high` or `max`"), "{warnings:?}");
+}

@@ -34,6 +34,8 @@ pub enum CommandId {
     Plan,
     /// `/init`.
     Init,
+    /// `/compact`.
+    Compact,
     /// `/instructions`.
     Instructions,
     /// `/clear`.
@@ -183,6 +185,7 @@ pub const COMMANDS: &[Command] = &[
     command(C::Copy, "copy", Optional("N"), "copy the last answer, or its N-th code block").offering(Values::CodeBlocks),
     command(C::Plan, "plan", Required("TASK"), "plan the task (read-only), edit the plan, Enter runs it").waiting(),
     command(C::Init, "init", NoArgument, "the model writes a starter AGENTS.md").waiting(),
+    command(C::Compact, "compact", Optional("WHAT TO KEEP"), "summarize the session so far, freeing the context").waiting(),
     command(C::Instructions, "instructions", Optional("diff"), "show how AGENTS.md changed since the session last read it"),
     command(C::Clear, "clear", NoArgument, "clear the conversation (asks first)").waiting(),
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),

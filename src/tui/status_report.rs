@@ -75,12 +75,20 @@ pub fn report(state: &State) -> String {
         .unwrap_or_default();
     lines.push(format!("  Session     {title}{id}"));
     lines.push(format!("  Tokens      {}", session_tokens(state).text()));
-    let context = match state.status.context.filter(|(_, budget)| *budget > 0) {
-        Some((used, budget)) => format!(
-            "{} of {} tokens ({}%) in the last request",
-            thousands(used as u64),
-            thousands(budget as u64),
-            crate::tui::panes::status::context_percent(used, budget)
+    let context = match state.status.context.filter(|g| g.budget > 0) {
+        Some(g) => format!(
+            "{} of {} tokens ({}%) in the last request; {}",
+            thousands(g.used as u64),
+            thousands(g.budget as u64),
+            crate::tui::panes::status::context_percent(g.used, g.budget),
+            match g.compact_at {
+                Some(at) => format!(
+                    "compacted by itself past {} tokens ({}%)",
+                    thousands(at as u64),
+                    crate::tui::panes::status::context_percent(at, g.budget)
+                ),
+                None => "never compacted by itself ([context] compact_at = 0)".into(),
+            }
         ),
         None => "not known until a request was sent".into(),
     };

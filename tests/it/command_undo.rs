@@ -32,7 +32,7 @@ fn a_commands_changes_are_listed_shown_as_diffs_and_undone() {
     std::fs::write(ws.join("old.txt"), "old\n").unwrap();
     std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
     let mut p = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("fix calc with sed");
     p.wait_for("edited-by-command.");
     p.wait_for("│ idle │");
@@ -109,7 +109,7 @@ fn undo_never_writes_through_a_link_a_command_put_in_a_folders_place() {
     std::fs::create_dir_all(ws.join("docs")).unwrap();
     std::fs::write(ws.join("docs/a.txt"), "kept text\n").unwrap();
     let mut p = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("swap the folder");
     p.wait_for("swapped.");
     p.wait_for("│ idle │");
@@ -165,7 +165,7 @@ fn the_fix_a_failing_test_loop_is_one_undo_away() {
         .key("sk-x")
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .start();
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("fix the failing test");
     p.wait_for("fixed-and-passing.");
     p.wait_for("│ idle │");

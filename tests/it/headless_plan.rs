@@ -47,7 +47,7 @@ fn plan_then_execute_reports_the_plan_and_each_items_state() {
     let plan = &report["plan"];
     assert_eq!(plan["task"], "Make a greeting");
     assert_eq!(plan["planner_model"], "deepseek-v4-pro");
-    assert_eq!(plan["executor_model"], "deepseek-v4-flash");
+    assert_eq!(plan["executor_model"], "deepseek-flash");
     assert_eq!(
         (plan["done"].clone(), plan["total"].clone()),
         (json!(2), json!(2))
@@ -85,7 +85,7 @@ fn plan_then_execute_reports_the_plan_and_each_items_state() {
     }
     for executor in &requests[1..] {
         let body = executor.json();
-        assert_eq!(body["model"], "deepseek-v4-flash");
+        assert_eq!(body["model"], "deepseek-flash");
         assert!(tools(&body).contains(&"write_text_file".to_string()));
     }
 }
@@ -103,7 +103,7 @@ fn a_failed_item_stops_the_run_with_a_non_zero_status_and_says_which() {
         .args(["-p", "Count", "--plan", "--output-format", "stream-json"])
         .args([
             "--planner-model",
-            "deepseek-v4-flash",
+            "deepseek-flash",
             "--executor-model",
             "my-model",
         ])
@@ -133,7 +133,7 @@ fn a_failed_item_stops_the_run_with_a_non_zero_status_and_says_which() {
     assert_eq!(
         models,
         [
-            json!("deepseek-v4-flash"),
+            json!("deepseek-flash"),
             json!("my-model"),
             json!("my-model")
         ]

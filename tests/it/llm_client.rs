@@ -106,7 +106,7 @@ async fn flash_request_carries_model_thinking_off_streaming_tools_and_bearer_key
         Some(format!("Bearer {KEY}").as_str())
     );
     let body = r.json();
-    assert_eq!(body["model"], "deepseek-v4-flash");
+    assert_eq!(body["model"], "deepseek-flash");
     assert_eq!(body["thinking"], json!({"type": "disabled"}));
     assert!(body.get("reasoning_effort").is_none());
     assert_eq!(body["stream"], true);

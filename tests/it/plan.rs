@@ -135,7 +135,7 @@ async fn the_planner_uses_pro_and_read_only_tools_and_the_executor_flash_item_by
         assert!(system_prompt(planner).ends_with(PLANNER_ADDITION));
     }
     for executor in &requests[2..] {
-        assert_eq!(executor.json()["model"], "deepseek-v4-flash");
+        assert_eq!(executor.json()["model"], "deepseek-flash");
         assert_eq!(tool_names(executor), ["peek", "poke"]);
         assert!(!system_prompt(executor).contains(PLANNER_ADDITION));
     }
@@ -161,7 +161,7 @@ async fn the_planner_uses_pro_and_read_only_tools_and_the_executor_flash_item_by
             ..
         }
     ));
-    assert!(matches!(&said[2], PlanEvent::Executing { model, .. } if model == "deepseek-v4-flash"));
+    assert!(matches!(&said[2], PlanEvent::Executing { model, .. } if model == "deepseek-flash"));
     assert_eq!(
         said.last(),
         Some(&PlanEvent::Finished(PlanSummary {

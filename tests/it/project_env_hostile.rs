@@ -160,7 +160,7 @@ fn xdg_lines_in_a_project_env_move_no_config_so_its_servers_and_plugins_never_ru
         "values are never shown: {stderr}"
     );
     // Its own allowed setting counted.
-    assert_eq!(model.requests()[0].json()["model"], "deepseek-v4-flash");
+    assert_eq!(model.requests()[0].json()["model"], "deepseek-flash");
 }
 
 #[test]
@@ -366,7 +366,7 @@ fn a_key_typed_into_the_dialog_is_checked_and_sent_only_where_you_chose() {
     ));
     s.user_env(&format!("DEEPSEEK_BASE_URL={}\n", yours.url()));
     let mut p = start_tui(&s, &[]);
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("/key");
     p.wait_for("API key");
     p.send(REAL);

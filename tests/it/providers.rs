@@ -91,7 +91,7 @@ async fn each_key_goes_only_to_its_own_providers_server() {
     );
     // Switched the way /model and F2 switch: the next request goes where the preset says.
     for name in [
-        "deepseek-v4-flash",
+        "deepseek-flash",
         "alpha/alpha-1",
         "beta/beta-1",
         "deepseek-v4-pro",

@@ -31,7 +31,7 @@ fn two_windows_and_a_headless_run_work_side_by_side_in_sessions_of_their_own() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let mut first = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    first.wait_for("deepseek-v4-flash");
+    first.wait_for("deepseek-flash");
     first.submit("question from the first window");
     first.wait_for("one.");
 
@@ -145,7 +145,7 @@ fn a_window_reopening_a_session_open_in_another_says_so_and_keeps_its_own() {
     let ws = dir.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
     let mut first = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    first.wait_for("deepseek-v4-flash");
+    first.wait_for("deepseek-flash");
     let mut second = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
     second.wait_for("has this folder's open session");
     second.submit("a question named zebra");

@@ -161,7 +161,7 @@ fn a_turn_then_f2_then_clear_then_quit() {
         SseBuilder::answer("A fresh start: third-answer-done."),
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
 
     // A turn: the timeline shows the tool step, the conversation shows the answer.
     s.submit("please write hello.txt");
@@ -192,7 +192,7 @@ fn a_turn_then_f2_then_clear_then_quit() {
     );
     let requests = wait_requests(&server, 2, || s.screen());
     let first = requests[0].json();
-    assert_eq!(first["model"], "deepseek-v4-flash");
+    assert_eq!(first["model"], "deepseek-flash");
     assert_eq!(first["thinking"], json!({"type": "disabled"}));
     assert!(first.get("reasoning_effort").is_none_or(Value::is_null));
     assert!(s.workspace().join("history.json").exists());
@@ -291,7 +291,7 @@ fn quitting_restores_the_terminal() {
     let (server, _rt) = MockServer::start_blocking(vec![]);
     // With the mouse captured (the default), so turning it off is checked too.
     let mut s = Session::start(&server.url(), &[]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     let lock = s.workspace().join("history.json.lock");
     assert!(lock.exists(), "held while running");
     s.send(CTRL_D);
@@ -320,7 +320,7 @@ fn signal_mid_turn(signal: &str, prompt: &str, partial: &str) -> (Session, Value
             .build(),
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit(prompt);
     s.wait_for(partial.trim());
     let pid = s.pid().expect("the child's pid");
@@ -373,7 +373,7 @@ fn a_panic_in_the_agent_task_restores_the_terminal_names_the_log_and_exits_non_z
             ("RUST_BACKTRACE", "0"),
         ],
     );
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("crash please");
     assert_eq!(s.wait_exit(), 101);
     let raw = s.raw();
@@ -427,7 +427,7 @@ fn a_panic_in_a_tool_call_is_its_error_and_the_session_goes_on() {
             ("RUST_BACKTRACE", "0"),
         ],
     );
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("break two tools");
     s.wait_for("survived-the-panics");
     // Each panic went back to the model as that call's error; the third call worked.
@@ -493,7 +493,7 @@ fn after_browsing_turn_one_the_side_panes_follow_turn_two_live() {
         SseBuilder::answer("second-answer-done"),
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("turn one");
     s.wait_for("first-answer-done");
     // Open step 1 of turn 1: Tab to the timeline, select upwards to the first step.
@@ -533,7 +533,7 @@ fn the_chosen_model_and_theme_are_remembered_across_restarts() {
     let data_home = data.path().to_str().unwrap();
     let env = [("XDG_DATA_HOME", data_home)];
     let mut s = Session::start_with_env(&server.url(), &["--theme", "light"], &env);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.send(F2);
     s.wait_for("deepseek-v4-pro");
     let choices = data.path().join("miniclaw/choices.json");
@@ -571,7 +571,7 @@ fn a_message_queued_during_a_slow_turn_is_sent_after_it() {
         SseBuilder::answer("queued-answer-done."),
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("first question");
     s.wait_for("Working on it");
     s.submit("second question");
@@ -599,7 +599,7 @@ fn new_then_resume_brings_the_first_session_back() {
         SseBuilder::answer("third-answer-here."),
     ]);
     let mut s = Session::start(&server.url(), &["--no-mouse"]);
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("first question");
     s.wait_for("first-answer-here.");
     s.wait_for("│ idle │");
@@ -751,7 +751,7 @@ fn an_at_mention_picked_in_the_popup_sends_the_file_with_the_prompt() {
     std::fs::create_dir_all(ws.join("notes")).unwrap();
     std::fs::write(ws.join("notes/todo.md"), CONTENT).unwrap();
     std::fs::write(ws.join("notes/done.md"), "nothing yet\n").unwrap();
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     // `@` opens the popup of workspace files; typing filters it; Tab inserts the path.
     s.send("Summarise @tod");
     s.wait_until("the file popup with its match", |screen| {

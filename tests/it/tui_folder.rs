@@ -106,7 +106,7 @@ fn the_first_start_in_a_folder_asks_once_and_a_no_quits() {
     // Yes: the UI opens on this folder, and the yes is remembered.
     let mut p = start(dir.path(), &repo, &server.url(), &[]);
     p.wait_for("Work in this folder?");
-    p.answer("y", "yes", |screen| screen.contains("deepseek-v4-flash"));
+    p.answer("y", "yes", |screen| screen.contains("deepseek-flash"));
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
     assert_eq!(
@@ -121,7 +121,7 @@ fn the_first_start_in_a_folder_asks_once_and_a_no_quits() {
 
     // Asked once: the next start opens at once.
     let mut p = start(dir.path(), &repo, &server.url(), &[]);
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     assert!(!p.screen().contains("Work in this folder?"));
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
@@ -135,7 +135,7 @@ fn a_named_workspace_is_never_asked_about() {
     std::fs::create_dir_all(&repo).unwrap();
     std::fs::create_dir_all(dir.path().join("home")).unwrap();
     let mut p = start(dir.path(), &repo, &server.url(), &["-C", "."]);
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     assert!(!p.screen().contains("Work in this folder?"));
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
@@ -147,7 +147,7 @@ fn shift_tab_saves_the_mode_for_this_folder() {
     let (server, _rt) = MockServer::start_blocking(vec![]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.send("\x1b[Z");
     p.wait_for("approval: ask");
     let data = dir.path().join("home/.local/share/miniclaw");
@@ -191,7 +191,7 @@ fn a_conversation_a_cloned_folder_came_with_is_not_continued_after_the_yes() {
     miniclaw::agent::history::save(&repo.join("history.json"), &planted).unwrap();
     let mut p = start(dir.path(), &repo, &server.url(), &[]);
     p.wait_for("Work in this folder?");
-    p.answer("y", "yes", |screen| screen.contains("deepseek-v4-flash"));
+    p.answer("y", "yes", |screen| screen.contains("deepseek-flash"));
     p.wait_for("a new session started (/resume lists it)");
     assert!(!p.screen().contains("planted answer"), "{}", p.screen());
     p.submit("a new question");

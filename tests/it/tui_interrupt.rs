@@ -36,7 +36,7 @@ fn an_interrupted_tool_keeps_its_output_and_the_model_hears_what_came() {
         .key("sk-x")
         .size(24, 80)
         .start();
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("watch the build");
     // `cat` has the pipe open once a writer that does not wait can open it.
     let mut writer = s.wait_on("`cat` to open the pipe", || {

@@ -44,7 +44,7 @@ fn ctrl_r_finds_an_archived_sessions_prompt_cleaned_and_enter_puts_it_in_the_edi
     ]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("deploy the parser");
     p.wait_for("first-answer.");
     p.wait_for("│ idle │");
@@ -69,7 +69,7 @@ fn ctrl_r_finds_an_archived_sessions_prompt_cleaned_and_enter_puts_it_in_the_edi
     std::fs::write(&file, planted).unwrap();
 
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.send("my draft");
     p.wait_for("my draft");
     p.send(CTRL_R);
@@ -172,12 +172,12 @@ fn slash_status_then_quitting_prints_how_to_resume_and_resume_takes_it_back() {
     let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("status-answer.")]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("fix the parser");
     p.wait_for("status-answer.");
     p.wait_for("│ idle │");
     p.submit("/status");
-    p.wait_for("Model       deepseek-v4-flash (provider deepseek)");
+    p.wait_for("Model       deepseek-flash (provider deepseek)");
     p.wait_for("Approval    auto");
     p.wait_for("Session     “fix the parser” · id ");
     p.wait_for("MCP         none configured");
@@ -212,7 +212,7 @@ fn an_empty_session_quits_without_a_resume_line() {
     let (server, _rt) = MockServer::start_blocking(vec![]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.send(CTRL_D);
     assert_eq!(p.wait_exit(), 0);
     assert!(!after_leaving(&p).contains("To continue"));
@@ -226,7 +226,7 @@ fn a_turn_that_ends_while_the_terminal_is_unfocused_notifies_and_the_title_follo
     ]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     // Focused: the title follows, nothing is sent.
     p.submit("while looking");
     p.wait_for("seen-answer.");
@@ -266,7 +266,7 @@ fn always_notifies_while_focused_and_off_never_does() {
             .key("sk-keys")
             .env("MINICLAW_NOTIFY", setting)
             .start();
-        p.wait_for("deepseek-v4-flash");
+        p.wait_for("deepseek-flash");
         if !told {
             p.send(FOCUS_LOST);
         }
@@ -296,7 +296,7 @@ fn ctrl_f_finds_in_the_conversation_marks_the_match_and_esc_closes_it() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let mut p = start(dir.path(), &server.url());
-    p.wait_for("deepseek-v4-flash");
+    p.wait_for("deepseek-flash");
     p.submit("first");
     p.wait_for("The zebra-crossing answer.");
     p.wait_for("│ idle │");

@@ -68,9 +68,9 @@ fn slash_plan_plans_with_pro_is_edited_then_runs_with_flash_and_comes_back_after
         models,
         [
             "deepseek-v4-pro",
-            "deepseek-v4-flash",
-            "deepseek-v4-flash",
-            "deepseek-v4-flash"
+            "deepseek-flash",
+            "deepseek-flash",
+            "deepseek-flash"
         ]
     );
     let planner = tools(&requests[0]);

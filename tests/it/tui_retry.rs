@@ -12,7 +12,7 @@ fn a_rate_limit_is_named_in_the_status_line() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let mut s = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("hello");
     s.wait_for("rate limited · retrying in");
     s.wait_for("Done waiting.");
@@ -29,7 +29,7 @@ fn a_stream_cut_mid_answer_is_asked_again_once_and_the_screen_says_so() {
     let (server, _rt) = MockServer::start_blocking(vec![cut, SseBuilder::answer("Whole answer.")]);
     let dir = tempfile::tempdir().unwrap();
     let mut s = Launch::ui(dir.path(), &server.url()).key("sk-x").start();
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("hello");
     s.wait_for("Whole answer.");
     let screen = s.screen();

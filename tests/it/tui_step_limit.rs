@@ -17,7 +17,7 @@ fn enter_after_the_step_limit_goes_on_for_another_round() {
         .key("sk-x")
         .args(["--max-steps", "1"])
         .start();
-    s.wait_for("deepseek-v4-flash");
+    s.wait_for("deepseek-flash");
     s.submit("what time is it");
     s.wait_for("Press Enter to go");
     s.send(ENTER);

@@ -7,7 +7,7 @@ use crate::llm::Preset;
 pub struct PlanPresets {
     /// The planner's (default `deepseek-v4-pro`).
     pub planner: Preset,
-    /// The executor's (default `deepseek-v4-flash`).
+    /// The executor's (default `deepseek-flash`).
     pub executor: Preset,
 }
 

@@ -30,7 +30,21 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     };
     for m in &session.messages {
         match m.role {
-            Role::System => {}
+            Role::System => {
+                let Some(mark) = &m.compaction else { continue };
+                // `/compact` ran between turns: the turn before it had ended.
+                if open && !mark.automatic {
+                    finish(&mut events, unfinished(step, cut));
+                    open = false;
+                }
+                events.push(AgentEvent::Compacted(crate::events::Compaction {
+                    turns: mark.turns,
+                    automatic: mark.automatic,
+                    summary: m.content.clone(),
+                    summary_tokens: super::context::estimate_tokens(&m.content),
+                    usage: None,
+                }));
+            }
             Role::User => {
                 if open {
                     finish(&mut events, unfinished(step, cut));

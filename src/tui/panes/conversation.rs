@@ -109,6 +109,26 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
         EntryKind::PlanItem => {
             raw.push(Line::styled(format!("▶ {}", entry.text), theme.accent));
         }
+        EntryKind::Compaction => {
+            let mut spans = vec![
+                Span::styled("\u{21e3} ", theme.accent),
+                Span::styled(entry.headline.clone().unwrap_or_default(), theme.muted),
+            ];
+            if !entry.expanded {
+                spans.push(Span::styled(" · Enter shows the summary", theme.muted));
+            }
+            raw.push(Line::from(spans));
+            if entry.expanded {
+                let room = width.saturating_sub(2).max(1);
+                // Written by the model: escapes go whole.
+                let source = crate::terminal_text::clean(&entry.text);
+                let text = entry.markdown.lines(&source, true, room, theme);
+                raw.extend(text.into_iter().map(|mut l| {
+                    l.spans.insert(0, Span::raw("  "));
+                    l
+                }));
+            }
+        }
         EntryKind::Notice => {
             for (i, l) in entry.text.split('\n').enumerate() {
                 let prefix = if i == 0 { "• " } else { "  " };
@@ -369,6 +389,7 @@ pub fn foldable(entry: &Entry) -> bool {
             }
         }),
         EntryKind::Reasoning => !entry.text.trim().is_empty(),
+        EntryKind::Compaction => true,
         _ => entry.kind == EntryKind::User && entry.text.split('\n').nth(FOLD_AT).is_some(),
     }
 }
@@ -441,7 +462,7 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
     if let Some(plan) = &entry.plan {
         return plan.items.len() + 3 + entry.gap as usize;
     }
-    if entry.kind == EntryKind::Reasoning && !entry.expanded {
+    if matches!(entry.kind, EntryKind::Reasoning | EntryKind::Compaction) && !entry.expanded {
         return 1 + entry.gap as usize;
     }
     let header = matches!(

@@ -100,12 +100,17 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         (true, Some(since)) => {
             let elapsed = now.saturating_duration_since(since);
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
-            let what = if state.status.doing() == Some(AgentState::Acting) {
-                "acting"
+            let what = if let Some(turns) = state.status.compacting {
+                format!(
+                    "compacting {turns} turn{}",
+                    if turns == 1 { "" } else { "s" }
+                )
+            } else if state.status.doing() == Some(AgentState::Acting) {
+                "acting".into()
             } else if state.view.live.is_some() {
-                "answering"
+                "answering".into()
             } else {
-                "thinking"
+                "thinking".into()
             };
             Span::styled(
                 format!("{frame} {what} {}s", elapsed.as_secs()),
@@ -192,22 +197,54 @@ fn counts(state: &State) -> Vec<Segment> {
             )),
         });
     }
-    if let Some((used, budget)) = state.status.context.filter(|(_, b)| *b > 0) {
-        let shown = context_percent(used, budget);
-        segments.push(Segment {
-            rank: 3,
-            span: Span::raw(format!("context {shown}%")),
-        });
+    if let Some(gauge) = state.status.context.filter(|g| g.budget > 0) {
+        segments.push(context_segment(state, &gauge));
     }
     segments
 }
 
+/// From this share of the budget the gauge is amber and says where compaction is.
+const GAUGE_AMBER: usize = 70;
+/// From this share it is red.
+const GAUGE_RED: usize = 90;
+
+/// `context 45%`; from 70% amber and `context 72% · compacts at 80%` (red from 90%), so the
+/// person sees compaction coming and may `/compact` first.
+fn context_segment(state: &State, gauge: &crate::tui::state::ContextGauge) -> Segment {
+    let theme = &state.theme;
+    let shown = context_percent(gauge.used, gauge.budget);
+    let percent = gauge.percent();
+    if percent < GAUGE_AMBER {
+        return Segment {
+            rank: 3,
+            span: Span::raw(format!("context {shown}%")),
+        };
+    }
+    let next = match gauge.compact_at {
+        Some(at) => format!("compacts at {}%", context_percent(at, gauge.budget)),
+        None => "/compact frees it".to_string(),
+    };
+    Segment {
+        rank: 1,
+        span: Span::styled(
+            format!("context {shown}% · {next}"),
+            if percent >= GAUGE_RED {
+                theme.error
+            } else {
+                theme.warning
+            },
+        ),
+    }
+}
+
 /// The share of the context a request used, as the status line and `/status` say it: `<1`
-/// for a little, never `0` for some.
+/// for a little, never `0` for some, `999+` for a count no real request reaches.
 pub fn context_percent(used: usize, budget: usize) -> String {
     let percent = used.saturating_mul(100) / budget.max(1);
     if percent == 0 && used > 0 {
         "<1".to_string()
+    } else if percent > 999 {
+        "999+".to_string()
     } else {
         percent.to_string()
     }

@@ -31,6 +31,8 @@ pub enum EntryKind {
     /// A step's reasoning (the pro preset's `reasoning_content`): one collapsed line,
     /// `✻ Thinking… 5 s` while it streams, `✻ Thought for 5 s` after; Enter shows the text.
     Reasoning,
+    /// A compaction: one collapsed line (`Compacted 126 turns …`); Enter shows the summary.
+    Compaction,
 }
 
 /// How long a step's reasoning took, for its [`EntryKind::Reasoning`] line.
@@ -137,6 +139,8 @@ pub struct Entry {
     pub plan: Option<Box<super::plan::PlanView>>,
     /// The timing of a [`EntryKind::Reasoning`] entry.
     pub thinking: Thinking,
+    /// The line a [`EntryKind::Compaction`] entry shows folded.
+    pub headline: Option<String>,
     /// The wrapped lines.
     pub cache: WrapCache,
 }
@@ -157,8 +161,16 @@ impl Entry {
             mentions: Vec::new(),
             plan: None,
             thinking: Thinking::default(),
+            headline: None,
             cache: WrapCache::default(),
         }
+    }
+
+    /// The line of a compaction, folded; its summary is the text Enter shows.
+    pub fn compaction(c: &crate::events::Compaction) -> Self {
+        let mut entry = Self::new(EntryKind::Compaction, c.summary.clone());
+        entry.headline = Some(crate::agent::advice::compacted_line(c));
+        entry
     }
 
     /// A compact line for a tool call that just started.

@@ -26,7 +26,7 @@ pub use plan::{ItemView, PlanPhase, PlanView};
 pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use search::PromptSearch;
-pub use status::{RetryView, TurnStatus};
+pub use status::{ContextGauge, RetryView, TurnStatus};
 pub use view::TranscriptView;
 
 use super::TuiOptions;

@@ -39,6 +39,24 @@ pub struct RetryView {
     pub cause: String,
 }
 
+/// How full the context is, as the last request left it (tokens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextGauge {
+    /// Prompt tokens of the last request.
+    pub used: usize,
+    /// The budget.
+    pub budget: usize,
+    /// Where the session is compacted by itself (`None`: never).
+    pub compact_at: Option<usize>,
+}
+
+impl ContextGauge {
+    /// The share used, in percent.
+    pub fn percent(&self) -> usize {
+        self.used.saturating_mul(100) / self.budget.max(1)
+    }
+}
+
 /// The running turn's status, as the status line shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TurnStatus {
@@ -52,8 +70,10 @@ pub struct TurnStatus {
     pub retry: Option<RetryView>,
     /// The last turn's token counts.
     pub last_usage: Option<Usage>,
-    /// Context used by the last request and the budget, in tokens.
-    pub context: Option<(usize, usize)>,
+    /// Context used by the last request, the budget and the compaction threshold.
+    pub context: Option<ContextGauge>,
+    /// The session is being compacted: how many turns the summary will replace.
+    pub compacting: Option<usize>,
     /// The last turn stopped at its step limit: Enter on the empty input goes on.
     pub go_on: bool,
 }
@@ -68,6 +88,7 @@ impl TurnStatus {
             retry: None,
             last_usage: None,
             context: None,
+            compacting: None,
             go_on: false,
         }
     }
@@ -111,6 +132,7 @@ impl TurnStatus {
     pub fn idle(&mut self) {
         self.phase = Phase::Idle;
         self.retry = None;
+        self.compacting = None;
     }
 
     /// A new session: its numbers are not the last one's.

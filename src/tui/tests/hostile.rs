@@ -114,6 +114,7 @@ fn absurd_token_counts_from_the_server_cannot_overflow_the_status_line() {
             AgentEvent::ContextUsage {
                 used: usize::MAX,
                 budget: 1,
+                compact_at: Some(usize::MAX),
             },
             AgentEvent::TurnFinished {
                 outcome: TurnOutcome::Answered,

@@ -246,7 +246,7 @@ fn f2_and_model_command_switch_the_preset_at_once() {
             .last()
             .unwrap()
             .text
-            .contains("deepseek-v4-flash")
+            .contains("deepseek-flash")
     );
 }
 

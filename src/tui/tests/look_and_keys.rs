@@ -249,6 +249,7 @@ fn slash_status_tells_model_approval_workspace_session_tokens_context_and_server
             AgentEvent::ContextUsage {
                 used: 32_000,
                 budget: 128_000,
+                compact_at: Some(102_400),
             },
             AgentEvent::McpServers(vec![McpServerStatus {
                 name: "notes".into(),
@@ -264,7 +265,7 @@ fn slash_status_tells_model_approval_workspace_session_tokens_context_and_server
     assert_eq!(block.kind, EntryKind::Notice);
     let shown = render(&mut s, 120, 40, now);
     for want in [
-        "Model       deepseek-v4-flash (provider deepseek)",
+        "Model       deepseek-flash (provider deepseek)",
         "Approval    auto (--approval, for this run)",
         "Workspace   /home/me/project",
         "Session     “hello there” · id 0123abcd-session",

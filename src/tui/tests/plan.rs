@@ -60,7 +60,7 @@ fn first_item() -> Vec<AgentEvent> {
     vec![
         plan(PlanEvent::Executing {
             items: items(),
-            model: "deepseek-v4-flash".into(),
+            model: "deepseek-flash".into(),
         }),
         plan(PlanEvent::ItemStarted { index: 0 }),
         AgentEvent::TurnStarted {
@@ -245,7 +245,7 @@ fn saved_session() -> Session {
     let item = |index: usize| {
         let mut m = Message::user(format!("Carry out item {}", index + 1));
         m.plan = Some(PlanMark::Item {
-            model: "deepseek-v4-flash".into(),
+            model: "deepseek-flash".into(),
             run: "r1".into(),
             index,
             items: items(),

@@ -230,7 +230,7 @@ fn slash_offers_the_commands_and_their_values() {
     );
     assert_eq!(
         rows(&s),
-        ["deepseek-v4-flash", "deepseek-v4-pro", "qwen2.5-coder"]
+        ["deepseek-flash", "deepseek-v4-pro", "qwen2.5-coder"]
     );
     typed(&mut s, "pro");
     let effects = press(&mut s, KeyCode::Enter);

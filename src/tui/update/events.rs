@@ -12,7 +12,8 @@ use crate::llm::Role;
 use crate::transcript::{Change, Group};
 use crate::tui::calls;
 use crate::tui::state::{
-    ApprovalView, CallStatus, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView, State,
+    ApprovalView, CallStatus, ContextGauge, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView,
+    State,
 };
 
 /// Whether an event happens now or tells a saved session again.
@@ -214,7 +215,46 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                 return turn_over(state, now);
             }
         }
-        AgentEvent::ContextUsage { used, budget } => state.status.context = Some((used, budget)),
+        AgentEvent::ContextUsage {
+            used,
+            budget,
+            compact_at,
+        } => {
+            state.status.context = Some(ContextGauge {
+                used,
+                budget,
+                compact_at,
+            });
+        }
+        AgentEvent::Compacting { turns, .. } if live => state.status.compacting = Some(turns),
+        AgentEvent::Compacted(compaction) => {
+            state.status.compacting = None;
+            let automatic = compaction.automatic;
+            state.view.push_entry(Entry::compaction(&compaction));
+            // `/compact` between turns: its request is over.
+            if live && !automatic {
+                return turn_over(state, now);
+            }
+        }
+        AgentEvent::CompactionFailed { reason, automatic } => {
+            state.status.compacting = None;
+            state.view.push(
+                EntryKind::Error,
+                crate::agent::advice::compaction_failed_notice(&reason, automatic),
+            );
+            if live && !automatic {
+                return turn_over(state, now);
+            }
+        }
+        AgentEvent::ContextTrimmed {
+            dropped_turns,
+            shortened,
+        } => {
+            state.view.push(
+                EntryKind::Notice,
+                crate::agent::advice::trimmed_notice(dropped_turns, shortened),
+            );
+        }
         AgentEvent::HistoryCleared => state.clear_conversation(),
         AgentEvent::Notice(text) => {
             state.view.push(EntryKind::Notice, text);

@@ -57,6 +57,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         },
         CommandId::Plan => super::plan::start(state, rest, effects, now),
         CommandId::Init => init(state, now, effects),
+        CommandId::Compact => compact(state, rest, now, effects),
         CommandId::Instructions => instructions(state, arg, effects),
         CommandId::Clear => ask_clear(state, now),
         CommandId::Tools => tools(state),
@@ -217,6 +218,22 @@ fn init(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     } else {
         state.status.sent(now);
         effects.push(Effect::Command(AgentCommand::Init));
+    }
+}
+
+/// `/compact [what to keep]`: the model summarizes the session so far; its request runs like a
+/// turn (busy until `Compacted` or `CompactionFailed`).
+fn compact(state: &mut State, keep: &str, now: Instant, effects: &mut Vec<Effect>) {
+    if state.busy() {
+        flash(
+            state,
+            now,
+            "A turn is running: wait for it, or press Esc to interrupt it",
+        );
+    } else {
+        state.status.sent(now);
+        let keep = (!keep.is_empty()).then(|| keep.to_string());
+        effects.push(Effect::Command(AgentCommand::Compact(keep)));
     }
 }
 
