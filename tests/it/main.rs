@@ -20,6 +20,8 @@ mod approvals;
 mod command_e2e;
 mod command_jail;
 mod command_undo;
+mod compaction;
+mod compaction_e2e;
 mod faults;
 mod headless_agents_md;
 mod headless_approval;

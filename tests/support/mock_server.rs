@@ -149,9 +149,16 @@ impl RecordedRequest {
     }
 }
 
+/// Tells requests apart (e.g. a compaction's summary request).
+type Matcher = Box<dyn Fn(&RecordedRequest) -> bool + Send>;
+/// Makes the reply to a matched request.
+type Responder = Box<dyn Fn(&RecordedRequest) -> Reply + Send>;
+
 #[derive(Default)]
 struct Shared {
     script: VecDeque<Reply>,
+    /// Requests these match are answered by their responder, not from the script.
+    routes: Vec<(Matcher, Responder)>,
     requests: Vec<RecordedRequest>,
     /// Keys `GET /models` answers 401 to.
     refused_keys: Vec<String>,
@@ -220,6 +227,20 @@ impl MockServer {
             .push(key.to_string());
     }
 
+    /// Answers the requests `when` matches with `reply`, whenever they come, leaving the
+    /// script to the others.
+    pub fn route(
+        &self,
+        when: impl Fn(&RecordedRequest) -> bool + Send + 'static,
+        reply: impl Fn(&RecordedRequest) -> Reply + Send + 'static,
+    ) {
+        self.shared
+            .lock()
+            .unwrap()
+            .routes
+            .push((Box::new(when), Box::new(reply)));
+    }
+
     /// How many scripted replies are left.
     pub fn remaining(&self) -> usize {
         self.shared.lock().unwrap().script.len()
@@ -242,8 +263,13 @@ async fn serve(mut socket: TcpStream, shared: Arc<Mutex<Shared>>) {
             // `GET /models` (a key check) is answered apart from the script.
             let models = (request.method == "GET" && request.path == "/models")
                 .then(|| models_reply(&request, &s.refused_keys));
+            let routed = s
+                .routes
+                .iter()
+                .find(|(when, _)| when(&request))
+                .map(|(_, reply)| reply(&request));
             s.requests.push(request);
-            models.or_else(|| s.script.pop_front())
+            models.or(routed).or_else(|| s.script.pop_front())
         };
         let reply = reply
             .unwrap_or_else(|| Reply::error(500, "the mock server has no more scripted replies"));

@@ -224,8 +224,9 @@ fn context_segment(state: &State, gauge: &crate::tui::state::ContextGauge) -> Se
         Some(at) => format!("compacts at {}%", context_percent(at, gauge.budget)),
         None => "/compact frees it".to_string(),
     };
+    // A warning stays while the line shrinks, as a retry does.
     Segment {
-        rank: 1,
+        rank: 0,
         span: Span::styled(
             format!("context {shown}% · {next}"),
             if percent >= GAUGE_RED {

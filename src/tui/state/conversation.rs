@@ -166,10 +166,20 @@ impl Entry {
         }
     }
 
-    /// The line of a compaction, folded; its summary is the text Enter shows.
+    /// The line of a compaction, folded (`Compacted 126 turns`); its summary, with its size,
+    /// is the text Enter shows.
     pub fn compaction(c: &crate::events::Compaction) -> Self {
-        let mut entry = Self::new(EntryKind::Compaction, c.summary.clone());
-        entry.headline = Some(crate::agent::advice::compacted_line(c));
+        let text = format!(
+            "*A summary of {} tokens, sent instead of those turns:*\n\n{}",
+            c.summary_tokens, c.summary
+        );
+        let mut entry = Self::new(EntryKind::Compaction, text);
+        let by_itself = if c.automatic { " by itself" } else { "" };
+        entry.headline = Some(format!(
+            "Compacted {} turn{}{by_itself}",
+            c.turns,
+            if c.turns == 1 { "" } else { "s" }
+        ));
         entry
     }
 

@@ -4,6 +4,7 @@ mod approval;
 mod command_approval;
 mod commands_jobs;
 mod common;
+mod compaction;
 mod conversation;
 mod help;
 mod hostile;
