@@ -22,6 +22,8 @@ pub struct TurnDelegator {
     pub preset: Preset,
     /// The turn's model requests.
     pub budget: RequestBudget,
+    /// What responses cost, as the main agent prices them.
+    pub prices: Arc<crate::llm::prices::Prices>,
 }
 
 impl Agent {
@@ -32,6 +34,7 @@ impl Agent {
             client: self.client.clone(),
             preset: self.current_preset(),
             budget: budget.clone(),
+            prices: self.prices.clone(),
         })
     }
 }
@@ -69,6 +72,7 @@ impl Delegator for TurnDelegator {
                 },
             )
             .with_request_budget(self.budget.clone());
+            agent.prices = self.prices.clone();
             let outcome = agent.run_turn(&task.prompt, &events, cancel).await;
             let answer = agent
                 .session()

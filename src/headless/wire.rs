@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::agent::{AgentEvent, AgentState};
 use crate::events::{PlanEvent, StepEnd};
 use crate::llm::Usage;
+use crate::llm::prices::{Cost, Spend};
 
 /// One event as it goes on the wire.
 #[derive(Debug, Serialize)]
@@ -114,7 +115,8 @@ pub enum WireEvent<'a> {
         /// What went wrong and what to do.
         message: &'a str,
     },
-    /// `{"type":"turn_finished","outcome":"answered","cause":null,"usage":{...},"last_usage":{...}}`
+    /// `{"type":"turn_finished","outcome":"answered","cause":null,"usage":{...},"last_usage":{...},
+    /// "cost":{"usd":0.0012,"cny":null,"unpriced_responses":0}}`
     TurnFinished {
         /// `answered`, `step_limit`, `interrupted` or `failed`.
         outcome: &'static str,
@@ -125,6 +127,15 @@ pub enum WireEvent<'a> {
         usage: Option<Usage>,
         /// The last request's tokens.
         last_usage: Option<Usage>,
+        /// The turn's responses' costs added up (left out when none was priced).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<Spend>,
+    },
+    /// `{"type":"response_cost","cost":{"currency":"USD","amount":0.0000225}}`: what a model
+    /// response cost when it finished (`"cost":null`: its model has no price).
+    ResponseCost {
+        /// The amount and its currency.
+        cost: Option<WireCost>,
     },
     /// `{"type":"context_usage","used":1200,"budget":100000}`
     ContextUsage {
@@ -273,6 +284,24 @@ pub struct WireMcpServer<'a> {
     pub last_error: Option<&'a str>,
 }
 
+/// An amount of money on the wire.
+#[derive(Debug, Serialize)]
+pub struct WireCost {
+    /// `USD` or `CNY`.
+    pub currency: &'static str,
+    /// In units of the currency (dollars, yuan).
+    pub amount: f64,
+}
+
+impl From<&Cost> for WireCost {
+    fn from(cost: &Cost) -> Self {
+        Self {
+            currency: cost.currency.code(),
+            amount: cost.amount.units(),
+        }
+    }
+}
+
 /// One line: the event, with the delegating call's id when a sub-agent sent it.
 #[derive(Debug, Serialize)]
 pub struct WireLine<'a> {
@@ -315,6 +344,16 @@ pub fn line(event: &AgentEvent) -> WireLine<'_> {
             parent_id: None,
         },
     }
+}
+
+/// The line for `event`, a `turn_finished` one with the turn's cost (`turn_cost`, as the
+/// transcript added up its `response_cost` events; `None` or nothing priced: left out).
+pub fn line_with_turn_cost(event: &AgentEvent, turn_cost: Option<Spend>) -> WireLine<'_> {
+    let mut line = line(event);
+    if let WireEvent::TurnFinished { cost, .. } = &mut line.event {
+        *cost = turn_cost.filter(|c| c.shown().is_some());
+    }
+    line
 }
 
 /// A plan event's line.
@@ -423,6 +462,10 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             cause: outcome.cause().map(|c| c.name()),
             usage: *usage,
             last_usage: *last_usage,
+            cost: None,
+        },
+        AgentEvent::ResponseCost(cost) => WireEvent::ResponseCost {
+            cost: cost.as_ref().map(WireCost::from),
         },
         AgentEvent::ContextUsage { used, budget } => WireEvent::ContextUsage {
             used: *used,

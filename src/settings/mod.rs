@@ -6,10 +6,11 @@
 //! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
 //! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
 //! shape), model providers (`[providers.NAME]`) and, from the user's file only, the command
-//! rules (`[commands] allow`). A leaf: it imports nothing of MiniClaw but
+//! rules (`[commands] allow`) and the prices of models (`[cost]`). A leaf: it imports nothing of MiniClaw but
 //! `paths`.
 
 mod commands;
+mod cost;
 mod error;
 mod expand;
 mod mcp;
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use commands::AllowedCommand;
+pub use cost::{CostSettings, Currency, MAX_PRICE_PER_MILLION, ModelPrices};
 pub use error::SettingsError;
 pub use expand::expand_vars;
 pub use mcp::{
@@ -47,6 +49,8 @@ pub struct FileSettings {
     pub run_command: Option<RunCommandSettings>,
     /// Its `[commands] allow` rules (the user's file only).
     pub allowed_commands: Vec<AllowedCommand>,
+    /// Its `[cost]` table (the user's file only).
+    pub cost: Option<CostSettings>,
 }
 
 /// Where the settings files are.
@@ -90,6 +94,8 @@ pub struct Settings {
     pub run_command: RunCommandSettings,
     /// The command rules of the user's `config.toml` (a project's are ignored, with a warning).
     pub allowed_commands: Vec<AllowedCommand>,
+    /// The person's `[cost]` settings (a project's are ignored, with a warning).
+    pub cost: CostSettings,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -117,9 +123,13 @@ impl Settings {
         let mut providers: Vec<ProviderEntry> = Vec::new();
         let mut run_command = RunCommandSettings::default();
         let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
+        let mut cost = CostSettings::default();
         for layer in layers {
             if let Some(settings) = layer.run_command {
                 run_command = settings;
+            }
+            if let Some(settings) = layer.cost {
+                cost = settings;
             }
             for server in layer.mcp_servers {
                 servers.insert(server.name.clone(), server);
@@ -132,6 +142,7 @@ impl Settings {
             providers,
             run_command,
             allowed_commands,
+            cost,
             warnings,
         }
     }
@@ -216,12 +227,21 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             allowed
         }
     };
+    let cost = match table.get("cost") {
+        None => None,
+        Some(value) => {
+            let (settings, problems) = cost::parse(value, &origin);
+            warnings.extend(problems);
+            settings
+        }
+    };
     (
         FileSettings {
             mcp_servers,
             providers,
             run_command,
             allowed_commands,
+            cost,
         },
         warnings,
     )

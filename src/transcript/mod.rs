@@ -12,6 +12,7 @@ mod step;
 
 use crate::events::{AgentEvent, CallOutcome, StepEnd, TurnOutcome};
 use crate::llm::Usage;
+use crate::llm::prices::Spend;
 
 pub use plan::{Group, PlanItem, PlanRun};
 pub use step::{Call, Finished, Step, SubAgent};
@@ -31,6 +32,9 @@ pub struct Turn {
     pub outcome: Option<TurnOutcome>,
     /// Its tokens added up (`None` when the server reported none).
     pub usage: Option<Usage>,
+    /// What its model responses cost, added up as each finished (a sub-agent's are not in
+    /// it, as its tokens are not in `usage`).
+    pub cost: Spend,
     /// What went wrong during it, in the words the person was told.
     pub errors: Vec<String>,
 }
@@ -93,6 +97,8 @@ pub enum Change {
     },
     /// The running turn met an error (the last of its `errors`).
     Error,
+    /// A response of the running turn was priced (its `cost` grew).
+    Cost,
     /// The last turn ended (its `outcome` says how).
     TurnEnded,
     /// A `/plan` run moved on (the last of [`Transcript::plans`]).
@@ -138,6 +144,13 @@ impl Transcript {
                 Some(turn) => {
                     turn.errors.push(message.clone());
                     Change::Error
+                }
+                None => Change::None,
+            },
+            AgentEvent::ResponseCost(cost) => match self.running_turn() {
+                Some(turn) => {
+                    turn.cost.add(cost.as_ref());
+                    Change::Cost
                 }
                 None => Change::None,
             },

@@ -23,6 +23,7 @@ mod command_undo;
 mod faults;
 mod headless_agents_md;
 mod headless_approval;
+mod headless_costs;
 mod headless_e2e;
 mod headless_folder;
 mod headless_hostile;

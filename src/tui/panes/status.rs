@@ -154,6 +154,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
     });
     segments.extend(mcp_segment(state));
     segments.extend(counts(state));
+    segments.extend(cost_segment(state));
     segments.push(Segment {
         rank: 5,
         span: Span::styled(wrap::truncate(&state.workspace, 30), theme.muted),
@@ -200,6 +201,18 @@ fn counts(state: &State) -> Vec<Segment> {
         });
     }
     segments
+}
+
+/// What the session's model responses cost so far (`spent $0.0123`), when any was priced;
+/// `+` marks responses of models without a price left out.
+fn cost_segment(state: &State) -> Option<Segment> {
+    let spend = crate::tui::status_report::session_cost(state);
+    let shown = spend.shown()?;
+    let more = if spend.unpriced() > 0 { "+" } else { "" };
+    Some(Segment {
+        rank: 4,
+        span: Span::raw(format!("spent {shown}{more}")),
+    })
 }
 
 /// The share of the context a request used, as the status line and `/status` say it: `<1`

@@ -5,6 +5,7 @@ mod command_approval;
 mod commands_jobs;
 mod common;
 mod conversation;
+mod costs;
 mod help;
 mod hostile;
 mod inline_results;
