@@ -127,7 +127,7 @@ pub enum WireEvent<'a> {
         usage: Option<Usage>,
         /// The last request's tokens.
         last_usage: Option<Usage>,
-        /// The turn's responses' costs added up (left out when none was priced).
+        /// The turn's responses' costs added up (left out when no response reported tokens).
         #[serde(skip_serializing_if = "Option::is_none")]
         cost: Option<Spend>,
     },
@@ -347,11 +347,11 @@ pub fn line(event: &AgentEvent) -> WireLine<'_> {
 }
 
 /// The line for `event`, a `turn_finished` one with the turn's cost (`turn_cost`, as the
-/// transcript added up its `response_cost` events; `None` or nothing priced: left out).
+/// transcript added up its `response_cost` events; `None`, or no response billed: left out).
 pub fn line_with_turn_cost(event: &AgentEvent, turn_cost: Option<Spend>) -> WireLine<'_> {
     let mut line = line(event);
     if let WireEvent::TurnFinished { cost, .. } = &mut line.event {
-        *cost = turn_cost.filter(|c| c.shown().is_some());
+        *cost = turn_cost.filter(|c| !c.is_empty());
     }
     line
 }
@@ -518,6 +518,47 @@ mod tests {
 
     fn wire(event: &AgentEvent) -> Value {
         serde_json::to_value(line(event)).unwrap()
+    }
+
+    #[test]
+    fn costs_go_on_their_own_lines_and_the_turns_on_its_end() {
+        use crate::llm::prices::{Cost, Money};
+        let cost = Cost {
+            currency: crate::settings::Currency::Cny,
+            amount: Money::from_picos(330_000_000),
+        };
+        assert_eq!(
+            wire(&AgentEvent::ResponseCost(Some(cost))),
+            json!({"type": "response_cost", "cost": {"currency": "CNY", "amount": 0.00033}})
+        );
+        assert_eq!(
+            wire(&AgentEvent::ResponseCost(None)),
+            json!({"type": "response_cost", "cost": null})
+        );
+        let end = AgentEvent::TurnFinished {
+            outcome: TurnOutcome::Answered,
+            usage: None,
+            last_usage: None,
+        };
+        let with = |spend: Spend| serde_json::to_value(line_with_turn_cost(&end, Some(spend)));
+        let mut spend = Spend::default();
+        assert_eq!(with(spend).unwrap().get("cost"), None);
+        spend.add(None);
+        assert_eq!(
+            with(spend).unwrap()["cost"],
+            json!({"usd": null, "cny": null, "unpriced_responses": 1})
+        );
+        spend.add(Some(&cost));
+        assert_eq!(with(spend).unwrap()["cost"]["cny"], 0.00033);
+        // Another event is left as it is.
+        assert_eq!(
+            serde_json::to_value(line_with_turn_cost(
+                &AgentEvent::HistoryCleared,
+                Some(spend)
+            ))
+            .unwrap(),
+            json!({"type": "history_cleared"})
+        );
     }
 
     #[test]
