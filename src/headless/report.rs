@@ -176,10 +176,7 @@ impl ReportBuilder {
                 a.add(&b);
                 a
             });
-        let mut cost = Spend::default();
-        for turn in &t.turns {
-            cost.merge(&turn.cost);
-        }
+        let cost = t.cost();
         let denied = t.denied();
         let last = t.turns.len().checked_sub(1);
         Report {

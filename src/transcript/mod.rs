@@ -193,6 +193,15 @@ impl Transcript {
         step::fold(&mut self.steps, turn, event)
     }
 
+    /// What every turn's model responses cost, added up (a reopened session's included).
+    pub fn cost(&self) -> Spend {
+        let mut spend = Spend::default();
+        for turn in &self.turns {
+            spend.merge(&turn.cost);
+        }
+        spend
+    }
+
     /// The turn that has not ended, if one runs.
     fn running_turn(&mut self) -> Option<&mut Turn> {
         self.turns.last_mut().filter(|t| t.outcome.is_none())

@@ -1,7 +1,7 @@
 //! What `/status` says (a notice block in the conversation, so it stays in the scrollback
 //! beside what it describes) and what quitting prints: read from the state, never changing it.
 
-use crate::llm::prices::{PRICES_DATE, Spend};
+use crate::llm::prices::PRICES_DATE;
 use crate::terminal_text;
 use crate::tui::state::State;
 
@@ -28,16 +28,6 @@ pub fn session_tokens(state: &State) -> Tokens {
         tokens.completion += usage.completion_tokens;
     }
     tokens
-}
-
-/// What the session's model responses cost, added up over its turns (a reopened session's
-/// earlier turns count: each response's cost is saved with it).
-pub fn session_cost(state: &State) -> Spend {
-    let mut spend = Spend::default();
-    for turn in &state.view.transcript.turns {
-        spend.merge(&turn.cost);
-    }
-    spend
 }
 
 impl Tokens {
@@ -86,7 +76,8 @@ pub fn report(state: &State) -> String {
         .unwrap_or_default();
     lines.push(format!("  Session     {title}{id}"));
     lines.push(format!("  Tokens      {}", session_tokens(state).text()));
-    let cost = session_cost(state).described().map_or_else(
+    // A reopened session's earlier turns count: each response's cost is saved with it.
+    let cost = state.view.transcript.cost().described().map_or_else(
         || "none known (only DeepSeek's models and those priced in [cost] have a price)".into(),
         |spent| format!("{spent} this session"),
     );
@@ -203,7 +194,7 @@ pub fn farewell(state: &State) -> Option<String> {
     if tokens.turns > 0 {
         out.push_str(&format!("\nTokens used: {}", tokens.text()));
     }
-    if let Some(spent) = session_cost(state).described() {
+    if let Some(spent) = state.view.transcript.cost().described() {
         out.push_str(&format!("\nCost of this session: {spent}"));
     }
     out.push('\n');

@@ -206,7 +206,7 @@ fn counts(state: &State) -> Vec<Segment> {
 /// What the session's model responses cost so far (`spent $0.0123`), when any was priced;
 /// `+` marks responses of models without a price left out.
 fn cost_segment(state: &State) -> Option<Segment> {
-    let spend = crate::tui::status_report::session_cost(state);
+    let spend = state.view.transcript.cost();
     let shown = spend.shown()?;
     let more = if spend.unpriced() > 0 { "+" } else { "" };
     Some(Segment {
