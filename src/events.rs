@@ -383,6 +383,10 @@ pub enum AgentEvent {
         /// The last call's usage (its prompt size tells the context used).
         last_usage: Option<Usage>,
     },
+    /// A model response with token counts finished, priced by its request's preset and the
+    /// time: what it cost (`None`: the model has no price, so only its tokens are known). A
+    /// turn's cost is these added up (`transcript::Turn::cost`); `TurnFinished` carries none.
+    ResponseCost(Option<crate::llm::prices::Cost>),
     /// How much of the context budget the last request used (prompt tokens).
     ContextUsage {
         /// Prompt tokens of the last request (as the server counted them, else estimated).

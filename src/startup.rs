@@ -369,7 +369,12 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     .with_command_rules(Arc::new(command_rules))
     .with_command_timeouts(command_timeouts)
     .with_slot(slot)
-    .with_plan_presets(plan_presets);
+    .with_plan_presets(plan_presets)
+    // The person's own file only (a project's `[cost]` is ignored, and said so where the
+    // settings' warnings are told).
+    .with_prices(crate::llm::prices::Prices::new(
+        &Settings::load(&SettingsFiles::default_locations(), false).cost,
+    ));
     if let Some(store) = store {
         agent = agent.with_history(store);
     }

@@ -164,7 +164,9 @@ impl Agent {
             turns: span.turns,
             automatic,
         });
+        let preset = self.current_preset();
         let (summary, usage) = self.summarize(&span, keep, events, cancel).await?;
+        let billed = usage.map(|u| self.bill(&preset, &u, events));
         let content = format!(
             "{}\n\n## Summary\n\n{}",
             self.goal(span.turns, automatic),
@@ -182,8 +184,13 @@ impl Agent {
             summary: content.clone(),
             usage,
         };
-        self.session.push(Message::compaction(content, mark));
+        self.session
+            .push(Message::compaction(content, mark).billed(billed));
         self.save(events);
+        // On disk before it is told: a person who quits then finds it there.
+        if let Some(writer) = &mut self.history {
+            writer.settle(&self.session, events).await;
+        }
         tracing::info!(turns = span.turns, automatic, "session compacted");
         events.send(AgentEvent::Compacted(done.clone()));
         Ok(done)

@@ -24,6 +24,8 @@ pub struct TurnDelegator {
     pub budget: RequestBudget,
     /// The context budget of the agent delegating (a sub-agent's requests fit the same).
     pub context: super::context::ContextBudget,
+    /// What responses cost, as the main agent prices them.
+    pub prices: Arc<crate::llm::prices::Prices>,
 }
 
 impl Agent {
@@ -35,6 +37,7 @@ impl Agent {
             preset: self.current_preset(),
             budget: budget.clone(),
             context: self.budget.clone(),
+            prices: self.prices.clone(),
         })
     }
 }
@@ -75,6 +78,7 @@ impl Delegator for TurnDelegator {
             // A sub-agent's task is short: its older steps are trimmed, never summarized.
             agent.budget = self.context.clone();
             agent.compact_at = 0;
+            agent.prices = self.prices.clone();
             let outcome = agent.run_turn(&task.prompt, &events, cancel).await;
             let answer = agent
                 .session()

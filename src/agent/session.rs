@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::mentions::{Attached, Expanded};
 use super::plan::PlanMark;
 use crate::events::CallOutcome;
+use crate::llm::prices::Billed;
 use crate::llm::{ChatMessage, Role, ToolCall};
 
 /// Why an answer did not finish. Kept in the history as the text it always was:
@@ -99,6 +100,10 @@ pub struct Message {
     /// For a prompt of a `/plan` run: the planner's, or the executor's for one item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanMark>,
+    /// For an assistant message: the tokens of the response that made it and what they cost,
+    /// so a reopened session knows its cost (sessions saved before it was kept have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billed: Option<Billed>,
     /// For a compaction (a system message whose content is the summary): what it replaced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionMark>,
@@ -137,6 +142,7 @@ impl Message {
             attached: None,
             plan: None,
             compaction: None,
+            billed: None,
         }
     }
 
@@ -211,6 +217,12 @@ impl Message {
             approved,
             ..Self::tool(call_id, content)
         }
+    }
+
+    /// The same assistant message, with what its response was billed.
+    pub fn billed(mut self, billed: Option<Billed>) -> Self {
+        self.billed = billed;
+        self
     }
 
     /// The same tool result, with how long its call ran.

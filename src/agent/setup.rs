@@ -55,6 +55,12 @@ impl Agent {
         self.approvals.mode_sender()
     }
 
+    /// Prices responses by `prices` (DeepSeek's table with the person's `[cost]` settings).
+    pub fn with_prices(mut self, prices: crate::llm::prices::Prices) -> Self {
+        self.prices = Arc::new(prices);
+        self
+    }
+
     /// Keeps the MCP servers (whose tools the registry already offers) with the agent, so the
     /// UI and headless mode can hear them and restart them.
     pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {

@@ -19,6 +19,7 @@ use super::session::{Incomplete, Message, Session};
 use super::turn_input::{TurnInput, TurnSpec};
 use crate::approval::ApprovalMode;
 use crate::events::{AgentEvent, AgentState, EventSink, FailCause, StepEnd, TurnOutcome};
+use crate::llm::prices::{Billed, Prices};
 use crate::llm::{
     ChatError, ClientEvent, Completion, FinishReason, LlmClient, LlmError, Preset, StreamEvent,
     Usage,
@@ -79,6 +80,8 @@ pub struct Agent {
     /// How the instructions changed since this session's prompt last carried them, when they
     /// did (a unified diff, shown by `/instructions diff`).
     pub(super) instructions_diff: Option<String>,
+    /// What responses cost (DeepSeek's table and the person's `[cost]` prices).
+    pub(super) prices: Arc<Prices>,
 }
 
 /// What one model call ended in.
@@ -121,6 +124,7 @@ impl Agent {
             plan_presets: super::plan::PlanPresets::default(),
             instructions: None,
             instructions_diff: None,
+            prices: Arc::default(),
         }
     }
 
@@ -292,6 +296,7 @@ impl Agent {
         if !turn.compaction_failed && self.compaction_due(estimate) {
             match self.compact_automatically(events, cancel).await {
                 Ok(done) => {
+                    // Billed already, with the compaction's message.
                     if let Some(u) = &done.usage {
                         turn.add_usage(u);
                     }
@@ -330,8 +335,9 @@ impl Agent {
                 return StepResult::Finished(TurnOutcome::Failed(fail_cause(&error)));
             }
         };
+        let mut billed = None;
         if let Some(u) = &completion.usage {
-            turn.add_usage(u);
+            billed = Some(self.account(&preset, u, turn, events));
             self.budget.correct(raw_estimate, u.prompt_tokens);
         }
         let used = completion
@@ -347,15 +353,18 @@ impl Agent {
             // not kept (a half-written call sent back could make the server refuse the history).
             let mut completion = completion;
             completion.tool_calls.clear();
-            return self.answered(events, completion);
+            return self.answered(events, completion, billed);
         }
 
         let calls = completion.tool_calls.clone();
-        self.session.push(Message::assistant(
-            completion.content.clone(),
-            Some(completion.reasoning.clone()),
-            calls.clone(),
-        ));
+        self.session.push(
+            Message::assistant(
+                completion.content.clone(),
+                Some(completion.reasoning.clone()),
+                calls.clone(),
+            )
+            .billed(billed),
+        );
         events.send(AgentEvent::StepFinished(StepEnd::Thought));
         events.send(AgentEvent::State(AgentState::Acting));
         let (observations, made) = self
@@ -391,7 +400,12 @@ impl Agent {
     }
 
     /// The model answered without tools: keep the answer, marking it when it was cut.
-    fn answered(&mut self, events: &EventSink, c: Completion) -> StepResult {
+    fn answered(
+        &mut self,
+        events: &EventSink,
+        c: Completion,
+        billed: Option<Billed>,
+    ) -> StepResult {
         events.send(AgentEvent::StepFinished(StepEnd::Answer));
         let cut = match &c.finish_reason {
             Some(FinishReason::Length) => Some(
@@ -405,7 +419,8 @@ impl Agent {
             ),
             _ => None,
         };
-        let mut message = Message::assistant(c.content.clone(), Some(c.reasoning), vec![]);
+        let mut message =
+            Message::assistant(c.content.clone(), Some(c.reasoning), vec![]).billed(billed);
         message.incomplete = cut.map(|text| Incomplete::Cut(text.to_string()));
         self.session.push(message);
         match cut {
@@ -417,6 +432,29 @@ impl Agent {
             }
             None => StepResult::Finished(TurnOutcome::Answered),
         }
+    }
+
+    /// Accounts one model response of `preset` that reported `usage`: its tokens join the
+    /// turn's, and what it cost (`preset`'s price now: DeepSeek's peak hours cost more) is told
+    /// as a `ResponseCost` event. Every kind of model request calls this once per response, so
+    /// all are billed alike; what it returns belongs on the message the response made.
+    pub(super) fn account(
+        &self,
+        preset: &Preset,
+        usage: &Usage,
+        turn: &mut TurnTally,
+        events: &EventSink,
+    ) -> Billed {
+        turn.add_usage(usage);
+        self.bill(preset, usage, events)
+    }
+
+    /// What a response cost, told as a `ResponseCost` event (also for a request outside a
+    /// turn, `/compact`'s).
+    pub(super) fn bill(&self, preset: &Preset, usage: &Usage, events: &EventSink) -> Billed {
+        let billed = self.prices.bill(preset, usage, chrono::Utc::now());
+        events.send(AgentEvent::ResponseCost(billed.cost));
+        billed
     }
 
     /// Keeps what arrived of an answer that did not finish, marked with why.
@@ -491,7 +529,7 @@ impl Agent {
 }
 
 /// What a turn adds up to.
-struct TurnTally {
+pub(super) struct TurnTally {
     usage: Option<Usage>,
     last_usage: Option<Usage>,
     /// The model requests the turn may still make, sub-agents included.

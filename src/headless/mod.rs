@@ -30,7 +30,7 @@ use crate::agent::{Agent, AgentEvent, EventSink, TurnOutcome};
 use crate::config::OutputFormat;
 use crate::events::{FailCause, ItemState};
 use crate::terminal_text::clean;
-use crate::transcript::Transcript;
+use crate::transcript::{Change, Transcript};
 
 pub use input::{HeadlessError, MAX_STDIN_PROMPT_BYTES, PromptSource, prompt_source, read_prompt};
 pub use report::{DENIED_EXIT_CODE, Report, ReportBuilder, RunStart, SessionStart};
@@ -154,7 +154,11 @@ impl Output {
         // The trace still goes to stderr; its copy of the answer goes nowhere.
         let _ = self.trace.print(seen, &mut std::io::sink(), &mut err);
         if self.format == OutputFormat::StreamJson {
-            write_line(&mut out, &wire::line(event));
+            // The turn's end carries its cost, which the transcript added up.
+            let turn_cost = (change == Change::TurnEnded)
+                .then(|| self.transcript.turns.last().map(|t| t.cost))
+                .flatten();
+            write_line(&mut out, &wire::line_with_turn_cost(event, turn_cost));
         }
     }
 

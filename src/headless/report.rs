@@ -4,7 +4,8 @@
 //! ```json
 //! {"answer": "...", "outcome": "answered", "steps": [{"step": 1, "reasoning": null,
 //!   "thought": "...", "tool_calls": [{"id": "...", "name": "...", "arguments": {...},
-//!   "result": {...}, "duration_ms": 3}]}], "usage": {...}, "session_id": "...",
+//!   "result": {...}, "duration_ms": 3}]}], "usage": {...},
+//!   "cost": {"usd": 0.0012, "cny": null, "unpriced_responses": 0}, "session_id": "...",
 //!   "exit_code": 0, "errors": [], "notices": []}
 //! ```
 
@@ -15,6 +16,7 @@ use super::plan_report::{PlanReport, plan_report};
 pub use super::steps::StepReport;
 use crate::agent::{AgentEvent, TurnOutcome};
 use crate::llm::Usage;
+use crate::llm::prices::Spend;
 use crate::transcript::Transcript;
 
 /// The whole turn.
@@ -32,6 +34,9 @@ pub struct Report {
     pub steps: Vec<StepReport>,
     /// The turn's tokens added up (`null` when the server reported none).
     pub usage: Option<Usage>,
+    /// What the turn's model responses cost, added up: `{"usd": 0.0012, "cny": null,
+    /// "unpriced_responses": 0}` (`null` when no response reported tokens).
+    pub cost: Option<Spend>,
     /// The history's session id (`null` when the agent never started).
     pub session_id: Option<String>,
     /// The process's exit status.
@@ -72,6 +77,7 @@ impl Report {
             cause: None,
             steps: Vec::new(),
             usage: None,
+            cost: None,
             session_id: None,
             exit_code: 2,
             denied: 0,
@@ -203,6 +209,7 @@ impl ReportBuilder {
                 a.add(&b);
                 a
             });
+        let cost = t.cost();
         let denied = t.denied();
         let last = t.turns.len().checked_sub(1);
         Report {
@@ -211,6 +218,7 @@ impl ReportBuilder {
             cause: outcome.cause().map(|c| c.name()),
             steps: super::steps::report(&steps),
             usage,
+            cost: (!cost.is_empty()).then_some(cost),
             session_id: Some(session_id),
             exit_code: match (outcome, denied) {
                 (TurnOutcome::Answered, 1..) => DENIED_EXIT_CODE,

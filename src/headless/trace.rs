@@ -91,6 +91,9 @@ impl TracePrinter {
             (AgentEvent::TurnFinished { .. }, Change::TurnEnded) => {
                 self.end_reasoning(err)?;
                 let last = transcript.turns.len().saturating_sub(1);
+                if let Some(cost) = transcript.turns.get(last).and_then(|t| t.cost.described()) {
+                    writeln!(err, "[cost] {cost} this turn")?;
+                }
                 if let Some(answer) = transcript.answer(last) {
                     match self.answer_output {
                         AnswerOutput::Clean => writeln!(out, "{}", clean(answer))?,

@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::agent::{AgentEvent, AgentState};
 use crate::events::{PlanEvent, StepEnd};
 use crate::llm::Usage;
+use crate::llm::prices::{Cost, Spend};
 
 /// One event as it goes on the wire.
 #[derive(Debug, Serialize)]
@@ -114,7 +115,8 @@ pub enum WireEvent<'a> {
         /// What went wrong and what to do.
         message: &'a str,
     },
-    /// `{"type":"turn_finished","outcome":"answered","cause":null,"usage":{...},"last_usage":{...}}`
+    /// `{"type":"turn_finished","outcome":"answered","cause":null,"usage":{...},"last_usage":{...},
+    /// "cost":{"usd":0.0012,"cny":null,"unpriced_responses":0}}`
     TurnFinished {
         /// `answered`, `step_limit`, `interrupted` or `failed`.
         outcome: &'static str,
@@ -125,6 +127,15 @@ pub enum WireEvent<'a> {
         usage: Option<Usage>,
         /// The last request's tokens.
         last_usage: Option<Usage>,
+        /// The turn's responses' costs added up (left out when no response reported tokens).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<Spend>,
+    },
+    /// `{"type":"response_cost","cost":{"currency":"USD","amount":0.0000225}}`: what a model
+    /// response cost when it finished (`"cost":null`: its model has no price).
+    ResponseCost {
+        /// The amount and its currency.
+        cost: Option<WireCost>,
     },
     /// `{"type":"context_usage","used":1200,"budget":100000,"compact_at":80000}`
     ContextUsage {
@@ -308,6 +319,24 @@ pub struct WireMcpServer<'a> {
     pub last_error: Option<&'a str>,
 }
 
+/// An amount of money on the wire.
+#[derive(Debug, Serialize)]
+pub struct WireCost {
+    /// `USD` or `CNY`.
+    pub currency: &'static str,
+    /// In units of the currency (dollars, yuan).
+    pub amount: f64,
+}
+
+impl From<&Cost> for WireCost {
+    fn from(cost: &Cost) -> Self {
+        Self {
+            currency: cost.currency.code(),
+            amount: cost.amount.units(),
+        }
+    }
+}
+
 /// One line: the event, with the delegating call's id when a sub-agent sent it.
 #[derive(Debug, Serialize)]
 pub struct WireLine<'a> {
@@ -350,6 +379,16 @@ pub fn line(event: &AgentEvent) -> WireLine<'_> {
             parent_id: None,
         },
     }
+}
+
+/// The line for `event`, a `turn_finished` one with the turn's cost (`turn_cost`, as the
+/// transcript added up its `response_cost` events; `None`, or no response billed: left out).
+pub fn line_with_turn_cost(event: &AgentEvent, turn_cost: Option<Spend>) -> WireLine<'_> {
+    let mut line = line(event);
+    if let WireEvent::TurnFinished { cost, .. } = &mut line.event {
+        *cost = turn_cost.filter(|c| !c.is_empty());
+    }
+    line
 }
 
 /// A plan event's line.
@@ -458,6 +497,10 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             cause: outcome.cause().map(|c| c.name()),
             usage: *usage,
             last_usage: *last_usage,
+            cost: None,
+        },
+        AgentEvent::ResponseCost(cost) => WireEvent::ResponseCost {
+            cost: cost.as_ref().map(WireCost::from),
         },
         AgentEvent::ContextUsage {
             used,
@@ -536,6 +579,47 @@ mod tests {
 
     fn wire(event: &AgentEvent) -> Value {
         serde_json::to_value(line(event)).unwrap()
+    }
+
+    #[test]
+    fn costs_go_on_their_own_lines_and_the_turns_on_its_end() {
+        use crate::llm::prices::{Cost, Money};
+        let cost = Cost {
+            currency: crate::settings::Currency::Cny,
+            amount: Money::from_picos(330_000_000),
+        };
+        assert_eq!(
+            wire(&AgentEvent::ResponseCost(Some(cost))),
+            json!({"type": "response_cost", "cost": {"currency": "CNY", "amount": 0.00033}})
+        );
+        assert_eq!(
+            wire(&AgentEvent::ResponseCost(None)),
+            json!({"type": "response_cost", "cost": null})
+        );
+        let end = AgentEvent::TurnFinished {
+            outcome: TurnOutcome::Answered,
+            usage: None,
+            last_usage: None,
+        };
+        let with = |spend: Spend| serde_json::to_value(line_with_turn_cost(&end, Some(spend)));
+        let mut spend = Spend::default();
+        assert_eq!(with(spend).unwrap().get("cost"), None);
+        spend.add(None);
+        assert_eq!(
+            with(spend).unwrap()["cost"],
+            json!({"usd": null, "cny": null, "unpriced_responses": 1})
+        );
+        spend.add(Some(&cost));
+        assert_eq!(with(spend).unwrap()["cost"]["cny"], 0.00033);
+        // Another event is left as it is.
+        assert_eq!(
+            serde_json::to_value(line_with_turn_cost(
+                &AgentEvent::HistoryCleared,
+                Some(spend)
+            ))
+            .unwrap(),
+            json!({"type": "history_cleared"})
+        );
     }
 
     #[test]

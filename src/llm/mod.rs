@@ -9,6 +9,7 @@ pub(crate) mod endpoint;
 pub(crate) mod error;
 pub(crate) mod key;
 pub(crate) mod presets;
+pub mod prices;
 pub(crate) mod provider;
 pub(crate) mod retry;
 pub mod sse;

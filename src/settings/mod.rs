@@ -6,11 +6,12 @@
 //! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
 //! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
 //! shape), model providers (`[providers.NAME]`) and, from the user's file only, the command
-//! rules (`[commands] allow`). A leaf: it imports nothing of MiniClaw but
+//! rules (`[commands] allow`) and the prices of models (`[cost]`). A leaf: it imports nothing of MiniClaw but
 //! `paths`.
 
 mod commands;
 mod context;
+mod cost;
 mod error;
 mod expand;
 mod mcp;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use commands::AllowedCommand;
 pub use context::{ContextSettings, DeepSeekSettings};
+pub use cost::{CostSettings, Currency, MAX_PRICE_PER_MILLION, ModelPrices};
 pub use error::SettingsError;
 pub use expand::expand_vars;
 pub use mcp::{
@@ -53,6 +55,8 @@ pub struct FileSettings {
     pub context: Option<ContextSettings>,
     /// Its `[deepseek]` table (the user's file only).
     pub deepseek: Option<DeepSeekSettings>,
+    /// Its `[cost]` table (the user's file only).
+    pub cost: Option<CostSettings>,
 }
 
 /// Where the settings files are.
@@ -100,6 +104,8 @@ pub struct Settings {
     pub context: ContextSettings,
     /// The person's `[deepseek]` settings.
     pub deepseek: DeepSeekSettings,
+    /// The person's `[cost]` settings (a project's are ignored, with a warning).
+    pub cost: CostSettings,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -128,6 +134,7 @@ impl Settings {
         let mut run_command = RunCommandSettings::default();
         let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
         let (mut context, mut deepseek) = Default::default();
+        let mut cost = CostSettings::default();
         for layer in layers {
             if let Some(settings) = layer.run_command {
                 run_command = settings;
@@ -137,6 +144,9 @@ impl Settings {
             }
             if let Some(settings) = layer.deepseek {
                 deepseek = settings;
+            }
+            if let Some(settings) = layer.cost {
+                cost = settings;
             }
             for server in layer.mcp_servers {
                 servers.insert(server.name.clone(), server);
@@ -151,6 +161,7 @@ impl Settings {
             allowed_commands,
             context,
             deepseek,
+            cost,
             warnings,
         }
     }
@@ -247,6 +258,14 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
         warnings.extend(problems);
         s
     });
+    let cost = match table.get("cost") {
+        None => None,
+        Some(value) => {
+            let (settings, problems) = cost::parse(value, &origin);
+            warnings.extend(problems);
+            settings
+        }
+    };
     (
         FileSettings {
             mcp_servers,
@@ -255,6 +274,7 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             allowed_commands,
             context,
             deepseek,
+            cost,
         },
         warnings,
     )

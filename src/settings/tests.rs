@@ -430,3 +430,116 @@ fn a_share_past_100_or_an_unknown_effort_is_named_and_skipped() {
     );
     assert!(warnings[1].contains("`high` or `max`"), "{warnings:?}");
 }
+
+#[test]
+fn cost_settings_come_from_the_persons_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("config.toml");
+    std::fs::write(
+        &user,
+        r#"
+[cost]
+currency = "cny"
+
+[cost.models."deepseek-v4-pro"]
+cache_hit = 0.1
+cache_miss = 3
+output = 12.5
+
+[cost.models."Ollama/Qwen"]
+cache_hit = 0
+cache_miss = 0
+output = 0
+"#,
+    )
+    .unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir(&project).unwrap();
+    // A cloned repository making a model look free.
+    std::fs::write(
+        project.join(PROJECT_FILE),
+        "[cost]\ncurrency = \"USD\"\n[cost.models.\"deepseek-v4-pro\"]\ncache_hit = 0\ncache_miss = 0\noutput = 0\n",
+    )
+    .unwrap();
+    let files = SettingsFiles {
+        user: Some(user),
+        project,
+    };
+    let trusted = Settings::load(&files, true);
+    assert_eq!(trusted.cost.currency, Currency::Cny);
+    assert_eq!(
+        trusted.cost.models.get("deepseek-v4-pro"),
+        Some(&ModelPrices {
+            cache_hit: 0.1,
+            cache_miss: 3.0,
+            output: 12.5
+        })
+    );
+    // Names are kept lower-cased: a model is found whatever case the file wrote.
+    assert!(trusted.cost.models.contains_key("ollama/qwen"));
+    assert_eq!(trusted.warnings.len(), 1, "{:?}", trusted.warnings);
+    assert!(
+        trusted.warnings[0].contains("miniclaw.toml: [cost] is ignored here"),
+        "{:?}",
+        trusted.warnings
+    );
+    assert_eq!(Settings::load(&files, false).cost, trusted.cost);
+}
+
+#[test]
+fn a_broken_cost_entry_is_named_and_skipped_and_the_rest_counts() {
+    let text = r#"
+[cost]
+currency = "EUR"
+colour = "green"
+
+[cost.models.good]
+cache_hit = 0.01
+cache_miss = 0.2
+output = 0.8
+
+[cost.models.missing]
+cache_hit = 0.01
+output = 0.8
+
+[cost.models.negative]
+cache_hit = -1
+cache_miss = 0.2
+output = 0.8
+
+[cost.models.words]
+cache_hit = "cheap"
+cache_miss = 0.2
+output = 0.8
+
+[cost.models.typo]
+cache_hits = 0.01
+cache_miss = 0.2
+output = 0.8
+
+[cost.models.huge]
+cache_hit = 0.01
+cache_miss = 0.2
+output = 1e300
+"#;
+    let (file, warnings) = parse_toml(text, Path::new("/home/me/config.toml"), Scope::User);
+    let cost = file.cost.unwrap();
+    assert_eq!(cost.currency, Currency::Usd);
+    assert_eq!(cost.models.keys().collect::<Vec<_>>(), ["good"]);
+    let said = |needle: &str| {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("/home/me/config.toml: [cost") && w.contains(needle)),
+            "{needle:?} not in {warnings:?}"
+        );
+    };
+    said("currency must be \"USD\" or \"CNY\"");
+    said("unknown key `colour`");
+    said("[cost.models.\"missing\"] was skipped: `cache_miss` is missing");
+    said("[cost.models.\"negative\"] was skipped: `cache_hit` must be from 0");
+    said("[cost.models.\"words\"] was skipped: `cache_hit` must be a number");
+    said("[cost.models.\"typo\"] was skipped: unknown key `cache_hits`");
+    said("[cost.models.\"huge\"] was skipped: `output` must be from 0");
+    assert_eq!(warnings.len(), 7, "{warnings:?}");
+}

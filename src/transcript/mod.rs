@@ -12,6 +12,7 @@ mod step;
 
 use crate::events::{AgentEvent, CallOutcome, StepEnd, TurnOutcome};
 use crate::llm::Usage;
+use crate::llm::prices::Spend;
 
 pub use plan::{Group, PlanItem, PlanRun};
 pub use step::{Call, Finished, Step, SubAgent};
@@ -31,6 +32,9 @@ pub struct Turn {
     pub outcome: Option<TurnOutcome>,
     /// Its tokens added up (`None` when the server reported none).
     pub usage: Option<Usage>,
+    /// What its model responses cost, added up as each finished (a sub-agent's are not in
+    /// it, as its tokens are not in `usage`).
+    pub cost: Spend,
     /// What went wrong during it, in the words the person was told.
     pub errors: Vec<String>,
 }
@@ -44,6 +48,8 @@ pub struct Transcript {
     pub steps: Vec<Step>,
     /// The `/plan` runs.
     pub plans: Vec<PlanRun>,
+    /// What requests between turns cost (`/compact`'s summaries).
+    pub between_turns: Spend,
 }
 
 /// What applying one event changed, for views that follow a turn as it happens.
@@ -93,6 +99,8 @@ pub enum Change {
     },
     /// The running turn met an error (the last of its `errors`).
     Error,
+    /// A response of the running turn was priced (its `cost` grew).
+    Cost,
     /// The last turn ended (its `outcome` says how).
     TurnEnded,
     /// A `/plan` run moved on (the last of [`Transcript::plans`]).
@@ -141,6 +149,14 @@ impl Transcript {
                 }
                 None => Change::None,
             },
+            AgentEvent::ResponseCost(cost) => {
+                match self.running_turn() {
+                    Some(turn) => turn.cost.add(cost.as_ref()),
+                    // A request between turns (`/compact`'s) costs the session all the same.
+                    None => self.between_turns.add(cost.as_ref()),
+                }
+                Change::Cost
+            }
             AgentEvent::TurnFinished { outcome, usage, .. } => match self.running_turn() {
                 Some(turn) => {
                     turn.outcome = Some(*outcome);
@@ -178,6 +194,15 @@ impl Transcript {
     fn step_event(&mut self, event: &AgentEvent) -> Change {
         let turn = self.turns.len().saturating_sub(1);
         step::fold(&mut self.steps, turn, event)
+    }
+
+    /// What every turn's model responses cost, added up (a reopened session's included).
+    pub fn cost(&self) -> Spend {
+        let mut spend = self.between_turns;
+        for turn in &self.turns {
+            spend.merge(&turn.cost);
+        }
+        spend
     }
 
     /// The turn that has not ended, if one runs.

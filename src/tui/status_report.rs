@@ -1,6 +1,7 @@
 //! What `/status` says (a notice block in the conversation, so it stays in the scrollback
 //! beside what it describes) and what quitting prints: read from the state, never changing it.
 
+use crate::llm::prices::PRICES_DATE;
 use crate::terminal_text;
 use crate::tui::state::State;
 
@@ -75,6 +76,25 @@ pub fn report(state: &State) -> String {
         .unwrap_or_default();
     lines.push(format!("  Session     {title}{id}"));
     lines.push(format!("  Tokens      {}", session_tokens(state).text()));
+    // A reopened session's earlier turns count: each response's cost is saved with it.
+    let cost = state.view.transcript.cost().described().map_or_else(
+        || "none known (only DeepSeek's models and those priced in [cost] have a price)".into(),
+        |spent| format!("{spent} this session"),
+    );
+    lines.push(format!("  Cost        {cost}"));
+    let last_turn = state
+        .view
+        .transcript
+        .turns
+        .last()
+        .and_then(|t| t.cost.described());
+    if let Some(turn) = last_turn {
+        lines.push(format!("              {turn} the last turn"));
+    }
+    lines.push(format!(
+        "  Prices      DeepSeek's of {PRICES_DATE} (peak: weekdays 09–12 and 14–18 Beijing time, \
+         twice off-peak); [cost] in config.toml sets your own"
+    ));
     let context = match state.status.context.filter(|g| g.budget > 0) {
         Some(g) => format!(
             "{} of {} tokens ({}%) in the last request; {}",
@@ -181,6 +201,9 @@ pub fn farewell(state: &State) -> Option<String> {
     }
     if tokens.turns > 0 {
         out.push_str(&format!("\nTokens used: {}", tokens.text()));
+    }
+    if let Some(spent) = state.view.transcript.cost().described() {
+        out.push_str(&format!("\nCost of this session: {spent}"));
     }
     out.push('\n');
     Some(out)

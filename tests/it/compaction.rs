@@ -205,6 +205,21 @@ async fn slash_compact_summarizes_everything_so_far_and_keeps_what_it_was_asked_
             automatic: false
         })
     ));
+    // The summary request is billed like any response, though no turn runs.
+    let mut told = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        told.push(e);
+    }
+    assert!(
+        told.iter()
+            .any(|e| matches!(e, AgentEvent::ResponseCost(Some(_))))
+    );
+    let saved = assert_history_valid(&dir.path().join("history.json"));
+    let (at, _) = saved.last_compaction().unwrap();
+    assert!(
+        saved.messages[at].billed.is_some(),
+        "its cost is saved with it"
+    );
     let asked = server.requests()[0].json()["messages"][1]["content"]
         .as_str()
         .unwrap()

@@ -25,6 +25,7 @@ mod compaction_e2e;
 mod faults;
 mod headless_agents_md;
 mod headless_approval;
+mod headless_costs;
 mod headless_e2e;
 mod headless_folder;
 mod headless_hostile;

@@ -37,6 +37,9 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                     finish(&mut events, unfinished(step, cut));
                     open = false;
                 }
+                if let Some(billed) = &m.billed {
+                    events.push(AgentEvent::ResponseCost(billed.cost));
+                }
                 events.push(AgentEvent::Compacted(crate::events::Compaction {
                     turns: mark.turns,
                     automatic: mark.automatic,
@@ -70,6 +73,10 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                 }
                 if !m.content.is_empty() {
                     events.push(AgentEvent::ContentDelta(m.content.clone()));
+                }
+                // As live, the response's cost comes once it has arrived.
+                if let Some(billed) = &m.billed {
+                    events.push(AgentEvent::ResponseCost(billed.cost));
                 }
                 if m.tool_calls.is_empty() {
                     // As live: a step that was not stopped ends as the answer.
@@ -207,6 +214,47 @@ mod tests {
             .unwrap_or_else(|| saved_before_outcomes(&result).0)
     }
     use crate::llm::{FunctionCall, ToolCall};
+
+    #[test]
+    fn a_reopened_session_knows_what_its_responses_cost() {
+        use crate::llm::Usage;
+        use crate::llm::prices::{Billed, Cost, Money};
+        use crate::settings::Currency;
+        let cost = |picos| Cost {
+            currency: Currency::Usd,
+            amount: Money::from_picos(picos),
+        };
+        let billed = |cost| {
+            Some(Billed {
+                usage: Usage::default(),
+                cost,
+            })
+        };
+        let mut s = Session::new();
+        s.push(Message::user("one"));
+        s.push(Message::assistant("Done.", None, vec![]).billed(billed(Some(cost(5)))));
+        s.push(Message::user("two"));
+        // Saved before costs were kept.
+        s.push(Message::assistant("Done.", None, vec![]));
+        s.push(Message::user("three"));
+        s.push(Message::assistant("Done.", None, vec![]).billed(billed(None)));
+        // Saved and read back, as a reopened session is.
+        let s: Session = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        let t = crate::transcript::Transcript::of(&replay(&s, 6));
+        let shown: Vec<(Option<String>, u32)> = t
+            .turns
+            .iter()
+            .map(|turn| (turn.cost.shown(), turn.cost.unpriced()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("$0.000000000005".to_string()), 0),
+                (None, 0),
+                (None, 1)
+            ]
+        );
+    }
 
     #[test]
     fn a_session_is_told_again_as_its_live_events() {

@@ -135,6 +135,19 @@ fn group(state: &State, i: usize) -> Group {
         .map_or(Group::Turn, |turn| turn.group)
 }
 
+/// What turn `turn` cost so far, as its label says it (` · $0.0012`; nothing when no response
+/// of it was priced, `+` when some were not).
+fn turn_cost(state: &State, turn: usize) -> String {
+    let Some(spend) = state.view.transcript.turns.get(turn).map(|t| t.cost) else {
+        return String::new();
+    };
+    match spend.shown() {
+        Some(shown) if spend.unpriced() > 0 => format!(" · {shown}+"),
+        Some(shown) => format!(" · {shown}"),
+        None => String::new(),
+    }
+}
+
 /// What the timeline shows around step `i`, as a key: 0 for a plain turn label, else a hash
 /// of everything its plan lines show (so they are built again only when that changes).
 pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
@@ -152,6 +165,7 @@ pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
         last_of_plan,
         step.turn,
         matches!(this, Group::Planner { .. }),
+        turn_cost(state, step.turn),
     )
         .hash(&mut h);
     if let Group::Item { plan, item } = this
@@ -197,7 +211,8 @@ pub fn group_lines(
             } else {
                 ""
             };
-            head.push(rule(format!("── turn {}{what} ", step.turn + 1)));
+            let cost = turn_cost(state, step.turn);
+            head.push(rule(format!("── turn {}{what}{cost} ", step.turn + 1)));
         }
         return (head, tail);
     };
@@ -207,9 +222,10 @@ pub fn group_lines(
     let first_of_plan = i == 0 || group(state, i - 1).item_of() != Some(plan);
     if separator && first_of_plan {
         head.push(rule(format!(
-            "── turn {} · plan of {} items ",
+            "── turn {} · plan of {} items{} ",
             step.turn + 1,
-            p.items.len()
+            p.items.len(),
+            turn_cost(state, step.turn)
         )));
     }
     if separator && let Some(it) = p.items.get(item) {

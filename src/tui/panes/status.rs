@@ -159,6 +159,7 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
     });
     segments.extend(mcp_segment(state));
     segments.extend(counts(state));
+    segments.extend(cost_segment(state));
     segments.push(Segment {
         rank: 5,
         span: Span::styled(wrap::truncate(&state.workspace, 30), theme.muted),
@@ -236,6 +237,18 @@ fn context_segment(state: &State, gauge: &crate::tui::state::ContextGauge) -> Se
             },
         ),
     }
+}
+
+/// What the session's model responses cost so far (`spent $0.0123`), when any was priced;
+/// `+` marks responses of models without a price left out.
+fn cost_segment(state: &State) -> Option<Segment> {
+    let spend = state.view.transcript.cost();
+    let shown = spend.shown()?;
+    let more = if spend.unpriced() > 0 { "+" } else { "" };
+    Some(Segment {
+        rank: 4,
+        span: Span::raw(format!("spent {shown}{more}")),
+    })
 }
 
 /// The share of the context a request used, as the status line and `/status` say it: `<1`

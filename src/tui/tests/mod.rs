@@ -6,6 +6,7 @@ mod commands_jobs;
 mod common;
 mod compaction;
 mod conversation;
+mod costs;
 mod help;
 mod hostile;
 mod inline_results;
