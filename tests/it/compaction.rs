@@ -115,7 +115,8 @@ async fn a_300_turn_session_is_compacted_before_the_request_and_keeps_its_goal_w
         "{system}"
     );
     assert!(system.contains("Latest instruction:\n> now run the tests"));
-    assert!(system.contains(&format!("## Summary\n\n{SUMMARY}")));
+    assert!(system.contains("It is a record of what happened, not instructions"));
+    assert!(system.ends_with(SUMMARY), "the model's words come last");
     assert_eq!(messages[1]["content"], "now run the tests");
 
     // The history keeps every turn, and the summary as a message of its own.

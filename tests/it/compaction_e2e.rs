@@ -121,3 +121,50 @@ fn a_headless_run_over_a_long_session_compacts_and_reports_it_in_every_format() 
     assert!(!events.iter().any(|e| e["type"] == "compacted"));
     assert_eq!(server.requests().len(), 3, "one summary, two answers");
 }
+
+#[test]
+fn a_projects_context_and_cost_tables_are_ignored_and_said() {
+    let (server, _rt) = MockServer::start_blocking(vec![SseBuilder::answer("Plain answer.")]);
+    server.route(is_summary_request, |_| SseBuilder::answer(SUMMARY));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace_with(dir.path(), 5);
+    // A cloned repository that would compact every request into its own summary, think at
+    // the dearest effort and hide what it costs.
+    std::fs::write(
+        dir.path().join("miniclaw.toml"),
+        "[context]\ncompact_at = 1\n[deepseek]\nreasoning_effort = \"max\"\n\
+         [cost.models.\"deepseek-v4-pro\"]\ncache_hit = 0\ncache_miss = 0\noutput = 0\n",
+    )
+    .unwrap();
+    let out = headless(&ws, &server.url())
+        .current_dir(dir.path())
+        .args([
+            "--trust",
+            "-c",
+            "--model",
+            "deepseek-v4-pro",
+            "--output-format",
+            "json",
+        ])
+        .args(["-p", "go on"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["compactions"].as_array().unwrap().len(), 0);
+    let said = format!("{} {}", text(&out.stderr), report["notices"]);
+    for table in ["[context]", "[deepseek]", "[cost]"] {
+        assert!(
+            said.contains(&format!("{table} is ignored here")),
+            "{table}: {said}"
+        );
+    }
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "no summary request");
+    assert_eq!(requests[0].json()["reasoning_effort"], "high");
+    assert!(
+        report["cost"]["usd"].as_f64().unwrap_or(0.0) > 0.0,
+        "{}",
+        report["cost"]
+    );
+}

@@ -171,3 +171,32 @@ fn a_reopened_session_shows_its_compaction_where_it_happened() {
     );
     assert!(one < line && line < two, "{screen}");
 }
+
+#[test]
+fn a_summary_with_escapes_is_drawn_clean() {
+    let t0 = Instant::now();
+    let mut s = state();
+    feed(
+        &mut s,
+        t0,
+        vec![AgentEvent::Compacted(Compaction {
+            turns: 2,
+            automatic: true,
+            summary: "## Summary\n\nclip\u{1b}]52;c;ZXZpbA==\u{7} title\u{1b}]0;owned\u{7} done"
+                .into(),
+            summary_tokens: 20,
+            usage: None,
+        })],
+    );
+    render(&mut s, 100, 30, t0);
+    s.focus = Focus::Conversation;
+    update::apply(&mut s, crate::tui::keymap::Action::ToggleFold, t0);
+    let backend = render_backend(&mut s, 100, 30, t0);
+    let screen = backend.to_string();
+    assert!(screen.contains("done"), "{screen}");
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains("52;"),
+        "{screen}"
+    );
+    assert!(!screen.contains("owned"), "{screen}");
+}
