@@ -689,6 +689,43 @@ mod tests {
     }
 
     #[test]
+    fn compactions_say_how_many_turns_and_how_big_the_summary_not_the_summary_itself() {
+        let done = AgentEvent::Compacted(crate::events::Compaction {
+            turns: 126,
+            automatic: true,
+            summary: "the summary's words".into(),
+            summary_tokens: 900,
+            usage: None,
+        });
+        assert_eq!(
+            wire(&done),
+            json!({"type": "compacted", "turns": 126, "automatic": true, "summary_tokens": 900, "usage": null})
+        );
+        assert_eq!(
+            wire(&AgentEvent::Compacting {
+                turns: 126,
+                automatic: false
+            }),
+            json!({"type": "compacting", "turns": 126, "automatic": false})
+        );
+        assert_eq!(
+            wire(&AgentEvent::ContextTrimmed {
+                dropped_turns: 3,
+                shortened: 1
+            }),
+            json!({"type": "context_trimmed", "dropped_turns": 3, "shortened": 1})
+        );
+        assert_eq!(
+            wire(&AgentEvent::ContextUsage {
+                used: 10,
+                budget: 100,
+                compact_at: None
+            }),
+            json!({"type": "context_usage", "used": 10, "budget": 100, "compact_at": null})
+        );
+    }
+
+    #[test]
     fn arguments_are_json_when_they_parse_and_text_otherwise() {
         let call = |arguments: &str| AgentEvent::ToolCallStarted {
             id: "c1".into(),
