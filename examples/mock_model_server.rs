@@ -214,6 +214,14 @@ fn command_edit_turn() -> Vec<Reply> {
     ]
 }
 
+/// What the `compact` scenario's model writes when MiniClaw asks for a summary.
+const SUMMARY: &str = "## Asked\n- How the cache works, question by question (300 of them).\n## Decisions\n- Keep the answers short; cite the module.\n## Files\n- none read or changed\n## Commands\n- none run\n## Open\n- The eviction policy is still to explain.";
+
+/// Whether a request is a compaction's summary request (its system prompt says so).
+fn is_summary_request(request: &support::RecordedRequest) -> bool {
+    request.body.contains("You summarize a working session")
+}
+
 #[tokio::main]
 async fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -237,10 +245,17 @@ async fn main() {
             "think" => script.push(thinking_answer()),
             "fix-test" => script.extend(fix_test_turn()),
             "command-edit" => script.extend(command_edit_turn()),
+            "compact" => script.push(SseBuilder::answer(
+                "Where we are: 300 questions on the cache are answered; **eviction** is next.",
+            )),
             _ => script.extend(demo_turn()),
         }
     }
     let server = MockServer::start(script).await;
+    // `compact`: summaries whenever asked, the demo's answer otherwise.
+    if scenario == "compact" {
+        server.route(is_summary_request, |_| SseBuilder::answer(SUMMARY));
+    }
     println!("{}", server.url());
     let _ = tokio::signal::ctrl_c().await;
     drop(server);

@@ -64,7 +64,7 @@ SERVER=$ROOT/target/release/examples/mock_model_server
 
 build() {
     say "building the release binary and the example model server"
-    cargo build --release --quiet --bin miniclaw-tui --example mock_model_server
+    cargo build --release --quiet --bin miniclaw-tui --example mock_model_server --example gen_history
 }
 
 # start_server SCENARIO VAR: starts the example server; sets VAR to its URL.
@@ -201,6 +201,18 @@ shot_command_changes() {
     shoot command-changes
 }
 
+shot_compaction() {
+    mkdir -p "$TMP/compaction/workspace"
+    "$ROOT/target/release/examples/gen_history" "$TMP/compaction/workspace" 300 >/dev/null
+    launch compaction 140 40 "$COMPACT_URL" --context-tokens 20000
+    wait_for compaction "deepseek-flash"
+    prompt compaction "Where are we?"
+    wait_for compaction "Compacted 300 turns"
+    wait_for compaction "eviction"
+    wait_for compaction "idle"
+    shoot compaction
+}
+
 main() {
     check_tools
     build
@@ -208,8 +220,9 @@ main() {
     start_server demo DEMO_URL
     start_server think THINK_URL
     start_server command-edit COMMAND_URL
+    start_server compact COMPACT_URL
     local shots=("$@")
-    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow approval command-changes)
+    ((${#shots[@]})) || shots=(turn-timeline pro-reasoning light-theme narrow approval command-changes compaction)
     for shot in "${shots[@]}"; do
         "shot_${shot//-/_}"
     done
