@@ -361,6 +361,14 @@ pub enum AgentEvent {
         /// stream cut once something was shown, retried once).
         restarts: bool,
     },
+    /// The model server holds the request in its queue (keep-alives, no data yet): told at each
+    /// keep-alive with how long it has waited, then once with `started` when the answer begins.
+    Queued {
+        /// How long the request has waited since the server took it.
+        waited: Duration,
+        /// The wait is over: the first data came.
+        started: bool,
+    },
     /// An event of a sub-agent working for tool call `parent_id`.
     Nested {
         /// The delegating call's id.

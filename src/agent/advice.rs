@@ -15,6 +15,7 @@ pub fn fail_cause(e: &LlmError) -> FailCause {
             FailCause::Network
         }
         LlmError::Http { .. }
+        | LlmError::QueuedTooLong(_)
         | LlmError::EventTooLarge { .. }
         | LlmError::InStream(_)
         | LlmError::Malformed(_) => FailCause::Server,

@@ -229,9 +229,10 @@ impl Agent {
             chat(Role::User, instruction),
         ];
         let preset = self.current_preset();
-        // Only a retry is worth telling: the summary's text is not an answer to show.
+        // Only a retry or a wait in the queue is worth telling: the summary's text is not an
+        // answer to show.
         let mut on_event = |event: ClientEvent| {
-            if let ClientEvent::Retrying { .. } = &event {
+            if let ClientEvent::Retrying { .. } | ClientEvent::Queued { .. } = &event {
                 super::turn::forward(events, event);
             }
         };

@@ -606,5 +606,8 @@ pub(super) fn forward(events: &EventSink, event: ClientEvent) {
             cause,
             restarts,
         }),
+        ClientEvent::Queued { waited, started } => {
+            events.send(AgentEvent::Queued { waited, started });
+        }
     }
 }

@@ -39,6 +39,8 @@ impl AnswerOutput {
 #[derive(Default)]
 pub struct TracePrinter {
     in_reasoning: bool,
+    /// The request waits in the server's queue (said once, not at every keep-alive).
+    queued: bool,
     /// The reasoning streams in deltas: a sequence may be split across two of them.
     reasoning: TerminalCleaner,
     answer_output: AnswerOutput,
@@ -127,7 +129,10 @@ impl TracePrinter {
         err: &mut dyn Write,
     ) -> std::io::Result<()> {
         match event {
-            AgentEvent::Retrying { .. } => writeln!(err, "{}", retry_line(event)),
+            AgentEvent::Retrying { .. } => {
+                self.queued = false;
+                writeln!(err, "{}", retry_line(event))
+            }
             AgentEvent::Error { message } => writeln!(err, "[error] {}", clean(message)),
             AgentEvent::Notice(text) => writeln!(err, "[notice] {}", clean(text)),
             AgentEvent::StepLimitReached { max } => {
@@ -135,6 +140,20 @@ impl TracePrinter {
             }
             AgentEvent::FilesAttached(mentions) => {
                 writeln!(err, "[attached] @{}", clean(&mentions.join(" @")))
+            }
+            AgentEvent::Queued { started: false, .. } if !self.queued => {
+                self.queued = true;
+                writeln!(
+                    err,
+                    "[queued] the model server holds the request in its queue (up to 10 min)…"
+                )
+            }
+            AgentEvent::Queued {
+                started: true,
+                waited,
+            } => {
+                self.queued = false;
+                writeln!(err, "[queued] started after {} s", waited.as_secs())
             }
             AgentEvent::Compacting { turns, .. } => {
                 writeln!(err, "[compacting] summarizing {turns} earlier turn(s)")

@@ -110,6 +110,14 @@ pub enum WireEvent<'a> {
         /// What arrived of the step is dropped: the request starts again.
         restarts: bool,
     },
+    /// `{"type":"queued","waited_ms":45000,"started":false}`: the model server holds the
+    /// request in its queue (one line per keep-alive; `started` once the answer begins).
+    Queued {
+        /// How long it has waited.
+        waited_ms: u64,
+        /// The wait is over.
+        started: bool,
+    },
     /// `{"type":"error","message":...}`
     Error {
         /// What went wrong and what to do.
@@ -488,6 +496,10 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         // `line` unwraps these; one met here (a caller going around it) keeps its inner event.
         AgentEvent::Nested { event, .. } => wire_event(event),
         AgentEvent::Error { message } => WireEvent::Error { message },
+        AgentEvent::Queued { waited, started } => WireEvent::Queued {
+            waited_ms: millis(*waited),
+            started: *started,
+        },
         AgentEvent::TurnFinished {
             outcome,
             usage,

@@ -44,7 +44,19 @@ pub enum ClientEvent {
         /// (a stream cut once something was shown, retried once).
         restarts: bool,
     },
+    /// The server holds the request in its queue (keep-alives before any data), told at each
+    /// keep-alive, then once more when the answer starts.
+    Queued {
+        /// How long it has waited since the response began.
+        waited: Duration,
+        /// The first data came: the wait is over.
+        started: bool,
+    },
 }
+
+/// How long a response may wait in the server's queue, kept alive by comments, before its first
+/// data (DeepSeek keeps busy requests open up to 10 minutes before inference starts).
+pub const QUEUE_WAIT_LIMIT: Duration = Duration::from_secs(600);
 
 /// A client for DeepSeek (or another OpenAI-compatible server at its base URL) and the
 /// configured providers; cheap to clone (the HTTP pool is shared).
@@ -57,6 +69,8 @@ pub struct LlmClient {
     endpoints: std::sync::Arc<Endpoints>,
     retry: RetryPolicy,
     idle_timeout: Duration,
+    /// The longest wait in the server's queue before the first data.
+    queue_limit: Duration,
     pub(super) http: reqwest::Client,
     /// The pro preset's reasoning effort.
     effort: super::presets::ReasoningEffort,
@@ -133,6 +147,7 @@ impl LlmClient {
             endpoints: Default::default(),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
+            queue_limit: QUEUE_WAIT_LIMIT,
             http,
             effort: Default::default(),
         })
@@ -147,6 +162,12 @@ impl LlmClient {
     /// Replaces the idle timeout of a stream (also the longest wait for the response to start).
     pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Replaces the longest wait in the server's queue (keep-alives before the first data).
+    pub fn with_queue_limit(mut self, limit: Duration) -> Self {
+        self.queue_limit = limit;
         self
     }
 
@@ -335,7 +356,11 @@ impl LlmClient {
             on_event,
             reported: false,
         };
-        let read = read_stream(response, key, idle, cancel, &mut sink).await;
+        let limits = Limits {
+            idle,
+            queue: self.queue_limit,
+        };
+        let read = read_stream(response, key, limits, cancel, &mut sink).await;
         match read {
             Ok(()) => Ok(acc.finish()),
             Err(failure) => Err(failure.with_partial(acc.finish())),
@@ -460,26 +485,46 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> String {
     String::from_utf8_lossy(&body).into_owned()
 }
 
+/// How long a stream may stay silent.
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Without data (or, before the first data, without a keep-alive).
+    idle: Duration,
+    /// In the server's queue: keep-alives before the first data, from the response's start.
+    queue: Duration,
+}
+
 /// Reads the event stream to `[DONE]`, reporting each event as it arrives.
 async fn read_stream(
     mut response: reqwest::Response,
     key: &str,
-    idle: Duration,
+    limits: Limits,
     cancel: &CancellationToken,
     sink: &mut Sink<'_, '_>,
 ) -> Result<(), Failure> {
+    let idle = limits.idle;
     let mut parser = SseParser::new();
-    // Only data moves the deadline: keep-alive comments must not keep a dead stream alive.
-    let mut deadline = Instant::now() + idle;
+    let began = Instant::now();
+    let queue_end = began + limits.queue;
+    // Data moves the deadline; a keep-alive does only while the request waits in the queue
+    // (before the first data, up to the queue's bound): after that, a stream that sends nothing
+    // but keep-alives is as dead as a silent one.
+    let mut deadline = began + idle;
+    let mut data_seen = false;
+    let mut queued = false;
     loop {
         let chunk = tokio::select! {
             c = tokio::time::timeout_at(deadline, response.chunk()) => c,
             _ = cancel.cancelled() => return Err(Failure::fatal(LlmError::Cancelled)),
         };
         let bytes = match chunk {
-            // A server that accepted the request but never sent data (DeepSeek queues busy
-            // requests behind keep-alives) is worth another attempt; one that went silent
-            // mid-answer is tried once more from the start (what was shown is dropped).
+            // Queued the whole bound: the person is told to send it again later.
+            Err(_) if queued && deadline >= queue_end => {
+                return Err(Failure::fatal(LlmError::QueuedTooLong(limits.queue)));
+            }
+            // A server that accepted the request but never sent data is worth another
+            // attempt; one that went silent mid-answer is tried once more from the start (what
+            // was shown is dropped).
             Err(_) if !sink.reported => return Err(Failure::retry(LlmError::IdleTimeout(idle))),
             Err(_) => return Err(Failure::restart(LlmError::IdleTimeout(idle))),
             Ok(Ok(Some(bytes))) => bytes,
@@ -497,14 +542,32 @@ async fn read_stream(
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
         for frame in parser.push(&bytes) {
-            deadline = Instant::now() + idle;
+            let now = Instant::now();
             let text = match frame {
+                Frame::Comment if !data_seen => {
+                    queued = true;
+                    deadline = (now + idle).min(queue_end);
+                    (sink.on_event)(ClientEvent::Queued {
+                        waited: now - began,
+                        started: false,
+                    });
+                    continue;
+                }
+                Frame::Comment => continue,
                 Frame::Done => {
                     sink.finish();
                     return Ok(());
                 }
                 Frame::Data(text) => text,
             };
+            deadline = now + idle;
+            if !data_seen && queued {
+                (sink.on_event)(ClientEvent::Queued {
+                    waited: now - began,
+                    started: true,
+                });
+            }
+            data_seen = true;
             let events = decode_chunk(&text).map_err(|e| {
                 let text = redact(&e.to_string(), Some(key));
                 Failure::fatal(match e {

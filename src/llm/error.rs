@@ -56,6 +56,12 @@ pub enum LlmError {
     /// No data arrived for too long (keep-alives do not count).
     #[error("the model server sent no data for {0:?}; the stream was abandoned")]
     IdleTimeout(Duration),
+    /// The server kept the request queued (keep-alives, no data) past the bound.
+    #[error(
+        "the model server kept the request queued for {} min without starting it (it is busy); send it again later",
+        .0.as_secs().div_ceil(60)
+    )]
+    QueuedTooLong(Duration),
     /// The stream ended without `data: [DONE]`.
     #[error("the stream closed before it was complete")]
     StreamCut,

@@ -12,6 +12,9 @@ pub enum Frame {
     Data(String),
     /// `data: [DONE]`: the stream is complete.
     Done,
+    /// A comment line (`: keep-alive`): the server is there but has nothing to say yet
+    /// (DeepSeek keeps a queued request open with them).
+    Comment,
 }
 
 /// The most bytes one line or one event's data may hold. Real chat-completions events are a
@@ -104,7 +107,7 @@ impl SseParser {
             return self.dispatch();
         }
         if line.starts_with(':') {
-            return None; // a comment, e.g. `: keep-alive`
+            return Some(Frame::Comment); // e.g. `: keep-alive`
         }
         let (field, value) = match line.split_once(':') {
             Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
@@ -181,7 +184,13 @@ mod tests {
     #[test]
     fn data_events_comments_and_done() {
         let frames = all(b": keep-alive\n\ndata: {\"a\":1}\n\ndata: [DONE]\n\n");
-        assert_eq!(frames, vec![Frame::Data("{\"a\":1}".into()), Frame::Done]);
+        assert_eq!(
+            frames,
+            vec![Frame::Comment, Frame::Data("{\"a\":1}".into()), Frame::Done]
+        );
+        // A comment between an event's data lines does not end the event.
+        let frames = all(b"data: a\n: ping\ndata: b\n\n");
+        assert_eq!(frames, vec![Frame::Comment, Frame::Data("a\nb".into())]);
     }
 
     #[test]

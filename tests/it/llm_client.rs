@@ -77,7 +77,7 @@ fn retries(events: &[ClientEvent]) -> Vec<(u32, u32, Duration, String)> {
                 reason,
                 ..
             } => Some((*attempt, *max_attempts, *delay, reason.clone())),
-            ClientEvent::Stream(_) => None,
+            ClientEvent::Stream(_) | ClientEvent::Queued { .. } => None,
         })
         .collect()
 }
@@ -197,7 +197,7 @@ async fn a_built_stream_with_keep_alives_and_interleaved_calls_is_reported_and_p
         .iter()
         .filter_map(|e| match e {
             ClientEvent::Stream(s) => Some(s.clone()),
-            ClientEvent::Retrying { .. } => None,
+            ClientEvent::Retrying { .. } | ClientEvent::Queued { .. } => None,
         })
         .collect();
     assert_eq!(stream[0], StreamEvent::Reasoning("Let me ".into()));
@@ -369,15 +369,77 @@ async fn connection_refused_is_retried_then_reported() {
     assert_eq!(attempts, [2, 3]);
 }
 
+/// The waits told while a request sat in the server's queue.
+fn queued(events: &[ClientEvent]) -> Vec<(Duration, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ClientEvent::Queued { waited, started } => Some((*waited, *started)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn keep_alives_alone_do_not_keep_a_stream_alive() {
+async fn keep_alives_before_the_first_data_keep_a_queued_request_alive_and_are_told() {
+    // DeepSeek under load: keep-alives for longer than the idle timeout (300 ms), then the answer.
     let mut stream = SseBuilder::new();
+    for _ in 0..10 {
+        stream = stream.keep_alive().pause(100);
+    }
+    let queued_then_answered = stream
+        .role()
+        .content(&["Served at last."])
+        .finish("stop")
+        .done()
+        .build();
+    let server = MockServer::start(vec![queued_then_answered]).await;
+    let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
+    assert_eq!(result.unwrap().content, "Served at last.");
+    assert!(retries(&events).is_empty(), "not abandoned, not retried");
+    assert_eq!(server.requests().len(), 1);
+    let waits = queued(&events);
+    assert_eq!(waits.iter().filter(|(_, started)| !started).count(), 10);
+    assert!(
+        waits.windows(2).all(|w| w[0].0 <= w[1].0),
+        "the wait grows: {waits:?}"
+    );
+    let (last, started) = *waits.last().unwrap();
+    assert!(started, "told once more when the answer starts");
+    assert!(last >= Duration::from_millis(900), "{last:?}");
+}
+
+#[tokio::test]
+async fn a_request_queued_past_the_bound_fails_with_a_clear_error_at_once() {
+    let mut stream = SseBuilder::new();
+    for _ in 0..40 {
+        stream = stream.keep_alive().pause(100);
+    }
+    let server = MockServer::start(vec![stream.done().build()]).await;
+    let client = client(&server.url()).with_queue_limit(Duration::from_millis(700));
+    let started = Instant::now();
+    let (result, events) = run(&client, Preset::Flash, &[]).await;
+    let err = result.unwrap_err();
+    assert!(matches!(err, LlmError::QueuedTooLong(_)), "{err:?}");
+    assert!(err.to_string().contains("send it again later"), "{err}");
+    // Queued ten minutes already: another attempt would queue again.
+    assert!(retries(&events).is_empty());
+    assert_eq!(server.requests().len(), 1);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(600) && waited < Duration::from_millis(3000),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn keep_alives_after_the_first_data_do_not_keep_a_stream_alive() {
+    let mut stream = SseBuilder::new().role().content(&["Half"]);
     for _ in 0..30 {
         stream = stream.keep_alive().pause(100);
     }
-    // Nothing was shown, so each silent attempt is retried; every one times out.
-    let silent = stream.done().build();
-    let server = MockServer::start(vec![silent.clone(), silent.clone(), silent]).await;
+    let stalled = stream.done().build();
+    let server = MockServer::start(vec![stalled.clone(), stalled.clone(), stalled]).await;
     let started = Instant::now();
     let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
     let err = result.unwrap_err();
@@ -385,14 +447,8 @@ async fn keep_alives_alone_do_not_keep_a_stream_alive() {
         matches!(err, LlmError::IdleTimeout(d) if d == Duration::from_millis(300)),
         "{err:?}"
     );
-    assert!(
-        started.elapsed() < Duration::from_millis(3000),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(retries(&events).len(), 2);
-    assert!(!events.iter().any(|e| matches!(e, ClientEvent::Stream(_))));
-    assert_eq!(server.requests().len(), 3);
+    assert!(started.elapsed() < Duration::from_millis(3000));
+    assert!(queued(&events).is_empty(), "data came first: never queued");
 }
 
 #[tokio::test]

@@ -85,6 +85,7 @@ fn decode(text: &str) -> (Vec<StreamEvent>, bool) {
         match frame {
             Frame::Done => done = true,
             Frame::Data(data) => events.extend(decode_chunk(&data).expect("valid chunk")),
+            Frame::Comment => {}
         }
     }
     (events, done)

@@ -68,7 +68,7 @@ fn events(frames: &[Frame]) -> Vec<StreamEvent> {
         .iter()
         .filter_map(|f| match f {
             Frame::Data(d) => Some(decode_chunk(d).expect("valid chunk")),
-            Frame::Done => None,
+            Frame::Done | Frame::Comment => None,
         })
         .flatten()
         .collect()

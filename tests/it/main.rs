@@ -49,6 +49,7 @@ mod plan;
 mod planted_files_hostile;
 mod project_env_hostile;
 mod providers;
+mod queued;
 mod real_model;
 mod sandbox_hostile;
 mod shared_folder;

@@ -100,7 +100,16 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
         (true, Some(since)) => {
             let elapsed = now.saturating_duration_since(since);
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
-            let what = if let Some(turns) = state.status.compacting {
+            let what = if let Some(queued) = state.status.queued {
+                // The wait has its own clock: `queued at DeepSeek 45 s`.
+                let at = if state.preset.is_deepseek() {
+                    "DeepSeek"
+                } else {
+                    state.preset.provider()
+                };
+                let waited = now.saturating_duration_since(queued).as_secs();
+                format!("queued at {at} {waited} s")
+            } else if let Some(turns) = state.status.compacting {
                 format!(
                     "compacting {turns} turn{}",
                     if turns == 1 { "" } else { "s" }
@@ -112,10 +121,12 @@ fn segments(state: &State, now: Instant) -> Vec<Segment> {
             } else {
                 "thinking".into()
             };
-            Span::styled(
-                format!("{frame} {what} {}s", elapsed.as_secs()),
-                theme.warning,
-            )
+            let clock = if state.status.queued.is_some() {
+                String::new()
+            } else {
+                format!(" {}s", elapsed.as_secs())
+            };
+            Span::styled(format!("{frame} {what}{clock}"), theme.warning)
         }
         _ => Span::styled("idle", theme.muted),
     };

@@ -74,6 +74,8 @@ pub struct TurnStatus {
     pub context: Option<ContextGauge>,
     /// The session is being compacted: how many turns the summary will replace.
     pub compacting: Option<usize>,
+    /// Since when the model server holds the request in its queue (keep-alives, no data).
+    pub queued: Option<Instant>,
     /// The last turn stopped at its step limit: Enter on the empty input goes on.
     pub go_on: bool,
 }
@@ -89,6 +91,7 @@ impl TurnStatus {
             last_usage: None,
             context: None,
             compacting: None,
+            queued: None,
             go_on: false,
         }
     }
@@ -133,6 +136,7 @@ impl TurnStatus {
         self.phase = Phase::Idle;
         self.retry = None;
         self.compacting = None;
+        self.queued = None;
     }
 
     /// A new session: its numbers are not the last one's.

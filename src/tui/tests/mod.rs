@@ -17,6 +17,7 @@ mod markdown;
 mod plan;
 mod popups;
 mod providers;
+mod queue;
 mod reasoning;
 mod sessions;
 mod side_panes;

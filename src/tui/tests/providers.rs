@@ -12,7 +12,7 @@ use crate::tui::state::State;
 use crate::tui::update::{self, Effect, key_context};
 
 /// A state that knows the provider `local` with a text-protocol and a native model.
-fn with_local() -> State {
+pub(super) fn with_local() -> State {
     let mut text = ModelEntry::named("qwen");
     text.tool_protocol = ToolProtocol::Text;
     let mut s = state();

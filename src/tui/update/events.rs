@@ -165,6 +165,7 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             restarts,
             ..
         } => {
+            state.status.queued = None;
             state.status.retry = Some(RetryView {
                 attempt,
                 max_attempts,
@@ -227,6 +228,16 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
             });
         }
         AgentEvent::Compacting { turns, .. } if live => state.status.compacting = Some(turns),
+        // Counted from when the wait began, so the status line's seconds move with the frames.
+        AgentEvent::Queued { waited, started } if live => {
+            state.status.queued = match started {
+                false => state
+                    .status
+                    .queued
+                    .or_else(|| now.checked_sub(waited).or(Some(now))),
+                true => None,
+            };
+        }
         AgentEvent::Compacted(compaction) => {
             state.status.compacting = None;
             let automatic = compaction.automatic;
