@@ -16,9 +16,6 @@ use super::turn::Agent;
 use crate::events::{AgentEvent, Compaction, EventSink};
 use crate::llm::{ChatMessage, ClientEvent, LlmError, Role, Usage};
 
-/// The default share of the context budget (percent) a request may reach before compaction.
-pub const DEFAULT_COMPACT_AT: u8 = 80;
-
 /// The share of the budget the summary request's transcript may take (the rest is the
 /// instruction and the summary written back).
 const TRANSCRIPT_SHARE: f64 = 0.6;

@@ -24,6 +24,10 @@ pub struct ContextBudget {
     configured: Option<usize>,
 }
 
+/// The default share of the context budget (percent) a request may reach before the session is
+/// compacted.
+pub const DEFAULT_COMPACT_AT: u8 = 80;
+
 /// The budget of a model that says nothing of its window (a custom name, a provider's model
 /// without `context_tokens`).
 pub const DEFAULT_CONTEXT_TOKENS: usize = 100_000;

@@ -28,7 +28,7 @@ pub mod undo;
 pub use crate::events::{AgentEvent, AgentState, EventSink, TurnOutcome};
 pub use blocking::Unfinished;
 pub use budget::{BudgetExhausted, RequestBudget};
-pub use compaction::DEFAULT_COMPACT_AT;
+pub use context::DEFAULT_COMPACT_AT;
 pub use instructions::{INIT_PROMPT, INSTRUCTIONS_FILE};
 pub use runner::{AgentCommand, AgentHandle, spawn};
 pub use session::{Message, Session};

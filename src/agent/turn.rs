@@ -109,7 +109,7 @@ impl Agent {
             session,
             settings,
             budget: ContextBudget::configured(None),
-            compact_at: super::compaction::DEFAULT_COMPACT_AT,
+            compact_at: super::context::DEFAULT_COMPACT_AT,
             preset: tokio::sync::watch::Sender::new(preset),
             request_budget: None,
             history: None,
@@ -302,7 +302,7 @@ impl Agent {
                     }
                     chat = self.request_messages(reasoning_back);
                 }
-                Err(super::compaction::CompactError::Interrupted) => {
+                Err(_) if cancel.is_cancelled() => {
                     return StepResult::Finished(TurnOutcome::Interrupted);
                 }
                 // Said already; the request is trimmed to fit as before compaction existed.
