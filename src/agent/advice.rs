@@ -89,6 +89,7 @@ pub fn error_advice(e: &LlmError) -> String {
         } => {
             "This is likely a bug in MiniClaw or an unsupported model setting; try the other preset (F2) or clear the history."
         }
+        LlmError::QueuedTooLong(_) => "Send the prompt again in a few minutes.",
         _ => "Try the prompt again.",
     };
     let text = e.to_string();

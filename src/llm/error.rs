@@ -58,7 +58,7 @@ pub enum LlmError {
     IdleTimeout(Duration),
     /// The server kept the request queued (keep-alives, no data) past the bound.
     #[error(
-        "the model server kept the request queued for {} min without starting it (it is busy); send it again later",
+        "the model server kept the request queued for {} min without starting it (it is busy)",
         .0.as_secs().div_ceil(60)
     )]
     QueuedTooLong(Duration),

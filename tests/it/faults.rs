@@ -255,15 +255,35 @@ async fn a_server_that_never_answers_times_out() {
 }
 
 #[tokio::test]
-async fn a_stream_of_only_keep_alives_times_out() {
+async fn a_stream_of_only_keep_alives_fails_once_it_was_queued_past_the_bound() {
     let mut b = SseBuilder::new();
     for _ in 0..40 {
         b = b.keep_alive().pause(50);
     }
-    // Nothing was shown yet, so the silent stream is retried once (the rig allows two attempts).
-    let r = short_idle(vec![b.clone().build(), b.build()]).await;
-    let events = fails_then_recovers(r, &["no data"]).await;
-    assert_eq!(retrying(&events).len(), 1);
+    // Keep-alives every 50 ms keep the queued request alive past the 400 ms idle timeout, up to
+    // the queue's bound (here 1 s): then it fails, told to try later, and is not retried.
+    let r = rig_with(
+        vec![b.build()],
+        ToolRegistry::new(),
+        Preset::Flash,
+        6,
+        |c| {
+            c.with_idle_timeout(Duration::from_millis(400))
+                .with_queue_limit(Duration::from_secs(1))
+        },
+    )
+    .await;
+    let events = fails_then_recovers(
+        r,
+        &["queued for 1 min", "Send the prompt again in a few minutes"],
+    )
+    .await;
+    assert!(retrying(&events).is_empty());
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Queued { started: false, .. }))
+    );
 }
 
 #[tokio::test]

@@ -421,7 +421,10 @@ async fn a_request_queued_past_the_bound_fails_with_a_clear_error_at_once() {
     let (result, events) = run(&client, Preset::Flash, &[]).await;
     let err = result.unwrap_err();
     assert!(matches!(err, LlmError::QueuedTooLong(_)), "{err:?}");
-    assert!(err.to_string().contains("send it again later"), "{err}");
+    assert!(
+        err.to_string().contains("without starting it (it is busy)"),
+        "{err}"
+    );
     // Queued ten minutes already: another attempt would queue again.
     assert!(retries(&events).is_empty());
     assert_eq!(server.requests().len(), 1);
