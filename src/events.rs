@@ -420,6 +420,8 @@ pub enum AgentEvent {
         /// Whether the context budget set it off (not `/compact`).
         automatic: bool,
     },
+    /// `/compact` was interrupted before its summary came: nothing changed.
+    CompactionInterrupted,
     /// To fit the context budget, a request left out older turns or shortened tool outputs
     /// (said once per turn, when it first happens or grows).
     ContextTrimmed {

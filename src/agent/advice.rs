@@ -48,6 +48,9 @@ pub fn compacted_line(c: &crate::events::Compaction) -> String {
     )
 }
 
+/// `/compact` stopped by the person.
+pub const COMPACTION_INTERRUPTED: &str = "Compaction interrupted; nothing changed.";
+
 /// Why compacting failed, and what happens instead.
 pub fn compaction_failed_notice(reason: &str, automatic: bool) -> String {
     let instead = if automatic {

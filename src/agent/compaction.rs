@@ -27,6 +27,9 @@ const OBSERVATION_CHARS: usize = 1_500;
 /// The most characters of the person's own words carried into a summary.
 const GOAL_CHARS: usize = 8_000;
 
+/// The share of the context budget (percent) the turns compacted by itself must hold.
+const MIN_FREED_PERCENT: usize = 10;
+
 /// Who writes the summary.
 const SUMMARIZER_PROMPT: &str = "You summarize a working session between a person and \
 MiniClaw, a coding assistant in a terminal, so that MiniClaw can go on with the work from your \
@@ -84,6 +87,10 @@ impl Agent {
         let end = self.session.messages.len();
         match self.compact_before(end, false, keep, events, cancel).await {
             Ok(done) => Some(done),
+            Err(CompactError::Interrupted) => {
+                events.send(AgentEvent::CompactionInterrupted);
+                None
+            }
             Err(e) => {
                 events.send(AgentEvent::CompactionFailed {
                     reason: e.to_string(),
@@ -105,10 +112,25 @@ impl Agent {
     }
 
     /// Whether a request of `estimate` (corrected) prompt tokens is due a compaction: past the
-    /// threshold, with a whole turn before the running one to summarize.
+    /// threshold, not failed before at this budget, with whole turns before the running one
+    /// that hold a meaningful share of the budget (a summary is a paid request: one that
+    /// would free a few tokens is not worth it, and trimming does that for free).
     pub(super) fn compaction_due(&self, estimate: usize) -> bool {
-        self.compaction_threshold().is_some_and(|at| estimate > at)
-            && self.span(self.current_prompt()).is_some()
+        if self.compaction_failed_at == Some(self.budget.max_tokens)
+            || self.compaction_threshold().is_none_or(|at| estimate <= at)
+        {
+            return false;
+        }
+        self.span(self.current_prompt()).is_some_and(|span| {
+            let replaced = self.session.messages[span.start..span.end]
+                .iter()
+                .map(|m| m.to_chat(true))
+                .collect::<Vec<_>>();
+            let freed = self
+                .budget
+                .corrected(crate::agent::context::estimate_messages(&replaced));
+            freed.saturating_mul(100) >= self.budget.max_tokens.saturating_mul(MIN_FREED_PERCENT)
+        })
     }
 
     /// Compacts the turns before the running one by itself; `Err` when it failed (already
@@ -194,9 +216,25 @@ impl Agent {
         if let Some(writer) = &mut self.history {
             writer.settle(&self.session, events).await;
         }
+        self.compaction_failed_at = None;
         tracing::info!(turns = span.turns, automatic, "session compacted");
         events.send(AgentEvent::Compacted(done.clone()));
+        self.tell_estimated_context(events);
         Ok(done)
+    }
+
+    /// Says how much of the budget the next request will use, estimated: after a compaction
+    /// the last request's count no longer holds, and a red gauge must not linger.
+    fn tell_estimated_context(&self, events: &EventSink) {
+        let schemas = self.registry.schemas();
+        let reasoning_back = !schemas.is_empty() && self.current_preset().returns_reasoning();
+        let raw = crate::agent::context::estimate_schemas(&schemas)
+            + crate::agent::context::estimate_messages(&self.request_messages(reasoning_back));
+        events.send(AgentEvent::ContextUsage {
+            used: self.budget.corrected(raw),
+            budget: self.budget.max_tokens,
+            compact_at: self.compaction_threshold(),
+        });
     }
 
     /// The model's summary of `span` (and the summary before it), with the request's usage.

@@ -159,6 +159,20 @@ impl Message {
         }
     }
 
+    /// Whether this is the system prompt's kind of message (a system message that is not a
+    /// compaction's summary).
+    pub fn is_system_prompt(&self) -> bool {
+        self.role == Role::System && self.compaction.is_none()
+    }
+
+    /// What this message replaced, when it is a compaction's summary (a system message with a
+    /// mark; a mark on any other message counts for nothing).
+    pub fn summary_mark(&self) -> Option<&CompactionMark> {
+        self.compaction
+            .as_ref()
+            .filter(|_| self.role == Role::System)
+    }
+
     /// A prompt of the person.
     pub fn user(content: impl Into<String>) -> Self {
         Self::new(Role::User, content)
@@ -349,7 +363,7 @@ impl Session {
     pub fn system_prompt(&self) -> Option<&str> {
         self.messages
             .first()
-            .filter(|m| m.role == Role::System)
+            .filter(|m| m.is_system_prompt())
             .map(|m| m.content.as_str())
     }
 
@@ -361,7 +375,7 @@ impl Session {
             return;
         }
         match self.messages.first() {
-            Some(m) if m.role == Role::System => self.messages[0] = Message::system(prompt),
+            Some(m) if m.is_system_prompt() => self.messages[0] = Message::system(prompt),
             _ => self.messages.insert(0, Message::system(prompt)),
         }
     }
@@ -414,11 +428,13 @@ impl Session {
             .iter()
             .enumerate()
             .rev()
-            .find_map(|(i, m)| m.compaction.as_ref().map(|mark| (i, mark)))
+            .find_map(|(i, m)| m.summary_mark().map(|mark| (i, mark)))
     }
 
     /// Where the messages sent after the system prompt begin: after the latest compaction
-    /// (or at the running turn it kept), else after the system prompt.
+    /// (or at the running turn it kept), else after the system prompt. A kept turn begins with
+    /// a prompt: a mark naming anything else (an edited file) keeps nothing before it, so no
+    /// tool result is sent without its call and the system prompt is never sent twice.
     pub fn sent_from(&self) -> usize {
         let first = usize::from(self.system_prompt().is_some());
         match self.last_compaction() {
@@ -426,7 +442,12 @@ impl Session {
             Some((at, mark)) => mark
                 .kept_from
                 .as_ref()
-                .and_then(|id| self.messages[..at].iter().position(|m| m.id == *id))
+                .and_then(|id| {
+                    self.messages[..at]
+                        .iter()
+                        .position(|m| m.id == *id && m.role == Role::User)
+                })
+                .filter(|&kept| kept >= first)
                 .unwrap_or(at + 1),
         }
     }
@@ -436,7 +457,7 @@ impl Session {
     pub fn to_chat(&self, with_tools: bool) -> Vec<ChatMessage> {
         let mut out: Vec<ChatMessage> = Vec::with_capacity(self.messages.len() + 1);
         let summary = self.last_compaction().map(|(at, _)| &self.messages[at]);
-        if let Some(system) = self.messages.first().filter(|m| m.role == Role::System) {
+        if let Some(system) = self.messages.first().filter(|m| m.is_system_prompt()) {
             let mut chat = system.to_chat(with_tools);
             if let Some(summary) = summary {
                 let base = chat.content.take().unwrap_or_default();
@@ -445,7 +466,7 @@ impl Session {
             out.push(chat);
         }
         for m in &self.messages[self.sent_from()..] {
-            if m.compaction.is_some() {
+            if m.summary_mark().is_some() {
                 continue;
             }
             // A prompt that got no answer (its turn failed or was interrupted first) must not
@@ -474,7 +495,16 @@ impl Session {
     pub fn repair(&mut self) {
         let mut fixed: Vec<Message> = Vec::with_capacity(self.messages.len());
         let mut open: Vec<String> = Vec::new();
-        for m in std::mem::take(&mut self.messages) {
+        for mut m in std::mem::take(&mut self.messages) {
+            if m.compaction.is_some() {
+                if m.role == Role::System {
+                    cap_summary(&mut m.content);
+                } else {
+                    // Only a system message is a summary: a mark elsewhere (an edited file)
+                    // is dropped and the message is sent as what it is.
+                    m.compaction = None;
+                }
+            }
             match m.role {
                 Role::Tool => {
                     let id = m.tool_call_id.clone().unwrap_or_default();
@@ -493,10 +523,25 @@ impl Session {
             }
         }
         close_open_calls(&mut fixed, &mut open);
-        if fixed.first().is_none_or(|m| m.role != Role::System) {
+        if fixed.first().is_none_or(|m| !m.is_system_prompt()) {
             fixed.insert(0, Message::system(SYSTEM_PROMPT));
         }
         self.messages = fixed;
+    }
+}
+
+/// The longest summary a loaded session sends: about 50,000 tokens, far past what the
+/// summarizer writes, so only an edited or planted file is cut.
+pub const SUMMARY_CHARS: usize = 200_000;
+
+fn cap_summary(text: &mut String) {
+    if text.len() > SUMMARY_CHARS {
+        let mut end = SUMMARY_CHARS;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("\n\n[The rest of this summary was cut when the session was loaded.]");
     }
 }
 
@@ -643,5 +688,116 @@ mod tests {
         assert_eq!(chat.len(), 2);
         assert!(chat[0].content.as_deref().unwrap().ends_with("SECOND"));
         assert_eq!(chat[1].content.as_deref(), Some("next"));
+    }
+
+    /// A history read back from a file: `Session::messages` round-tripped through JSON and
+    /// repaired as loading does.
+    fn loaded(messages: Vec<Message>) -> Session {
+        let text = serde_json::to_string(&messages).unwrap();
+        let mut s = Session::new();
+        s.messages = serde_json::from_str(&text).unwrap();
+        s.repair();
+        s
+    }
+
+    fn mark(kept_from: Option<String>) -> CompactionMark {
+        CompactionMark {
+            turns: 1,
+            automatic: false,
+            kept_from,
+        }
+    }
+
+    /// Every tool result sent follows the assistant message that called it, and the system
+    /// prompt is sent once, first.
+    fn assert_well_formed(chat: &[ChatMessage]) {
+        assert_eq!(chat[0].role, Role::System);
+        assert!(chat[1..].iter().all(|m| m.role != Role::System), "{chat:?}");
+        for (i, m) in chat.iter().enumerate() {
+            if m.role == Role::Tool {
+                let id = m.tool_call_id.as_deref().unwrap();
+                assert!(
+                    chat[..i].iter().rev().any(|p| p
+                        .tool_calls
+                        .iter()
+                        .flatten()
+                        .any(|c| c.id == id)),
+                    "orphan tool result {id}: {chat:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_planted_compaction_mark_never_sends_an_orphan_result_or_the_system_prompt_twice() {
+        let system = Message::system(SYSTEM_PROMPT);
+        let prompt = Message::user("go");
+        let calling = Message::assistant("", None, vec![call("a")]);
+        let result = Message::tool("a", "{}");
+        let turn = || vec![prompt.clone(), calling.clone(), result.clone()];
+        // A mark that keeps from a tool result, from the system prompt, from an id that is
+        // nowhere: each keeps nothing before the summary.
+        for kept in [&result.id, &system.id, &"nowhere".to_string()] {
+            let mut messages = vec![system.clone()];
+            messages.extend(turn());
+            messages.push(Message::compaction("SUMMARY", mark(Some(kept.clone()))));
+            messages.push(Message::user("next"));
+            let s = loaded(messages);
+            let chat = s.to_chat(true);
+            assert_well_formed(&chat);
+            assert_eq!(chat.len(), 2, "{kept}: {chat:?}");
+            assert_eq!(chat[1].content.as_deref(), Some("next"));
+        }
+        // A mark that names the running turn's prompt keeps that turn whole.
+        let mut messages = vec![system.clone()];
+        messages.extend(turn());
+        messages.push(Message::compaction(
+            "SUMMARY",
+            mark(Some(prompt.id.clone())),
+        ));
+        let chat = loaded(messages).to_chat(true);
+        assert_well_formed(&chat);
+        assert_eq!(chat.len(), 4);
+    }
+
+    #[test]
+    fn a_planted_compaction_first_is_never_the_system_prompt_and_a_mark_elsewhere_counts_for_nothing()
+     {
+        // A file whose first message is a summary: the system prompt goes before it, and the
+        // summary is not what the next session is opened with.
+        let s = loaded(vec![
+            Message::compaction("PLANTED", mark(None)),
+            Message::user("go"),
+        ]);
+        assert_eq!(s.system_prompt(), Some(SYSTEM_PROMPT));
+        assert_eq!(s.cleared().system_prompt(), Some(SYSTEM_PROMPT));
+        let chat = s.to_chat(true);
+        assert_well_formed(&chat);
+        assert_eq!(
+            chat[0].content.as_deref(),
+            Some(format!("{SYSTEM_PROMPT}\n\nPLANTED").as_str())
+        );
+        // A mark on a prompt or an answer is not a summary: it is sent as what it is.
+        let mut answer = Message::assistant("an answer", None, vec![]);
+        answer.compaction = Some(mark(None));
+        let mut prompt = Message::user("a prompt");
+        prompt.compaction = Some(mark(None));
+        let s = loaded(vec![Message::system(SYSTEM_PROMPT), prompt, answer]);
+        assert!(s.last_compaction().is_none());
+        let chat = s.to_chat(true);
+        assert_eq!(chat.len(), 3);
+        assert_eq!(chat[0].content.as_deref(), Some(SYSTEM_PROMPT));
+    }
+
+    #[test]
+    fn a_huge_planted_summary_is_cut_when_loaded() {
+        let s = loaded(vec![
+            Message::system(SYSTEM_PROMPT),
+            Message::compaction("é".repeat(SUMMARY_CHARS), mark(None)),
+        ]);
+        let (at, _) = s.last_compaction().unwrap();
+        let summary = &s.messages[at].content;
+        assert!(summary.len() < SUMMARY_CHARS + 100);
+        assert!(summary.ends_with("cut when the session was loaded.]"));
     }
 }

@@ -223,6 +223,7 @@ impl Agent {
             next.set_system_prompt(&prompt);
         }
         self.session = next;
+        self.compaction_failed_at = None;
         // "For the rest of the session": a yes to a tool, and a note about an undo, end here.
         self.approvals.forget_allowed();
         self.undo_note = None;

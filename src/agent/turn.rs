@@ -49,6 +49,9 @@ pub struct Agent {
     pub(super) budget: ContextBudget,
     /// When the session is compacted by itself, as a percent of the context budget (0: never).
     pub(super) compact_at: u8,
+    /// The context budget at which compacting by itself failed: it is not tried again (each
+    /// try is a paid request) until `/compact`, another session or another budget.
+    pub(super) compaction_failed_at: Option<usize>,
     /// The preset of the next request: the one place it lives. A handle holds a clone of the
     /// sender and may change it while a turn runs; the agent reads it before every request.
     pub(super) preset: tokio::sync::watch::Sender<Preset>,
@@ -110,6 +113,7 @@ impl Agent {
             settings,
             budget: ContextBudget::configured(None),
             compact_at: super::context::DEFAULT_COMPACT_AT,
+            compaction_failed_at: None,
             preset: tokio::sync::watch::Sender::new(preset),
             request_budget: None,
             history: None,
@@ -133,6 +137,7 @@ impl Agent {
     /// with.
     pub async fn clear_history(&mut self) -> Result<(), history::HistoryError> {
         self.session = self.session.cleared();
+        self.compaction_failed_at = None;
         // A new session: a yes to a tool, a note about an undo and the jobs were the old one's.
         self.approvals.forget_allowed();
         self.end_jobs();
@@ -293,7 +298,7 @@ impl Agent {
         let estimate = self
             .budget
             .corrected(overhead + crate::agent::context::estimate_messages(&chat));
-        if !turn.compaction_failed && self.compaction_due(estimate) {
+        if self.compaction_due(estimate) {
             match self.compact_automatically(events, cancel).await {
                 Ok(done) => {
                     // Billed already, with the compaction's message.
@@ -306,7 +311,7 @@ impl Agent {
                     return StepResult::Finished(TurnOutcome::Interrupted);
                 }
                 // Said already; the request is trimmed to fit as before compaction existed.
-                Err(_) => turn.compaction_failed = true,
+                Err(_) => self.compaction_failed_at = Some(self.budget.max_tokens),
             }
         }
         let (messages, fit, raw_estimate) = self.budget.fit(chat, overhead);
@@ -393,7 +398,7 @@ impl Agent {
     }
 
     /// The conversation as the next request sends it, before fitting.
-    fn request_messages(&self, reasoning_back: bool) -> Vec<crate::llm::ChatMessage> {
+    pub(super) fn request_messages(&self, reasoning_back: bool) -> Vec<crate::llm::ChatMessage> {
         let mut chat = self.session.to_chat(reasoning_back);
         self.turn_spec.add_to(&mut chat);
         chat
@@ -534,8 +539,6 @@ pub(super) struct TurnTally {
     last_usage: Option<Usage>,
     /// The model requests the turn may still make, sub-agents included.
     budget: RequestBudget,
-    /// A compaction failed this turn: later requests are trimmed instead of trying again.
-    compaction_failed: bool,
     /// What fitting last left out, as told (turns dropped, outputs shortened).
     trimmed: (usize, usize),
 }
@@ -546,7 +549,6 @@ impl TurnTally {
             usage: None,
             last_usage: None,
             budget,
-            compaction_failed: false,
             trimmed: (0, 0),
         }
     }

@@ -180,6 +180,8 @@ pub enum WireEvent<'a> {
         /// Whether the context budget set it off.
         automatic: bool,
     },
+    /// `{"type":"compaction_interrupted"}`: `/compact` was stopped; nothing changed.
+    CompactionInterrupted,
     /// `{"type":"context_trimmed","dropped_turns":3,"shortened":2}`
     ContextTrimmed {
         /// Whole earlier turns left out of the request.
@@ -537,6 +539,7 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             reason,
             automatic: *automatic,
         },
+        AgentEvent::CompactionInterrupted => WireEvent::CompactionInterrupted,
         AgentEvent::ContextTrimmed {
             dropped_turns,
             shortened,

@@ -89,6 +89,22 @@ async fn a_300_turn_session_is_compacted_before_the_request_and_keeps_its_goal_w
         .expect("a Compacted event");
     assert_eq!(done.turns, 300);
     assert!(done.usage.is_some(), "the summary request's tokens count");
+    // The gauge is told at once how little is left, before the next request reports.
+    let at = events
+        .iter()
+        .position(|e| matches!(e, AgentEvent::Compacted(_)))
+        .unwrap();
+    match &events[at + 1] {
+        AgentEvent::ContextUsage {
+            used,
+            budget,
+            compact_at: Some(threshold),
+        } => {
+            assert_eq!(*budget, 20_000);
+            assert!(*used < threshold / 4, "{used} of {threshold}");
+        }
+        other => panic!("a ContextUsage right after: {other:?}"),
+    }
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -149,10 +165,12 @@ async fn a_failed_summary_falls_back_to_trimming_and_both_are_said() {
     let server = MockServer::start(vec![
         Reply::error(400, "the summary was refused"),
         SseBuilder::answer("Answered anyway."),
+        SseBuilder::answer("And again."),
     ])
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let mut agent = agent(&server, dir.path(), long_session(300), 20_000);
+    // Long enough to stay past the threshold after the server's counts halve the estimate.
+    let mut agent = agent(&server, dir.path(), long_session(600), 20_000);
     let (outcome, events) = run(&mut agent, "go on").await;
     assert_eq!(outcome, TurnOutcome::Answered);
     let failed = events.iter().find_map(|e| match e {
@@ -179,6 +197,46 @@ async fn a_failed_summary_falls_back_to_trimming_and_both_are_said() {
     // Nothing of it is saved as a compaction.
     let saved = assert_history_valid(&dir.path().join("history.json"));
     assert!(saved.last_compaction().is_none());
+
+    // Nor in the next turn: each try is a paid request, so it waits for `/compact` or another
+    // budget; the next turn is trimmed again, and said.
+    let (outcome, events) = run(&mut agent, "and then").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Compacting { .. })),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ContextTrimmed { .. })),
+        "still past the threshold: {events:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(!is_summary_request(&requests[2]));
+}
+
+#[tokio::test]
+async fn turns_that_hold_too_little_of_the_budget_are_trimmed_not_summarized() {
+    // Three short turns, then a prompt that alone passes the threshold: a summary of the three
+    // would free almost nothing, so none is asked for (it is paid); the request is fitted.
+    let server = MockServer::start(vec![SseBuilder::answer("Read it.")]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = agent(&server, dir.path(), long_session(3), 20_000);
+    let big = format!("read this: {}", "word ".repeat(70_000));
+    let (outcome, events) = run(&mut agent, &big).await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Compacting { .. }))
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(!is_summary_request(&requests[0]));
 }
 
 #[tokio::test]

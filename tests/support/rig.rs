@@ -194,7 +194,16 @@ pub async fn run(agent: &mut Agent, prompt: &str) -> (TurnOutcome, Vec<AgentEven
 /// Every tool call in a saved history has exactly one result, right after its call.
 pub fn assert_history_valid(path: &std::path::Path) -> Session {
     let session = history::load(path).unwrap().session;
-    let raw: Session = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    // As written: the snapshot, then the messages the journal appends to it.
+    let mut raw: Session = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    if let Ok(journal) = std::fs::read_to_string(history::journal_path(path)) {
+        for line in journal.lines() {
+            let entry: serde_json::Value = serde_json::from_str(line).unwrap();
+            raw.messages
+                .push(serde_json::from_value(entry["message"].clone()).unwrap());
+            raw.updated_at = serde_json::from_value(entry["updated_at"].clone()).unwrap();
+        }
+    }
     assert_eq!(session, raw, "the saved history needed no repair");
     let mut open: Vec<String> = Vec::new();
     for m in &session.messages {

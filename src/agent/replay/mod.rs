@@ -31,7 +31,9 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
     for m in &session.messages {
         match m.role {
             Role::System => {
-                let Some(mark) = &m.compaction else { continue };
+                let Some(mark) = m.summary_mark() else {
+                    continue;
+                };
                 // `/compact` ran between turns: the turn before it had ended.
                 if open && !mark.automatic {
                     finish(&mut events, unfinished(step, cut));

@@ -200,3 +200,50 @@ fn a_summary_with_escapes_is_drawn_clean() {
     );
     assert!(!screen.contains("owned"), "{screen}");
 }
+
+#[test]
+fn interrupting_slash_compact_is_a_plain_notice_and_nothing_else_changes() {
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "/compact");
+    feed(
+        &mut s,
+        t0,
+        vec![
+            AgentEvent::Compacting {
+                turns: 4,
+                automatic: false,
+            },
+            AgentEvent::CompactionInterrupted,
+        ],
+    );
+    assert!(!s.busy(), "the request is over");
+    let screen = render(&mut s, 100, 30, t0);
+    assert!(
+        screen.contains("Compaction interrupted; nothing changed."),
+        "{screen}"
+    );
+    assert!(!screen.contains("Could not compact"), "{screen}");
+    assert!(!status::line(&s, t0, 120).to_string().contains("compacting"));
+    let kinds: Vec<_> = s.view.entries.iter().map(|e| e.kind).collect();
+    assert!(
+        !kinds.contains(&crate::tui::state::EntryKind::Error),
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn after_a_compaction_the_gauge_shows_the_estimate_it_is_told_not_the_red_one_before() {
+    let t0 = Instant::now();
+    let mut s = state();
+    feed(&mut s, t0, vec![usage(92_000, Some(80_000))]);
+    assert_eq!(gauge(&s).1, s.theme.error);
+    feed(
+        &mut s,
+        t0,
+        vec![compacted(126, true), usage(6_000, Some(80_000))],
+    );
+    let (text, style) = gauge(&s);
+    assert_eq!(text, "context 6%");
+    assert_ne!(style, s.theme.error);
+}

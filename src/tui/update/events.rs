@@ -257,6 +257,16 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                 return turn_over(state, now);
             }
         }
+        AgentEvent::CompactionInterrupted => {
+            state.status.compacting = None;
+            state.view.push(
+                EntryKind::Notice,
+                crate::agent::advice::COMPACTION_INTERRUPTED,
+            );
+            if live {
+                return turn_over(state, now);
+            }
+        }
         AgentEvent::ContextTrimmed {
             dropped_turns,
             shortened,
