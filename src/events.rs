@@ -66,6 +66,8 @@ pub enum FailCause {
     Request,
     /// A `/plan` run made no plan, or one of its items did not get done.
     Plan,
+    /// A `UserPromptSubmit` hook blocked the prompt (nothing was sent).
+    Hook,
     /// A turn told again from a saved session, which keeps what went wrong in words but not
     /// its kind.
     Unrecorded,
@@ -82,6 +84,7 @@ impl FailCause {
             Self::Cut => "cut",
             Self::Request => "request",
             Self::Plan => "plan",
+            Self::Hook => "hook",
             Self::Unrecorded => "unrecorded",
         }
     }
@@ -186,6 +189,8 @@ pub enum RefusedBy {
     Approval,
     /// The loop's guards: a repeated call, too many calls, an unknown tool, a broken call tag.
     Guard,
+    /// A `PreToolUse` hook of the person's (or the trusted project's) settings.
+    Hook,
 }
 
 impl CallOutcome {
@@ -466,6 +471,8 @@ pub enum AgentEvent {
     Sessions(Vec<SessionSummary>),
     /// The session's background jobs of `run_command`, oldest first (`/jobs`).
     Jobs(Vec<JobInfo>),
+    /// The configured hooks with their last results (`/hooks`).
+    Hooks(Vec<crate::hooks::HookStatus>),
     /// What this session's turns changed, as a unified diff (`/diff`).
     FileChanges(String),
     /// How AGENTS.md changed since this session's prompt last carried it, as a unified diff

@@ -14,6 +14,7 @@ pub(crate) mod durable;
 pub(crate) mod env_files;
 pub mod events;
 pub mod headless;
+pub mod hooks;
 pub mod jail;
 pub mod llm;
 pub mod logging;

@@ -384,6 +384,13 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     if let Ok(commands) = &commands {
         agent = agent.with_commands(commands.clone());
     }
+    // The person's hooks, and the project's once it is trusted (their problems were said with
+    // the other settings' warnings).
+    let hooks = Settings::load(&SettingsFiles::default_locations(), config.project_trusted).hooks;
+    if !hooks.is_empty() {
+        let hooks = crate::hooks::Hooks::new(hooks, config.workspace.clone());
+        agent = agent.with_hooks(Arc::new(hooks));
+    }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
     notices.extend(agent.load_project_instructions());
     Ok(Started {

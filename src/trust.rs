@@ -81,16 +81,21 @@ impl ProjectCommands {
         for file in &files {
             hash_file(file, &mut hasher);
         }
-        let servers = project_servers(&folder);
         let mut loads: Vec<String> = PROJECT_COMMAND_DIRS
             .iter()
             .chain(PROJECT_COMMAND_FILES.iter())
             .map(|s| s.to_string())
             .collect();
-        for server in &servers {
+        let settings = project_settings(&folder);
+        for hook in &settings.hooks {
+            commands.push(format!("{} hook: {}", hook.event.name(), hook.command));
+        }
+        for server in &settings.mcp_servers {
             commands.push(format!("MCP server {}", server.summary()));
-            // A script of the project that a server runs is part of what is trusted.
-            for path in named_files(server, &folder) {
+        }
+        // A script of the project that a server or a hook runs is part of what is trusted.
+        for line in command_lines(&settings) {
+            for path in named_files(&line, &folder) {
                 // A named file's neighbours are what it imports; its folder counts whole
                 // (the project root itself would be everything: then the file alone).
                 let named = match path.parent() {
@@ -178,12 +183,12 @@ fn name_of(path: &Path) -> String {
 }
 
 /// The MCP servers the project's own settings files declare.
-fn project_servers(folder: &Path) -> Vec<crate::settings::McpServerConfig> {
+fn project_settings(folder: &Path) -> crate::settings::Settings {
     let files = crate::settings::SettingsFiles {
         user: None,
         project: folder.to_path_buf(),
     };
-    crate::settings::Settings::load(&files, true).mcp_servers
+    crate::settings::Settings::load(&files, true)
 }
 
 /// What the tools may not write because a project MCP server runs it: each file inside `folder`
@@ -195,8 +200,8 @@ pub fn server_code_paths(folder: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut paths = Vec::new();
-    for server in project_servers(&folder) {
-        for path in named_files(&server, &folder) {
+    for line in command_lines(&project_settings(&folder)) {
+        for path in named_files(&line, &folder) {
             let protect = match path.parent() {
                 Some(parent) if path.is_file() && parent != folder => parent.to_path_buf(),
                 _ => path,
@@ -209,13 +214,31 @@ pub fn server_code_paths(folder: &Path) -> Vec<PathBuf> {
     paths
 }
 
-/// Files and folders inside `folder` that a stdio server's program or arguments name.
-fn named_files(server: &crate::settings::McpServerConfig, folder: &Path) -> Vec<PathBuf> {
-    let crate::settings::McpTransport::Stdio { command, args, .. } = &server.transport else {
-        return Vec::new();
-    };
-    std::iter::once(command)
-        .chain(args)
+/// The command lines the project's settings run, word by word: each stdio server's program and
+/// arguments, each hook's shell command split at spaces (quotes taken off).
+fn command_lines(settings: &crate::settings::Settings) -> Vec<Vec<String>> {
+    let servers = settings
+        .mcp_servers
+        .iter()
+        .filter_map(|server| match &server.transport {
+            crate::settings::McpTransport::Stdio { command, args, .. } => {
+                Some(std::iter::once(command).chain(args).cloned().collect())
+            }
+            crate::settings::McpTransport::Http { .. } => None,
+        });
+    let hooks = settings.hooks.iter().map(|hook| {
+        hook.command
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+            .collect()
+    });
+    servers.chain(hooks).collect()
+}
+
+/// Files and folders inside `folder` that a command line's words name.
+fn named_files(words: &[String], folder: &Path) -> Vec<PathBuf> {
+    words
+        .iter()
         .filter(|a| !a.starts_with('-'))
         .filter_map(|a| folder.join(a).canonicalize().ok())
         .filter(|p| p.starts_with(folder) && p != folder && (p.is_file() || p.is_dir()))

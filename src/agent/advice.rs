@@ -48,6 +48,11 @@ pub fn compacted_line(c: &crate::events::Compaction) -> String {
     )
 }
 
+/// A prompt a `UserPromptSubmit` hook blocked.
+pub fn prompt_blocked(reason: &str) -> String {
+    format!("A UserPromptSubmit hook blocked this prompt; nothing was sent. It said: {reason}")
+}
+
 /// `/compact` stopped by the person.
 pub const COMPACTION_INTERRUPTED: &str = "Compaction interrupted; nothing changed.";
 

@@ -86,6 +86,8 @@ impl Asker for PendingAnswers {
 pub struct Approvals {
     mode: watch::Sender<ApprovalMode>,
     asker: Option<Arc<dyn Asker>>,
+    /// The person's hooks: `Notification` ones run whenever a person is asked.
+    hooks: Option<Arc<crate::hooks::Hooks>>,
     allowed: Mutex<HashSet<String>>,
     commands: Arc<CommandRules>,
     /// `run_command`'s configured time limits, which its dialog says.
@@ -110,6 +112,7 @@ impl Approvals {
         Self {
             mode: watch::Sender::new(mode),
             asker,
+            hooks: None,
             allowed: Mutex::new(HashSet::new()),
             commands: Arc::new(CommandRules::empty(std::path::Path::new("."))),
             command_timeouts: CommandTimeouts::default(),
@@ -140,6 +143,11 @@ impl Approvals {
     /// The command rules (shared with the UI's `/permissions`).
     pub fn command_rules(&self) -> Arc<CommandRules> {
         self.commands.clone()
+    }
+
+    /// Runs the `Notification` hooks of `hooks` whenever a person is asked.
+    pub fn set_hooks(&mut self, hooks: Arc<crate::hooks::Hooks>) {
+        self.hooks = Some(hooks);
     }
 
     /// Asks through `asker` from now on, keeping the mode, the session's yeses and the rules.
@@ -246,6 +254,13 @@ impl Approvals {
         };
         if cancel.is_cancelled() {
             return Err(interrupted("not run: the turn was interrupted"));
+        }
+        if let Some(hooks) = &self.hooks {
+            hooks.notify(
+                "permission_prompt",
+                format!("MiniClaw needs your permission to use {tool}"),
+                events.clone(),
+            );
         }
         tokio::select! {
             // An interrupt wins over an answer that arrives at the same moment.

@@ -26,6 +26,8 @@ pub struct TurnDelegator {
     pub context: super::context::ContextBudget,
     /// What responses cost, as the main agent prices them.
     pub prices: Arc<crate::llm::prices::Prices>,
+    /// The person's hooks: a sub-agent's tool calls pass them like the main agent's.
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 impl Agent {
@@ -38,6 +40,7 @@ impl Agent {
             budget: budget.clone(),
             context: self.budget.clone(),
             prices: self.prices.clone(),
+            hooks: self.hooks.clone(),
         })
     }
 }
@@ -79,6 +82,8 @@ impl Delegator for TurnDelegator {
             agent.budget = self.context.clone();
             agent.compact_at = 0;
             agent.prices = self.prices.clone();
+            // Only its tool calls: its prompt and its end are the delegating call's.
+            agent.hooks = self.hooks.clone();
             let outcome = agent.run_turn(&task.prompt, &events, cancel).await;
             let answer = agent
                 .session()

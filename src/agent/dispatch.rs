@@ -165,6 +165,16 @@ impl Agent {
                 }
                 continue;
             }
+            // The person's PreToolUse hooks come first: a call they block is never asked about.
+            if !cancel.is_cancelled()
+                && let Some(blocked) = self.pre_tool_hook(&calls[i], events, cancel).await
+            {
+                self.run_batch(&step, Batch::taken(&mut batch), &mut observations)
+                    .await;
+                report_refused(events, &calls[i], &blocked);
+                observations[i] = Some(blocked);
+                continue;
+            }
             let name = &calls[i].function.name;
             let mut asked = false;
             // In `auto` nothing asks but a write to configuration and a command with the
@@ -402,6 +412,7 @@ impl Agent {
                 if let (true, Value::Object(o)) = (asked, &mut result) {
                     o.insert("approved_by_user".into(), Value::Bool(true));
                 }
+                self.post_tool_hook(call, &mut result, events, cancel).await;
                 tracing::info!(
                     tool = %call.function.name,
                     outcome = outcome.name(),

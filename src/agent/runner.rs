@@ -6,6 +6,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::PendingAnswers;
+use super::hook_points::SessionSource;
 use super::turn::Agent;
 use super::undo::UndoOutcome;
 use crate::approval::{ApprovalMode, Decision};
@@ -44,6 +45,8 @@ pub enum AgentCommand {
     McpRestart(String),
     /// List the session's background jobs (answered with `AgentEvent::Jobs`).
     Jobs,
+    /// List the hooks and their last results (answered with `AgentEvent::Hooks`).
+    Hooks,
     /// End this background job (also during a turn), then list them.
     StopJob(u32),
     /// Plan this task (`/plan TASK`): a planner turn with the read-only tools.
@@ -80,6 +83,8 @@ pub struct AgentHandle {
     mcp: Option<Arc<McpHub>>,
     /// `run_command`'s background jobs, when it is offered.
     jobs: Option<crate::tools::command::Jobs>,
+    /// The person's hooks, when any are configured.
+    hooks: Option<Arc<crate::hooks::Hooks>>,
     /// The agent's events (for answers to commands that do not go through its task).
     events: EventSink,
     /// The command rules the agent's gate reads (`/permissions` removes from them).
@@ -106,6 +111,16 @@ impl AgentHandle {
             // Jobs run on their own tasks: answered at once, even during a turn.
             AgentCommand::Jobs => {
                 self.list_jobs(None);
+                return;
+            }
+            // Read from the hooks themselves: answered at once, even during a turn.
+            AgentCommand::Hooks => {
+                let statuses = self
+                    .hooks
+                    .as_ref()
+                    .map(|h| h.statuses())
+                    .unwrap_or_default();
+                self.events.send(AgentEvent::Hooks(statuses));
                 return;
             }
             AgentCommand::StopJob(id) => {
@@ -216,6 +231,7 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
         answers,
         mcp,
         jobs: agent.jobs().cloned(),
+        hooks: agent.hooks().cloned(),
         events: events.clone(),
         command_rules: agent.command_rules(),
     };
@@ -224,6 +240,9 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
 }
 
 async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: EventSink) {
+    agent
+        .start_session_hooks(SessionSource::Startup, &events, &CancellationToken::new())
+        .await;
     while let Some(job) = jobs.recv().await {
         match job {
             Job::Prompt(prompt, token) => {
@@ -264,7 +283,16 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
             Job::SetMaxSteps(max) => agent.set_max_steps(max),
             Job::Sessions(command) => sessions(&mut agent, command, &events).await,
             Job::ClearHistory => match agent.clear_history().await {
-                Ok(()) => events.send(AgentEvent::HistoryCleared),
+                Ok(()) => {
+                    events.send(AgentEvent::HistoryCleared);
+                    agent
+                        .start_session_hooks(
+                            SessionSource::Clear,
+                            &events,
+                            &CancellationToken::new(),
+                        )
+                        .await;
+                }
                 Err(e) => events.send(AgentEvent::Error {
                     message: format!("Could not clear the history: {e}"),
                 }),
@@ -275,9 +303,9 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
 
 /// The session commands: each answers with the event that shows its outcome.
 async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) {
-    let switched = match command {
-        AgentCommand::NewSession => agent.new_session(events).await,
-        AgentCommand::Resume(query) => agent.resume(&query, events).await,
+    let (switched, source) = match command {
+        AgentCommand::NewSession => (agent.new_session(events).await, SessionSource::Clear),
+        AgentCommand::Resume(query) => (agent.resume(&query, events).await, SessionSource::Resume),
         AgentCommand::Rename(title) => {
             let title = agent.rename(&title, events).await;
             events.send(AgentEvent::SessionRenamed(title));
@@ -339,15 +367,21 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
         | AgentCommand::Compact(_)
         | AgentCommand::McpRestart(_)
         | AgentCommand::Jobs
+        | AgentCommand::Hooks
         | AgentCommand::StopJob(_) => return,
     };
     match switched {
-        Ok(notice) => events.send(AgentEvent::SessionOpened {
-            id: agent.session().id.clone(),
-            title: agent.session().title(),
-            notice,
-            replay: super::replay::replay(agent.session(), agent.settings().max_steps),
-        }),
+        Ok(notice) => {
+            events.send(AgentEvent::SessionOpened {
+                id: agent.session().id.clone(),
+                title: agent.session().title(),
+                notice,
+                replay: super::replay::replay(agent.session(), agent.settings().max_steps),
+            });
+            agent
+                .start_session_hooks(source, events, &CancellationToken::new())
+                .await;
+        }
         Err(e) => events.send(AgentEvent::Error {
             message: format!("Could not switch sessions: {e}"),
         }),

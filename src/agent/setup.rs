@@ -21,6 +21,9 @@ impl Agent {
         let timeouts = self.approvals.command_timeouts();
         self.approvals = Approvals::new(mode, asker).with_command_rules(self.command_rules());
         self.approvals.set_command_timeouts(timeouts);
+        if let Some(hooks) = &self.hooks {
+            self.approvals.set_hooks(hooks.clone());
+        }
         self
     }
 

@@ -85,6 +85,10 @@ pub struct Agent {
     pub(super) instructions_diff: Option<String>,
     /// What responses cost (DeepSeek's table and the person's `[cost]` prices).
     pub(super) prices: Arc<Prices>,
+    /// The person's hooks, when any are configured.
+    pub(super) hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// What the `SessionStart` hooks added, for the session's next prompt.
+    pub(super) session_context: Option<String>,
 }
 
 /// What one model call ended in.
@@ -129,6 +133,8 @@ impl Agent {
             instructions: None,
             instructions_diff: None,
             prices: Arc::default(),
+            hooks: None,
+            session_context: None,
         }
     }
 
@@ -218,6 +224,19 @@ impl Agent {
             self.finish(events, &turn, outcome).await;
             return outcome;
         }
+        self.tell_hooks_the_session();
+        let hook_context = match self.prompt_hook(&input.prompt, events, cancel).await {
+            Ok(context) => context,
+            Err(reason) => {
+                // Nothing is sent, and the prompt is not kept: the person reads why.
+                events.send(AgentEvent::Error {
+                    message: crate::agent::advice::prompt_blocked(&reason),
+                });
+                let outcome = TurnOutcome::Failed(crate::events::FailCause::Hook);
+                self.finish(events, &turn, outcome).await;
+                return outcome;
+            }
+        };
         let mut message = match input.content {
             Some(content) => {
                 let mut message = Message::user(content);
@@ -231,12 +250,16 @@ impl Agent {
             }
             None => self.prompt_message(&input.prompt, events).await,
         };
-        message.note = self.undo_note.take();
+        message.note = match (self.undo_note.take(), hook_context) {
+            (Some(undo), Some(hooks)) => Some(format!("{undo}\n\n{hooks}")),
+            (undo, hooks) => undo.or(hooks),
+        };
         message.plan = input.plan;
         self.session.push(message);
         // Saved at once: a crash during the first step must not lose the prompt.
         self.save(events);
         let mut previous_calls: Vec<(String, String)> = Vec::new();
+        let mut continuations = 0;
         tracing::info!(session = %self.session.id, preset = %self.current_preset(), "turn started");
         for step in 1..=max {
             if let Err(e) = self.draw_request(&turn.budget) {
@@ -256,6 +279,21 @@ impl Agent {
                 .await;
             self.save(events);
             if let StepResult::Finished(outcome) = end {
+                if outcome == TurnOutcome::Answered
+                    && continuations < super::hook_points::MAX_STOP_CONTINUATIONS
+                    && let Some(reason) = self.stop_hook(continuations > 0, events, cancel).await
+                {
+                    // A Stop hook sends the model back to work, with its reason.
+                    continuations += 1;
+                    events.send(AgentEvent::Notice(format!(
+                        "A Stop hook asked the model to go on: {reason}"
+                    )));
+                    self.session.push(Message::user(format!(
+                        "[A Stop hook of the person's asks you to go on before you finish:] {reason}"
+                    )));
+                    self.save(events);
+                    continue;
+                }
                 tracing::info!(?outcome, step, "turn finished");
                 self.finish(events, &turn, outcome).await;
                 return outcome;
@@ -525,6 +563,7 @@ impl Agent {
         if let Some(writer) = &mut self.history {
             writer.settle(&self.session, events).await;
         }
+        self.notify_turn_ended(events);
         events.send(AgentEvent::TurnFinished {
             outcome,
             usage: turn.usage,

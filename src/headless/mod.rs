@@ -209,6 +209,12 @@ pub async fn run(
             _ = cancel.cancelled() => {}
         }
     }
+    let source = if agent.session().has_prompts() {
+        crate::agent::hook_points::SessionSource::Resume
+    } else {
+        crate::agent::hook_points::SessionSource::Startup
+    };
+    agent.start_session_hooks(source, &events, &cancel).await;
     let outcome = match kind {
         RunKind::Turn => agent.run_turn(prompt, &events, &cancel).await,
         RunKind::Plan => plan_and_execute(&mut agent, prompt, &events, &cancel).await,

@@ -221,6 +221,11 @@ pub enum WireEvent<'a> {
         /// Job ids.
         ids: Vec<u32>,
     },
+    /// `{"type":"hooks","events":["PreToolUse",...]}`: the configured hooks' events.
+    Hooks {
+        /// Each hook's event.
+        events: Vec<&'static str>,
+    },
     /// `{"type":"session_renamed","title":...}`
     SessionRenamed {
         /// The new title.
@@ -571,6 +576,9 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::Jobs(jobs) => WireEvent::Jobs {
             ids: jobs.iter().map(|j| j.id).collect(),
+        },
+        AgentEvent::Hooks(hooks) => WireEvent::Hooks {
+            events: hooks.iter().map(|h| h.event.name()).collect(),
         },
         AgentEvent::McpServers(servers) => WireEvent::McpServers {
             servers: servers

@@ -14,6 +14,7 @@ mod context;
 mod cost;
 mod error;
 mod expand;
+mod hooks;
 mod mcp;
 mod mcp_json;
 mod providers;
@@ -27,6 +28,7 @@ pub use context::{ContextSettings, DeepSeekSettings};
 pub use cost::{CostSettings, Currency, MAX_PRICE_PER_MILLION, ModelPrices};
 pub use error::SettingsError;
 pub use expand::expand_vars;
+pub use hooks::{DEFAULT_HOOK_TIMEOUT, HookEntry, HookEvent, anchored as anchored_matcher};
 pub use mcp::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, Origin, Scope,
 };
@@ -57,6 +59,8 @@ pub struct FileSettings {
     pub deepseek: Option<DeepSeekSettings>,
     /// Its `[cost]` table (the user's file only).
     pub cost: Option<CostSettings>,
+    /// Its `[hooks]`, in file order.
+    pub hooks: Vec<HookEntry>,
 }
 
 /// Where the settings files are.
@@ -106,6 +110,8 @@ pub struct Settings {
     pub deepseek: DeepSeekSettings,
     /// The person's `[cost]` settings (a project's are ignored, with a warning).
     pub cost: CostSettings,
+    /// The hooks: the user's file's, then the (trusted) project's.
+    pub hooks: Vec<HookEntry>,
     /// One sentence per broken file or entry (which file, what is wrong).
     pub warnings: Vec<String>,
 }
@@ -135,7 +141,9 @@ impl Settings {
         let mut allowed_commands: Vec<AllowedCommand> = Vec::new();
         let (mut context, mut deepseek) = Default::default();
         let mut cost = CostSettings::default();
+        let mut hooks: Vec<HookEntry> = Vec::new();
         for layer in layers {
+            hooks.extend(layer.hooks);
             if let Some(settings) = layer.run_command {
                 run_command = settings;
             }
@@ -162,6 +170,7 @@ impl Settings {
             context,
             deepseek,
             cost,
+            hooks,
             warnings,
         }
     }
@@ -266,6 +275,14 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             settings
         }
     };
+    let hooks = match table.get("hooks") {
+        None => Vec::new(),
+        Some(value) => {
+            let (hooks, problems) = hooks::parse_table(value, &origin);
+            warnings.extend(problems);
+            hooks
+        }
+    };
     (
         FileSettings {
             mcp_servers,
@@ -275,6 +292,7 @@ pub fn parse_toml(text: &str, path: &Path, scope: Scope) -> (FileSettings, Vec<S
             context,
             deepseek,
             cost,
+            hooks,
         },
         warnings,
     )

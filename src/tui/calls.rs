@@ -106,6 +106,10 @@ pub fn outcome_mark(outcome: &CallOutcome) -> Option<&'static str> {
             by: RefusedBy::Guard,
             ..
         } => Some("⊘ refused by a rule"),
+        CallOutcome::Refused {
+            by: RefusedBy::Hook,
+            ..
+        } => Some("⊘ blocked by a hook"),
         CallOutcome::Interrupted => Some("⏸ interrupted"),
     }
 }

@@ -46,6 +46,8 @@ pub enum CommandId {
     Mcp,
     /// `/jobs`.
     Jobs,
+    /// `/hooks`.
+    Hooks,
     /// `/permissions`.
     Permissions,
     /// `/key`.
@@ -191,6 +193,7 @@ pub const COMMANDS: &[Command] = &[
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
     command(C::Jobs, "jobs", Optional("stop N"), "list run_command's background jobs, or end one"),
+    command(C::Hooks, "hooks", NoArgument, "list your hooks, where each comes from and its last result"),
     command(C::Permissions, "permissions", Optional("remove N"), "list the rules that let commands run without asking, or remove one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
     command(C::Find, "find", Required("TEXT"), "find TEXT in the conversation (Ctrl+F)"),

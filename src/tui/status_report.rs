@@ -167,6 +167,37 @@ pub fn jobs(jobs: &[crate::events::JobInfo]) -> String {
     lines.join("\n")
 }
 
+/// What `/hooks` shows: each hook by event, what it selects, its command, the file it comes
+/// from and its last result.
+pub fn hooks(hooks: &[crate::hooks::HookStatus]) -> String {
+    if hooks.is_empty() {
+        return "Hooks: none configured ([[hooks.PreToolUse]] and the other events in your config.toml, or a trusted project's miniclaw.toml; the README shows how).".into();
+    }
+    let mut lines = vec!["Hooks (they run with your rights, outside the tool jail):".to_string()];
+    for hook in hooks {
+        let selects = hook
+            .matcher
+            .as_deref()
+            .map(|m| format!(" [{}]", one_line(m)))
+            .unwrap_or_default();
+        lines.push(format!(
+            "  {}{selects}  {}  ({})",
+            hook.event.name(),
+            one_line(&hook.command),
+            one_line(&hook.origin.file.display().to_string())
+        ));
+        lines.push(match &hook.last {
+            Some(last) => format!(
+                "    last run {}: {}",
+                last.at.format("%H:%M:%S"),
+                one_line(&last.summary)
+            ),
+            None => "    not run yet".to_string(),
+        });
+    }
+    lines.join("\n")
+}
+
 /// What quitting prints once the terminal is restored: how to reopen the session and what it
 /// cost; nothing for an empty session.
 pub fn farewell(state: &State) -> Option<String> {

@@ -36,6 +36,8 @@ mod headless_sessions;
 mod headless_stream;
 mod history_durability;
 mod history_journal;
+mod hooks;
+mod hooks_e2e;
 mod llm_client;
 mod llm_fixtures;
 mod llm_key;

@@ -8,6 +8,7 @@ mod compaction;
 mod conversation;
 mod costs;
 mod help;
+mod hooks;
 mod hostile;
 mod inline_results;
 mod key_dialog;

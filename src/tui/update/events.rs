@@ -280,6 +280,12 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
         AgentEvent::Notice(text) => {
             state.view.push(EntryKind::Notice, text);
         }
+        AgentEvent::Hooks(hooks) => {
+            state
+                .view
+                .push(EntryKind::Notice, crate::tui::status_report::hooks(&hooks));
+            state.scroll[crate::tui::state::Pane::Conversation].jump_to_bottom();
+        }
         AgentEvent::Jobs(jobs) => {
             state
                 .view

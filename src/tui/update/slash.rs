@@ -63,6 +63,7 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         CommandId::Tools => tools(state),
         CommandId::Mcp => mcp(state, arg, words.next(), effects),
         CommandId::Jobs => jobs(state, arg, words.next(), effects),
+        CommandId::Hooks => effects.push(Effect::Command(AgentCommand::Hooks)),
         CommandId::Permissions => super::permissions::run(state, arg, words.next(), effects),
         CommandId::Key => super::key_dialog::open(state),
         CommandId::Find => super::find::open(state, rest, now),

@@ -1,0 +1,255 @@
+//! `[hooks]`: commands the person runs at fixed points of a session, in Claude Code's nesting
+//! written as TOML, so a `settings.json` block translates line by line:
+//!
+//! ```toml
+//! [[hooks.PreToolUse]]
+//! matcher = "write_text_file|run_command"
+//! hooks = [{ type = "command", command = "python3 ~/hooks/guard.py", timeout = 30 }]
+//! ```
+//!
+//! Read from the person's `config.toml` and from a trusted project's `miniclaw.toml` (the
+//! tools can write neither).
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::mcp::Origin;
+
+/// How long a hook may run, unless its entry says otherwise.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest timeout an entry may ask for.
+const MAX_HOOK_TIMEOUT_SECS: f64 = 3600.0;
+/// The most hooks one file may configure: far past real use, short of a planted flood.
+const MAX_HOOKS_PER_FILE: usize = 64;
+
+/// When a hook runs (Claude Code's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HookEvent {
+    /// Before a tool call; it may block the call.
+    PreToolUse,
+    /// After a tool call; it may add a note for the model.
+    PostToolUse,
+    /// When a prompt is submitted; it may add context or block the prompt.
+    UserPromptSubmit,
+    /// When a turn ends with an answer; it may ask the model to go on.
+    Stop,
+    /// When MiniClaw needs the person (an approval, a turn that ended).
+    Notification,
+    /// When a session starts, is resumed or cleared; it may add context.
+    SessionStart,
+}
+
+impl HookEvent {
+    /// Every event, in the order `/hooks` lists them.
+    pub const ALL: [HookEvent; 6] = [
+        Self::SessionStart,
+        Self::UserPromptSubmit,
+        Self::PreToolUse,
+        Self::PostToolUse,
+        Self::Notification,
+        Self::Stop,
+    ];
+
+    /// The name in the settings file and in `hook_event_name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse => "PostToolUse",
+            Self::UserPromptSubmit => "UserPromptSubmit",
+            Self::Stop => "Stop",
+            Self::Notification => "Notification",
+            Self::SessionStart => "SessionStart",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// What its matcher is matched against (`None`: it has none).
+    pub fn matches_on(self) -> Option<&'static str> {
+        match self {
+            Self::PreToolUse | Self::PostToolUse => Some("the tool's name"),
+            Self::SessionStart => Some("how the session started (startup, resume, clear)"),
+            Self::Notification => Some("the notification's type"),
+            Self::UserPromptSubmit | Self::Stop => None,
+        }
+    }
+}
+
+/// One configured hook command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookEntry {
+    /// When it runs.
+    pub event: HookEvent,
+    /// The regular expression its group selects with, as written (`None`, empty or `*`: all).
+    pub matcher: Option<String>,
+    /// The shell command (run with `sh -c`).
+    pub command: String,
+    /// How long it may run.
+    pub timeout: Duration,
+    /// The file it comes from.
+    pub origin: Origin,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupIn {
+    #[serde(default)]
+    matcher: Option<String>,
+    hooks: Vec<CommandIn>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandIn {
+    #[serde(rename = "type")]
+    kind: String,
+    command: Option<String>,
+    timeout: Option<f64>,
+}
+
+/// Parses a `[hooks]` table: the entries it holds, in file order, and a warning for each one
+/// skipped.
+pub fn parse_table(value: &toml::Value, origin: &Origin) -> (Vec<HookEntry>, Vec<String>) {
+    let file = origin.file.display();
+    let mut entries = Vec::new();
+    let mut warnings = Vec::new();
+    let Some(table) = value.as_table() else {
+        return (entries, vec![format!("{file}: [hooks] must be a table")]);
+    };
+    for (name, groups) in table {
+        let Some(event) = HookEvent::from_name(name) else {
+            let known: Vec<&str> = HookEvent::ALL.iter().map(|e| e.name()).collect();
+            warnings.push(format!(
+                "{file}: [hooks.{name}] is skipped: the events are {}",
+                known.join(", ")
+            ));
+            continue;
+        };
+        let groups: Vec<GroupIn> = match groups.clone().try_into() {
+            Ok(groups) => groups,
+            Err(e) => {
+                warnings.push(format!("{file}: [[hooks.{name}]] is skipped: {e}"));
+                continue;
+            }
+        };
+        for group in groups {
+            if let Some(matcher) = &group.matcher
+                && let Err(e) = regex::Regex::new(&anchored(matcher))
+            {
+                warnings.push(format!(
+                    "{file}: [[hooks.{name}]] matcher `{matcher}` is skipped: not a regular expression ({e})"
+                ));
+                continue;
+            }
+            for hook in group.hooks {
+                match entry(event, group.matcher.clone(), hook, origin) {
+                    Ok(e) if entries.len() < MAX_HOOKS_PER_FILE => entries.push(e),
+                    Ok(_) => {
+                        warnings.push(format!(
+                            "{file}: more than {MAX_HOOKS_PER_FILE} hooks; the rest are skipped"
+                        ));
+                        return (entries, warnings);
+                    }
+                    Err(why) => warnings.push(format!("{file}: a {name} hook is skipped: {why}")),
+                }
+            }
+        }
+    }
+    (entries, warnings)
+}
+
+fn entry(
+    event: HookEvent,
+    matcher: Option<String>,
+    hook: CommandIn,
+    origin: &Origin,
+) -> Result<HookEntry, String> {
+    if hook.kind != "command" {
+        return Err(format!(
+            "type `{}` is not one MiniClaw runs (only `command`)",
+            hook.kind
+        ));
+    }
+    let command = hook
+        .command
+        .filter(|c| !c.trim().is_empty())
+        .ok_or("it has no `command`")?;
+    let timeout = match hook.timeout {
+        None => DEFAULT_HOOK_TIMEOUT,
+        Some(t) if t > 0.0 && t <= MAX_HOOK_TIMEOUT_SECS => Duration::from_secs_f64(t),
+        Some(t) => {
+            return Err(format!(
+                "timeout {t} is not between 0 and {MAX_HOOK_TIMEOUT_SECS} seconds"
+            ));
+        }
+    };
+    Ok(HookEntry {
+        event,
+        matcher: matcher.filter(|m| !m.is_empty() && m != "*"),
+        command,
+        timeout,
+        origin: origin.clone(),
+    })
+}
+
+/// A matcher as a regular expression over the whole name: `Edit` is `Edit`, not `NotebookEdit`.
+pub fn anchored(matcher: &str) -> String {
+    format!("^(?:{matcher})$")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Scope;
+
+    fn parse(text: &str) -> (Vec<HookEntry>, Vec<String>) {
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let origin = Origin {
+            file: "config.toml".into(),
+            scope: Scope::User,
+        };
+        parse_table(&table["hooks"], &origin)
+    }
+
+    #[test]
+    fn claude_codes_nesting_reads_line_by_line_and_bad_entries_are_said() {
+        let (entries, warnings) = parse(
+            r#"
+            [[hooks.PreToolUse]]
+            matcher = "write_text_file|run_command"
+            hooks = [{ type = "command", command = "python3 ~/hooks/guard.py", timeout = 30 }]
+
+            [[hooks.PreToolUse]]
+            matcher = "*"
+            hooks = [{ type = "command", command = "log.sh" }, { type = "prompt", command = "x" }]
+
+            [[hooks.Stop]]
+            hooks = [{ type = "command", command = "notify-send done", timeout = 99999 }]
+
+            [[hooks.SessionEnd]]
+            hooks = [{ type = "command", command = "x" }]
+
+            [[hooks.PostToolUse]]
+            matcher = "(unclosed"
+            hooks = [{ type = "command", command = "x" }]
+            "#,
+        );
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(entries[0].event, HookEvent::PreToolUse);
+        assert_eq!(
+            entries[0].matcher.as_deref(),
+            Some("write_text_file|run_command")
+        );
+        assert_eq!(entries[0].timeout, Duration::from_secs(30));
+        assert_eq!(entries[1].matcher, None, "`*` matches every tool");
+        assert_eq!(entries[1].timeout, DEFAULT_HOOK_TIMEOUT);
+        let all = warnings.join("\n");
+        assert!(all.contains("type `prompt`"), "{all}");
+        assert!(all.contains("timeout 99999"), "{all}");
+        assert!(all.contains("[hooks.SessionEnd] is skipped"), "{all}");
+        assert!(all.contains("not a regular expression"), "{all}");
+    }
+}
