@@ -1,6 +1,6 @@
 //! Trust in a project folder's commands: configuration found in the folder MiniClaw starts in
-//! that can run commands (`tools_plugins/`, and the MCP servers of `miniclaw.toml` and
-//! `.mcp.json`) runs only once the person has trusted that folder with exactly that content. Trust is remembered per folder and per content hash in
+//! that can run commands (`tools_plugins/`, and the MCP servers and hooks of `miniclaw.toml`
+//! and the servers of `.mcp.json`) runs only once the person has trusted that folder with exactly that content. Trust is remembered per folder and per content hash in
 //! `<data dir>/miniclaw/trusted.json`; a changed file asks again. The user's own configuration
 //! folder is never asked about.
 

@@ -5,9 +5,9 @@
 //! issues add their own tables, such as `[providers.*]`), and a broken file or entry is
 //! reported (which file, what is wrong) and skipped; nothing here is fatal. The files carry MCP
 //! servers (`[mcp_servers.NAME]` in Codex CLI's shape, `mcpServers` in Claude Code's `.mcp.json`
-//! shape), model providers (`[providers.NAME]`) and, from the user's file only, the command
-//! rules (`[commands] allow`) and the prices of models (`[cost]`). A leaf: it imports nothing of MiniClaw but
-//! `paths`.
+//! shape), model providers (`[providers.NAME]`), hooks (`[[hooks.EVENT]]`) and, from the user's
+//! file only, the command rules (`[commands] allow`) and the prices of models (`[cost]`). A
+//! leaf: it imports nothing of MiniClaw but `paths`.
 
 mod commands;
 mod context;
