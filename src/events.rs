@@ -471,6 +471,18 @@ pub enum AgentEvent {
     Sessions(Vec<SessionSummary>),
     /// The session's background jobs of `run_command`, oldest first (`/jobs`).
     Jobs(Vec<JobInfo>),
+    /// A call worked in a subfolder whose `AGENTS.md` this turn had not read: its instructions
+    /// joined the call's observation for the rest of the turn.
+    InstructionsRead {
+        /// The call's id.
+        id: String,
+        /// The file, workspace-relative (`src/parser/AGENTS.md`).
+        file: String,
+        /// Its size.
+        bytes: u64,
+        /// Whether only its start was used.
+        truncated: bool,
+    },
     /// The configured hooks with their last results (`/hooks`).
     Hooks(Vec<crate::hooks::HookStatus>),
     /// What this session's turns changed, as a unified diff (`/diff`).

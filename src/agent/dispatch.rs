@@ -412,6 +412,9 @@ impl Agent {
                 if let (true, Value::Object(o)) = (asked, &mut result) {
                     o.insert("approved_by_user".into(), Value::Bool(true));
                 }
+                if outcome.is_ok() {
+                    self.nested_instructions(call, &mut result, events).await;
+                }
                 self.post_tool_hook(call, &mut result, events, cancel).await;
                 tracing::info!(
                     tool = %call.function.name,

@@ -61,7 +61,7 @@ impl ProjectInstructions {
 }
 
 /// `512 bytes`, `1.2 KB`, `40 KB`, `3.5 MB` (1 KB = 1,024 bytes).
-fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     const KB: f64 = 1024.0;
     let b = bytes as f64;
     if bytes < 1024 {
@@ -105,10 +105,22 @@ pub fn system_prompt(instructions: Option<&ProjectInstructions>) -> String {
 pub fn read_project_instructions(
     sandbox: &Sandbox,
 ) -> Result<Option<ProjectInstructions>, ToolError> {
+    read_instructions_at(sandbox, INSTRUCTIONS_FILE)
+}
+
+/// Reads the instructions file at `file` (workspace-relative: `AGENTS.md`, `src/AGENTS.md`)
+/// under the rules of the root one. `Ok(None)` when there is no such file.
+pub fn read_instructions_at(
+    sandbox: &Sandbox,
+    file: &str,
+) -> Result<Option<ProjectInstructions>, ToolError> {
     // Only "not there" is silent; anything else (a link, a folder) goes on to the read, whose
     // error says what is wrong with it.
-    if let Err(e) = sandbox.dir().symlink_metadata(INSTRUCTIONS_FILE)
-        && e.kind() == std::io::ErrorKind::NotFound
+    if let Err(e) = sandbox.dir().symlink_metadata(file)
+        && matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        )
     {
         return Ok(None);
     }
@@ -116,20 +128,16 @@ pub fn read_project_instructions(
     // history) are refused by name and by real path, so a link to one is refused too; a link
     // out of the workspace is refused. Then the real path is opened beneath the root (regular
     // single-link files only, opened without blocking, at most the cap read).
-    let real = sandbox.resolve_read(INSTRUCTIONS_FILE)?;
+    let real = sandbox.resolve_read(file)?;
     let relative = real
         .strip_prefix(sandbox.root())
         .ok()
         .and_then(|p| p.to_str())
         .filter(|p| !p.is_empty())
-        .ok_or_else(|| ToolError::failed(format!("{INSTRUCTIONS_FILE} is not a file")))?
+        .ok_or_else(|| ToolError::failed(format!("{file} is not a file")))?
         .to_string();
-    let (text, bytes, truncated) = crate::tools::files::read_text(
-        sandbox,
-        &relative,
-        INSTRUCTIONS_FILE,
-        MAX_INSTRUCTIONS_BYTES,
-    )?;
+    let (text, bytes, truncated) =
+        crate::tools::files::read_text(sandbox, &relative, file, MAX_INSTRUCTIONS_BYTES)?;
     Ok(Some(ProjectInstructions {
         text,
         bytes,

@@ -14,6 +14,7 @@ pub mod history;
 pub mod hook_points;
 pub(crate) mod instructions;
 pub(crate) mod mentions;
+mod nested_instructions;
 pub mod plan;
 mod plan_run;
 mod prompt;

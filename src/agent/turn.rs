@@ -89,6 +89,8 @@ pub struct Agent {
     pub(super) hooks: Option<Arc<crate::hooks::Hooks>>,
     /// What the `SessionStart` hooks added, for the session's next prompt.
     pub(super) session_context: Option<String>,
+    /// The subfolders' `AGENTS.md` this turn looked for.
+    pub(super) nested_read: std::sync::Mutex<super::nested_instructions::NestedRead>,
 }
 
 /// What one model call ended in.
@@ -135,6 +137,7 @@ impl Agent {
             prices: Arc::default(),
             hooks: None,
             session_context: None,
+            nested_read: Default::default(),
         }
     }
 
@@ -225,6 +228,7 @@ impl Agent {
             return outcome;
         }
         self.tell_hooks_the_session();
+        self.forget_nested_instructions();
         let hook_context = match self.prompt_hook(&input.prompt, events, cancel).await {
             Ok(context) => context,
             Err(reason) => {

@@ -178,6 +178,12 @@ impl TracePrinter {
                 "[notice] {}",
                 crate::agent::advice::trimmed_notice(*dropped_turns, *shortened)
             ),
+            AgentEvent::InstructionsRead { file, bytes, .. } => writeln!(
+                err,
+                "[instructions] {} ({}) joins this turn",
+                clean(file),
+                crate::agent::instructions::human_size(*bytes)
+            ),
             AgentEvent::Plan(plan) => self.plan(plan, transcript, err),
             _ => Ok(()),
         }

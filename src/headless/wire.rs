@@ -221,6 +221,18 @@ pub enum WireEvent<'a> {
         /// Job ids.
         ids: Vec<u32>,
     },
+    /// `{"type":"instructions_read","id":...,"file":"src/AGENTS.md","bytes":812,"truncated":false}`:
+    /// a subfolder's instructions joined the call's observation for the rest of the turn.
+    InstructionsRead {
+        /// The call's id.
+        id: &'a str,
+        /// The file, workspace-relative.
+        file: &'a str,
+        /// Its size.
+        bytes: u64,
+        /// Whether only its start was used.
+        truncated: bool,
+    },
     /// `{"type":"hooks","events":["PreToolUse",...]}`: the configured hooks' events.
     Hooks {
         /// Each hook's event.
@@ -576,6 +588,17 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
         },
         AgentEvent::Jobs(jobs) => WireEvent::Jobs {
             ids: jobs.iter().map(|j| j.id).collect(),
+        },
+        AgentEvent::InstructionsRead {
+            id,
+            file,
+            bytes,
+            truncated,
+        } => WireEvent::InstructionsRead {
+            id,
+            file,
+            bytes: *bytes,
+            truncated: *truncated,
         },
         AgentEvent::Hooks(hooks) => WireEvent::Hooks {
             events: hooks.iter().map(|h| h.event.name()).collect(),

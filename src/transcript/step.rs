@@ -60,6 +60,9 @@ pub struct Call {
     /// What it changed in files, one diff per file (told live; a call told again from a
     /// saved session has none).
     pub diffs: Vec<crate::diff::FileDiff>,
+    /// The subfolders' `AGENTS.md` whose instructions joined its observation, with their
+    /// sizes (told live).
+    pub instructions: Vec<(String, u64)>,
     /// How it ended (`None` while it runs, or when the turn stopped under it).
     pub finished: Option<Finished>,
     /// The sub-agent it started, if it delegated.
@@ -201,6 +204,17 @@ pub(super) fn fold(steps: &mut Vec<Step>, turn: usize, event: &AgentEvent) -> Ch
         AgentEvent::ToolOutputDelta { id, text } => match find_call(steps, id) {
             Some((step, call)) => {
                 steps[step].calls[call].output.push_str(text);
+                Change::CallOutput { step, call }
+            }
+            None => Change::None,
+        },
+        AgentEvent::InstructionsRead {
+            id, file, bytes, ..
+        } => match find_call(steps, id) {
+            Some((step, call)) => {
+                steps[step].calls[call]
+                    .instructions
+                    .push((file.clone(), *bytes));
                 Change::CallOutput { step, call }
             }
             None => Change::None,

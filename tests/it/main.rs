@@ -46,6 +46,7 @@ mod mcp_hub;
 mod mcp_project;
 mod mcp_servers;
 mod mcp_tui;
+mod nested_agents_md;
 mod own_folders_hidden;
 mod plan;
 mod planted_files_hostile;

@@ -202,6 +202,13 @@ fn step_lines(
             theme.muted,
         ));
         out.extend(folded(&pretty(&call.arguments), theme.text, width, theme));
+        for (file, bytes) in &call.instructions {
+            let size = crate::agent::instructions::human_size(*bytes);
+            out.extend(wrap::wrap_line(
+                &Line::styled(format!("    + {file} ({size}) for this turn"), theme.accent),
+                width,
+            ));
+        }
         for n in call.sub.as_deref().map(sub_agent_lines).unwrap_or_default() {
             out.extend(wrap::wrap_line(
                 &Line::styled(format!("    {n}"), theme.muted),
@@ -271,7 +278,7 @@ fn fingerprint(shown: &Shown<'_>) -> [usize; 8] {
         });
         f[6] = f[6]
             .wrapping_mul(31)
-            .wrapping_add(c.arguments.len() + c.output.len() + sub);
+            .wrapping_add(c.arguments.len() + c.output.len() + c.instructions.len() * 11 + sub);
         let done = c.duration().map_or(0, |d| d.as_nanos() as usize + 1);
         f[7] = f[7]
             .wrapping_mul(31)

@@ -73,3 +73,61 @@ fn slash_hooks_without_hooks_says_where_they_are_configured() {
     let screen = render(&mut s, 120, 30, t0);
     assert!(screen.contains("Hooks: none configured"), "{screen}");
 }
+
+#[test]
+fn the_timeline_notes_a_subfolders_instructions_and_a_call_a_hook_blocked() {
+    use crate::events::{CallOutcome, RefusedBy};
+    use crate::tui::keymap::Action;
+    use crate::tui::state::Focus;
+    let t0 = Instant::now();
+    let mut s = state();
+    send(&mut s, t0, "look at the parser");
+    let mut events = tool_step(
+        1,
+        "c1",
+        "read_text_file",
+        serde_json::json!({"relative_path": "src/parser/lexer.rs"}),
+        serde_json::json!({"ok": true}),
+        3,
+    );
+    events.insert(
+        5,
+        AgentEvent::InstructionsRead {
+            id: "c1".into(),
+            file: "src/parser/AGENTS.md".into(),
+            bytes: 812,
+            truncated: false,
+        },
+    );
+    events.extend([
+        AgentEvent::StepStarted { step: 2, max: 10 },
+        AgentEvent::ToolCallStarted {
+            id: "c2".into(),
+            name: "write_text_file".into(),
+            arguments: "{}".into(),
+        },
+        AgentEvent::ToolFinished {
+            id: "c2".into(),
+            name: "write_text_file".into(),
+            result: serde_json::json!({"ok": false, "error": "blocked by a PreToolUse hook: no"}),
+            outcome: CallOutcome::Refused {
+                why: "blocked by a PreToolUse hook: no".into(),
+                by: RefusedBy::Hook,
+            },
+            approved: false,
+            duration: None,
+        },
+    ]);
+    feed(&mut s, t0, events);
+    crate::tui::update::apply(&mut s, Action::ToggleAllSteps, t0);
+    s.focus = Focus::Timeline;
+    let screen = render(&mut s, 140, 40, t0);
+    assert!(
+        screen.contains("+ src/parser/AGENTS.md (812 bytes) for this turn"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Observation ⊘ blocked by a hook"),
+        "{screen}"
+    );
+}
