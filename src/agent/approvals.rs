@@ -256,10 +256,11 @@ impl Approvals {
             return Err(interrupted("not run: the turn was interrupted"));
         }
         if let Some(hooks) = &self.hooks {
-            hooks.notify(
+            super::hook_notify::notify(
+                hooks,
                 "permission_prompt",
                 format!("MiniClaw needs your permission to use {tool}"),
-                events.clone(),
+                events,
             );
         }
         tokio::select! {

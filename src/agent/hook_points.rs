@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::Observed;
+use super::session::Message;
 use super::turn::Agent;
 use crate::events::{AgentEvent, CallOutcome, EventSink, RefusedBy};
 use crate::hooks::{HookSession, Hooks, Verdict};
@@ -168,20 +169,36 @@ impl Agent {
         Ok((!context.is_empty()).then(|| hook_context(&context)))
     }
 
-    /// `Stop`: the reason a hook gives for going on (the turn continues with it), or `None`.
-    /// `active` says the turn already went on for a stop hook (Claude Code's
-    /// `stop_hook_active`), so a script can let it end.
-    pub(super) async fn stop_hook(
-        &self,
-        active: bool,
+    /// `Stop`, for a turn that answered after going on `continuations` times for stop hooks:
+    /// whether a hook sends the model back to work (its reason is then the next message, and
+    /// said). `stop_hook_active` tells a script the turn already went on (Claude Code's name),
+    /// so it can let it end; past [`MAX_STOP_CONTINUATIONS`] the hooks are not asked.
+    pub(super) async fn stop_hook_continues(
+        &mut self,
+        continuations: usize,
         events: &EventSink,
         cancel: &CancellationToken,
-    ) -> Option<String> {
+    ) -> bool {
+        if continuations >= MAX_STOP_CONTINUATIONS || cancel.is_cancelled() {
+            return false;
+        }
         let mut fields = Map::new();
-        fields.insert("stop_hook_active".into(), Value::Bool(active));
-        self.run_hooks(HookEvent::Stop, "", fields, events, cancel)
+        fields.insert("stop_hook_active".into(), Value::Bool(continuations > 0));
+        let Some(reason) = self
+            .run_hooks(HookEvent::Stop, "", fields, events, cancel)
             .await
             .block
+        else {
+            return false;
+        };
+        events.send(AgentEvent::Notice(format!(
+            "A Stop hook asked the model to go on: {reason}"
+        )));
+        self.session.push(Message::user(format!(
+            "[A Stop hook of the person's asks you to go on before you finish:] {reason}"
+        )));
+        self.save(events);
+        true
     }
 
     /// `SessionStart`: runs the hooks for a session that started from `source`; the context
@@ -216,10 +233,11 @@ impl Agent {
     /// `Notification` (`idle_prompt`): the turn ended and MiniClaw waits for the person.
     pub(super) fn notify_turn_ended(&self, events: &EventSink) {
         if let (Some(hooks), None) = (&self.hooks, &self.request_budget) {
-            hooks.notify(
+            super::hook_notify::notify(
+                hooks,
                 "idle_prompt",
                 "MiniClaw is waiting for your input".into(),
-                events.clone(),
+                events,
             );
         }
     }

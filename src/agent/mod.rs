@@ -11,6 +11,7 @@ pub(crate) mod context;
 pub(crate) mod delegation;
 pub mod dispatch;
 pub mod history;
+mod hook_notify;
 pub mod hook_points;
 pub(crate) mod instructions;
 pub(crate) mod mentions;

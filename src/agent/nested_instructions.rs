@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::blocking::off_runtime;
 use super::instructions::{INSTRUCTIONS_FILE, ProjectInstructions, read_instructions_at};
-use super::turn::Agent;
+use super::turn::{Agent, NestedRead};
 use crate::events::{AgentEvent, EventSink};
 use crate::llm::ToolCall;
 
@@ -24,13 +24,6 @@ const PATH_ARGUMENTS: [&str; 4] = ["relative_path", "path", "working_dir", "dire
 
 /// At most this many subfolder files join one turn: each is up to 32 KB of every later request.
 pub const MAX_NESTED_PER_TURN: usize = 8;
-
-/// What this turn has looked for: each file once, found or not, and how many joined.
-#[derive(Debug, Default)]
-pub struct NestedRead {
-    looked: BTreeSet<String>,
-    loaded: usize,
-}
 
 /// One subfolder's instructions, as read.
 struct Read {

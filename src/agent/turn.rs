@@ -90,7 +90,15 @@ pub struct Agent {
     /// What the `SessionStart` hooks added, for the session's next prompt.
     pub(super) session_context: Option<String>,
     /// The subfolders' `AGENTS.md` this turn looked for.
-    pub(super) nested_read: std::sync::Mutex<super::nested_instructions::NestedRead>,
+    pub(super) nested_read: std::sync::Mutex<NestedRead>,
+}
+
+/// The subfolders' `AGENTS.md` a turn looked for (`nested_instructions`): each file once,
+/// found or not, and how many joined.
+#[derive(Debug, Default)]
+pub(super) struct NestedRead {
+    pub(super) looked: std::collections::BTreeSet<String>,
+    pub(super) loaded: usize,
 }
 
 /// What one model call ended in.
@@ -284,18 +292,11 @@ impl Agent {
             self.save(events);
             if let StepResult::Finished(outcome) = end {
                 if outcome == TurnOutcome::Answered
-                    && continuations < super::hook_points::MAX_STOP_CONTINUATIONS
-                    && let Some(reason) = self.stop_hook(continuations > 0, events, cancel).await
+                    && self
+                        .stop_hook_continues(continuations, events, cancel)
+                        .await
                 {
-                    // A Stop hook sends the model back to work, with its reason.
                     continuations += 1;
-                    events.send(AgentEvent::Notice(format!(
-                        "A Stop hook asked the model to go on: {reason}"
-                    )));
-                    self.session.push(Message::user(format!(
-                        "[A Stop hook of the person's asks you to go on before you finish:] {reason}"
-                    )));
-                    self.save(events);
                     continue;
                 }
                 tracing::info!(?outcome, step, "turn finished");

@@ -13,7 +13,7 @@ mod reply;
 mod run;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -22,7 +22,6 @@ use tokio_util::sync::CancellationToken;
 pub use reply::{MAX_TEXT_CHARS, Reply};
 pub use run::{MAX_OUTPUT_BYTES, Ran};
 
-use crate::events::EventSink;
 use crate::settings::{HookEntry, HookEvent, Origin};
 
 /// The configured hooks of a session, with what each last did.
@@ -123,32 +122,6 @@ impl Hooks {
         if let Ok(mut s) = self.session.lock() {
             *s = session;
         }
-    }
-
-    /// Runs the `Notification` hooks for a notification of `kind` (`permission_prompt`,
-    /// `idle_prompt`) in the background: nothing waits for them. A failure is said on
-    /// `events`.
-    pub fn notify(self: &Arc<Self>, kind: &'static str, message: String, events: EventSink) {
-        if !self.any(HookEvent::Notification) {
-            return;
-        }
-        let hooks = self.clone();
-        tokio::spawn(async move {
-            let mut fields = Map::new();
-            fields.insert("message".into(), Value::String(message));
-            fields.insert("notification_type".into(), Value::String(kind.into()));
-            let verdict = hooks
-                .run(
-                    HookEvent::Notification,
-                    kind,
-                    fields,
-                    &CancellationToken::new(),
-                )
-                .await;
-            for problem in verdict.problems {
-                events.send(crate::events::AgentEvent::Notice(problem));
-            }
-        });
     }
 
     /// Whether any hook runs for `event`.

@@ -135,7 +135,9 @@ pub fn parse_table(value: &toml::Value, origin: &Origin) -> (Vec<HookEntry>, Vec
                 continue;
             }
         };
-        for group in groups {
+        for mut group in groups {
+            // Claude Code's "match everything": no matcher at all.
+            group.matcher = group.matcher.filter(|m| !m.is_empty() && m != "*");
             if let Some(matcher) = &group.matcher
                 && let Err(e) = regex::Regex::new(&anchored(matcher))
             {
@@ -188,7 +190,7 @@ fn entry(
     };
     Ok(HookEntry {
         event,
-        matcher: matcher.filter(|m| !m.is_empty() && m != "*"),
+        matcher,
         command,
         timeout,
         origin: origin.clone(),
