@@ -265,7 +265,15 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
             path: workspace.display().to_string(),
             reason: e.to_string(),
         })?
-        .with_protected_config(crate::config::configuration_paths())
+        .with_protected_config(
+            crate::config::configuration_paths()
+                .into_iter()
+                .chain(crate::trust::hook_code_paths(
+                    workspace,
+                    &Settings::load(&SettingsFiles::default_locations(), false).hooks,
+                ))
+                .collect::<Vec<_>>(),
+        )
         .with_change_log(
             crate::trust::changes::ChangeLog::for_start_folder()
                 .map(|log| Arc::new(log) as Arc<dyn crate::tools::ChangeWatcher>),

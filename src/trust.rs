@@ -199,9 +199,24 @@ pub fn server_code_paths(folder: &Path) -> Vec<PathBuf> {
     let Ok(folder) = folder.canonicalize() else {
         return Vec::new();
     };
+    code_paths(&folder, command_lines(&project_settings(&folder)))
+}
+
+/// What the tools may not write because one of the person's own hooks runs it: the files inside
+/// `workspace` (where hooks run) that a hook's command names, with the rest of their folder.
+pub fn hook_code_paths(workspace: &Path, hooks: &[crate::settings::HookEntry]) -> Vec<PathBuf> {
+    let Ok(workspace) = workspace.canonicalize() else {
+        return Vec::new();
+    };
+    code_paths(&workspace, hooks.iter().map(hook_words).collect())
+}
+
+/// The files and folders inside `folder` that `lines` name, each file with its folder (the
+/// root itself stays writable: a file there is protected alone).
+fn code_paths(folder: &Path, lines: Vec<Vec<String>>) -> Vec<PathBuf> {
     let mut paths = Vec::new();
-    for line in command_lines(&project_settings(&folder)) {
-        for path in named_files(&line, &folder) {
+    for line in lines {
+        for path in named_files(&line, folder) {
             let protect = match path.parent() {
                 Some(parent) if path.is_file() && parent != folder => parent.to_path_buf(),
                 _ => path,
@@ -226,13 +241,17 @@ fn command_lines(settings: &crate::settings::Settings) -> Vec<Vec<String>> {
             }
             crate::settings::McpTransport::Http { .. } => None,
         });
-    let hooks = settings.hooks.iter().map(|hook| {
-        hook.command
-            .split_whitespace()
-            .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
-            .collect()
-    });
-    servers.chain(hooks).collect()
+    servers
+        .chain(settings.hooks.iter().map(hook_words))
+        .collect()
+}
+
+/// A hook's shell command split at spaces, quotes taken off.
+fn hook_words(hook: &crate::settings::HookEntry) -> Vec<String> {
+    hook.command
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+        .collect()
 }
 
 /// Files and folders inside `folder` that a command line's words name.
