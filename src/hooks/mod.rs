@@ -9,6 +9,7 @@
 //! hangs or prints garbage is said once (the first time) and blocks nothing; `/hooks` shows
 //! every hook's last result.
 
+mod claude;
 mod reply;
 mod run;
 
@@ -160,7 +161,17 @@ impl Hooks {
         });
         if let Value::Object(o) = &mut input {
             o.extend(fields);
+            if let Some(tool_input) = o.get_mut("tool_input") {
+                claude::add_fields(tool_input, &self.workspace);
+            }
         }
+        // A hook selected by Claude Code's name for the tool is told that name.
+        let alias = claude::name(subject).filter(|_| is_tool_event(event));
+        let as_claude = alias.map(|name| {
+            let mut input = input.clone();
+            input["tool_name"] = Value::String(name.into());
+            input.to_string().into_bytes()
+        });
         let input = input.to_string().into_bytes();
         let dir = self.workspace.to_string_lossy().into_owned();
         let env = [
@@ -170,9 +181,17 @@ impl Hooks {
         ];
         for i in selected {
             let hook = &self.hooks[i].entry;
+            let by_alias = self.hooks[i]
+                .matcher
+                .as_ref()
+                .is_some_and(|m| !m.is_match(subject));
+            let input = match (&as_claude, by_alias) {
+                (Some(claude), true) => claude,
+                _ => &input,
+            };
             let ran = run::run(
                 &hook.command,
-                &input,
+                input,
                 &self.workspace,
                 &env,
                 hook.timeout,
@@ -239,7 +258,11 @@ impl Hooks {
             return false;
         }
         match (&hook.matcher, event.matches_on()) {
-            (Some(matcher), Some(_)) => matcher.is_match(subject),
+            (Some(matcher), Some(_)) => {
+                matcher.is_match(subject)
+                    || (is_tool_event(event)
+                        && claude::name(subject).is_some_and(|n| matcher.is_match(n)))
+            }
             // No matcher, or an event that has nothing to match: every run.
             _ => true,
         }
@@ -277,4 +300,8 @@ impl Hooks {
 /// log, the model).
 fn clean(text: &str) -> String {
     crate::terminal_text::clean(text)
+}
+
+fn is_tool_event(event: HookEvent) -> bool {
+    matches!(event, HookEvent::PreToolUse | HookEvent::PostToolUse)
 }

@@ -208,3 +208,92 @@ fn a_workspace_script_your_hook_runs_cannot_be_rewritten_by_the_model() {
         "#!/bin/sh\nexit 0\n"
     );
 }
+
+/// The command validator of Claude Code's hooks guide, as its readers have it: it reads
+/// `tool_name` and `tool_input.command`, and blocks with exit status 2.
+const CLAUDE_BASH_VALIDATOR: &str = r#"#!/usr/bin/env python3
+import json
+import re
+import sys
+
+# Define validation rules as a list of (regex pattern, message) tuples
+VALIDATION_RULES = [
+    (
+        r"\bgrep\b(?!.*\|)",
+        "Use 'rg' (ripgrep) instead of 'grep' for better performance and features",
+    ),
+    (
+        r"\bfind\s+\S+\s+-name\b",
+        "Use 'rg --files | rg pattern' or 'rg --files -g pattern' instead of 'find -name' for better performance",
+    ),
+]
+
+
+def validate_command(command: str) -> list[str]:
+    issues = []
+    for pattern, message in VALIDATION_RULES:
+        if re.search(pattern, command):
+            issues.append(message)
+    return issues
+
+
+try:
+    input_data = json.load(sys.stdin)
+except json.JSONDecodeError as e:
+    print(f"Error: Invalid JSON input: {e}", file=sys.stderr)
+    sys.exit(1)
+
+tool_name = input_data.get("tool_name", "")
+tool_input = input_data.get("tool_input", {})
+command = tool_input.get("command", "")
+
+if tool_name != "Bash" or not command:
+    sys.exit(1)
+
+# Validate the command
+issues = validate_command(command)
+
+if issues:
+    for message in issues:
+        print(f"• {message}", file=sys.stderr)
+    # Exit code 2 blocks tool call and shows stderr to Claude
+    sys.exit(2)
+"#;
+
+#[test]
+fn claude_codes_documented_bash_validator_runs_unchanged_on_run_command() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        calls(&[("run_command", json!({"command": "grep -r TODO ."}))]),
+        SseBuilder::answer("I will use rg."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let hooks = dir.path().join("hooks");
+    executable(
+        &hooks.join("bash_command_validator.py"),
+        CLAUDE_BASH_VALIDATOR,
+    );
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(config.join("miniclaw")).unwrap();
+    // Claude Code's settings.json block, written as TOML line by line.
+    std::fs::write(
+        config.join("miniclaw").join("config.toml"),
+        format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{{ type = \"command\", command = \"python3 {}\" }}]\n",
+            hooks.join("bash_command_validator.py").display()
+        ),
+    )
+    .unwrap();
+    let out = headless(&ws, &server.url())
+        .env("XDG_CONFIG_HOME", &config)
+        .args(["-p", "find the TODOs"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let blocked = &tool_results(&server.requests()[1].json())[0];
+    assert_eq!(
+        blocked["error"],
+        "blocked by a PreToolUse hook: • Use 'rg' (ripgrep) instead of 'grep' for better performance and features"
+    );
+}
