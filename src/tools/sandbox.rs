@@ -149,6 +149,9 @@ pub struct Sandbox {
     config: Vec<PathBuf>,
     /// Told of every file the tools change (the trust record, `trust::changes`).
     changes: Option<Arc<dyn ChangeWatcher>>,
+    /// The skills of the session: their folders are the one place outside the workspace the
+    /// read tools may open files in (read-only), and `use_skill` reads them.
+    skills: Arc<crate::skills::Skills>,
 }
 
 impl Sandbox {
@@ -171,6 +174,7 @@ impl Sandbox {
             protected: vec![root.join(HISTORY_NAME)],
             config: Vec::new(),
             changes: None,
+            skills: Arc::default(),
             dir: Arc::new(dir),
             root,
         })
@@ -189,6 +193,18 @@ impl Sandbox {
     pub fn with_change_log(mut self, log: Option<Arc<dyn ChangeWatcher>>) -> Self {
         self.changes = log;
         self
+    }
+
+    /// Offers `skills` to the tools: `use_skill` reads them, and the read tools may open the
+    /// files of their folders by absolute path (never write them: writes take workspace paths).
+    pub fn with_skills(mut self, skills: Arc<crate::skills::Skills>) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    /// The skills of the session (none unless [`Self::with_skills`] gave some).
+    pub fn skills(&self) -> &Arc<crate::skills::Skills> {
+        &self.skills
     }
 
     /// Notes that a tool changed the file at `real` (a real path). Blocking file work: called
