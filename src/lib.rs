@@ -9,6 +9,7 @@ pub(crate) mod capped_read;
 pub mod command_line;
 pub mod command_rules;
 pub mod config;
+pub mod custom_commands;
 pub mod diff;
 pub(crate) mod durable;
 pub(crate) mod env_files;
