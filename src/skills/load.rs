@@ -136,7 +136,7 @@ fn read_skill(dir: &Path, file: &Path, origin: Origin) -> Result<Option<Skill>, 
     }
     let description = doc
         .get("description")
-        .map(one_line)
+        .map(clean_description)
         .filter(|d| !d.is_empty())
         .ok_or("its front matter has no `description`")?;
     let real = dir.canonicalize().map_err(|e| e.to_string())?;
@@ -160,7 +160,7 @@ fn valid_name(name: &str) -> bool {
 
 /// A description as one clean line: control characters and escapes removed (it is drawn on the
 /// terminal and sent in every prompt), white space collapsed, cut at the cap.
-pub(crate) fn one_line(text: &str) -> String {
+pub fn clean_description(text: &str) -> String {
     let clean = crate::terminal_text::clean(text);
     let words: Vec<&str> = clean.split_whitespace().collect();
     let line = words.join(" ");

@@ -14,7 +14,9 @@ mod load;
 use std::path::{Path, PathBuf};
 
 pub use files::{FileRefused, MAX_LISTED_FILES};
-pub use load::{MAX_DESCRIPTION_CHARS, MAX_SKILL_BYTES, MAX_SKILLS, default_sources, load};
+pub use load::{
+    MAX_DESCRIPTION_CHARS, MAX_SKILL_BYTES, MAX_SKILLS, clean_description, default_sources, load,
+};
 
 /// Where a skill was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -46,6 +46,10 @@ pub enum CommandId {
     Mcp,
     /// `/jobs`.
     Jobs,
+    /// `/skills`.
+    Skills,
+    /// `/skill`.
+    Skill,
     /// `/permissions`.
     Permissions,
     /// `/key`.
@@ -84,6 +88,8 @@ pub enum Values {
     CodeBlocks,
     /// The approval modes.
     Approval,
+    /// The skills, by name.
+    Skills,
 }
 
 /// One slash command.
@@ -190,6 +196,8 @@ pub const COMMANDS: &[Command] = &[
     command(C::Clear, "clear", NoArgument, "clear the conversation (asks first)").waiting(),
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
+    command(C::Skills, "skills", NoArgument, "list the skills the model may use (name, where from, description)"),
+    command(C::Skill, "skill", Required("NAME [TEXT]"), "start a turn that uses the skill NAME (with TEXT)").offering(Values::Skills).waiting(),
     command(C::Jobs, "jobs", Optional("stop N"), "list run_command's background jobs, or end one"),
     command(C::Permissions, "permissions", Optional("remove N"), "list the rules that let commands run without asking, or remove one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),

@@ -21,6 +21,7 @@ mod queue;
 mod reasoning;
 mod sessions;
 mod side_panes;
+mod skills_commands;
 mod small_screens;
 mod snapshots;
 mod support;
