@@ -175,13 +175,19 @@ fn a_custom_command_is_offered_by_the_popup_and_sent_with_its_arguments() {
 
 #[test]
 fn a_custom_command_waits_for_a_running_turn_and_its_model_is_used() {
-    let (_dir, mut s) = state_with(&[("deep.md", "---\nmodel: deepseek-v4-pro\n---\nThink about $ARGUMENTS.")]);
+    let (_dir, mut s) = state_with(&[(
+        "deep.md",
+        "---\nmodel: deepseek-v4-pro\n---\nThink about $ARGUMENTS.",
+    )]);
     send(&mut s, Instant::now(), "first");
     assert!(s.busy());
     let effects = send(&mut s, Instant::now(), "/deep caching");
     assert!(expanded(&effects).is_none(), "it waits");
     assert_eq!(s.composer.input_text(), "/deep caching");
-    let (_dir, mut s) = state_with(&[("deep.md", "---\nmodel: deepseek-v4-pro\n---\nThink about $ARGUMENTS.")]);
+    let (_dir, mut s) = state_with(&[(
+        "deep.md",
+        "---\nmodel: deepseek-v4-pro\n---\nThink about $ARGUMENTS.",
+    )]);
     let sent = expanded(&send(&mut s, Instant::now(), "/deep caching")).unwrap();
     assert_eq!(sent.content, "Think about caching.");
     assert_eq!(sent.preset, Some(crate::llm::Preset::Pro));
