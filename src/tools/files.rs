@@ -202,8 +202,10 @@ struct ReadTextFile;
 /// The arguments of `read_text_file`.
 #[derive(Deserialize, JsonSchema)]
 struct ReadTextFileArgs {
-    /// File path relative to the workspace, e.g. "notes/todo.md" (or a skill's file: its
-    /// folder's absolute path as use_skill gave it, joined with the file's name).
+    // A skill's file is named by its folder's absolute path (use_skill's description and
+    // result say so), so this schema, which the model has seen in every session, stays as it
+    // was.
+    /// File path relative to the workspace, e.g. "notes/todo.md".
     relative_path: String,
 }
 
