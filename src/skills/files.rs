@@ -30,6 +30,25 @@ pub enum FileRefused {
     /// It does not exist (or cannot be looked at).
     #[error("it does not exist in the skill's folder")]
     Missing,
+    /// It lies in MiniClaw's own config or data folder, outside the skills folder there.
+    #[error("MiniClaw's own files are kept out of the tools' reach")]
+    OwnFolder,
+}
+
+/// Whether a real path lies in MiniClaw's data folder, or in its config folder outside
+/// `skills/` (a skill folder that is, or links to, a parent of them must not open their
+/// settings, keys or trust records to the tools).
+fn own_folder(real: &Path) -> bool {
+    let canonical = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    if crate::paths::data_dir()
+        .map(canonical)
+        .is_some_and(|data| real.starts_with(data))
+    {
+        return true;
+    }
+    crate::paths::config_dir()
+        .map(canonical)
+        .is_some_and(|config| real.starts_with(&config) && !real.starts_with(config.join("skills")))
 }
 
 /// Whether a name may hold keys or a repository's internals (never listed, never opened).
@@ -63,6 +82,9 @@ pub(super) fn resolve<'s>(
     if !real.starts_with(&skill.dir) {
         return Err(FileRefused::LeadsOut);
     }
+    if own_folder(&real) {
+        return Err(FileRefused::OwnFolder);
+    }
     let inner_real = real.strip_prefix(&skill.dir).unwrap_or(&real);
     if inner_real
         .components()
@@ -77,6 +99,10 @@ pub(super) fn resolve<'s>(
 /// itself and hidden names; whether the list was cut.
 pub(super) fn list(dir: &Path) -> (Vec<String>, bool) {
     let mut found = Vec::new();
+    // Not even the names of MiniClaw's own files are told.
+    if own_folder(dir) {
+        return (found, false);
+    }
     let mut cut = false;
     walk(dir, Path::new(""), 0, &mut found, &mut cut);
     found.sort();

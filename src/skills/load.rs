@@ -60,6 +60,18 @@ pub fn load(sources: &[Source]) -> (Skills, Vec<String>) {
         same_folder.push(real.clone());
         for dir in skill_dirs(&real) {
             let file = dir.join(SKILL_FILE);
+            // A project's skill folder is the project's own: a link leading out of its
+            // `.agents/skills/` (to the home folder, say) would open that to the read tools.
+            if source.origin == Origin::Project
+                && !dir.canonicalize().is_ok_and(|d| d.starts_with(&real))
+            {
+                warnings.push(format!(
+                    "Skill folder {} skipped: it leads out of {} through a symbolic link.",
+                    dir.display(),
+                    real.display()
+                ));
+                continue;
+            }
             match read_skill(&dir, &file, source.origin) {
                 Ok(None) => {}
                 Ok(Some(skill)) => {

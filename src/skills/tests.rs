@@ -213,3 +213,21 @@ fn the_project_folder_counts_only_once_trusted() {
     assert_eq!(last.origin, Origin::Project);
     assert_eq!(last.dir, Path::new("/p/.agents/skills"));
 }
+
+#[test]
+fn a_project_skill_folder_linked_out_of_the_project_is_skipped() {
+    let project = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    skill(
+        outside.path(),
+        "home",
+        "---\nname: home\ndescription: d\n---\n",
+    );
+    std::os::unix::fs::symlink(outside.path().join("home"), project.path().join("home")).unwrap();
+    let (skills, warnings) = load(&[source(Origin::Project, project.path())]);
+    assert!(skills.is_empty());
+    assert!(warnings[0].contains("leads out of"), "{warnings:?}");
+    // The person's own may link a skill in from anywhere.
+    let (skills, _) = load(&[source(Origin::User, project.path())]);
+    assert!(skills.get("home").is_some());
+}

@@ -94,6 +94,15 @@ fn the_model_uses_a_skill_reads_its_file_and_cannot_write_any_skills_folder() {
     );
     write(&f.home.join("elsewhere/secret.md"), "SECRET-CANARY\n");
     std::os::unix::fs::symlink(f.home.join("elsewhere/secret.md"), pdf.join("out.md")).unwrap();
+    // A skill of yours that is (a link to) MiniClaw's config folder does not open its files.
+    let config = f.home.join(".config/miniclaw");
+    write(
+        &config.join("SKILL.md"),
+        "---\nname: cfg\ndescription: d\n---\nx",
+    );
+    write(&config.join("config.toml"), "# CONFIG-CANARY\n");
+    std::fs::create_dir_all(f.home.join(".agents/skills")).unwrap();
+    std::os::unix::fs::symlink(&config, f.home.join(".agents/skills/cfg")).unwrap();
     let folder = pdf.to_string_lossy().into_owned();
     let writes = [
         ".agents/skills/x/SKILL.md",
@@ -140,6 +149,13 @@ fn the_model_uses_a_skill_reads_its_file_and_cannot_write_any_skills_folder() {
                 "r3",
                 "read_text_file",
                 &json!({"relative_path": format!("{folder}/../../../elsewhere/secret.md")}),
+                20,
+            )
+            .tool_call(
+                3,
+                "r4",
+                "read_text_file",
+                &json!({"relative_path": config.join("config.toml")}),
                 20,
             )
             .finish("tool_calls")
@@ -213,12 +229,22 @@ fn the_model_uses_a_skill_reads_its_file_and_cannot_write_any_skills_folder() {
         "{}",
         seen[3]
     );
+    assert_eq!(seen[4]["ok"], false);
+    assert!(
+        seen[4]["error"]
+            .as_str()
+            .unwrap()
+            .contains("MiniClaw's own files"),
+        "{}",
+        seen[4]
+    );
     assert!(!requests[2].to_string().contains("SECRET-CANARY"));
+    assert!(!requests[2].to_string().contains("CONFIG-CANARY"));
 
     // Every write into a skills or commands folder is refused, and nothing was written.
     let seen = observations(&requests[3]);
     for (i, path) in writes.iter().enumerate() {
-        let w = &seen[4 + i];
+        let w = &seen[5 + i];
         assert_eq!(w["ok"], false, "{path}: {w}");
         assert!(
             w["error"]
@@ -229,7 +255,7 @@ fn the_model_uses_a_skill_reads_its_file_and_cannot_write_any_skills_folder() {
         );
         assert!(!f.project.join(path).exists(), "{path}");
     }
-    let abs = &seen[7];
+    let abs = &seen[8];
     assert_eq!(abs["ok"], false, "{abs}");
     assert!(
         abs["error"]
