@@ -191,6 +191,15 @@ fn a_custom_command_waits_for_a_running_turn_and_its_model_is_used() {
     let sent = expanded(&send(&mut s, Instant::now(), "/deep caching")).unwrap();
     assert_eq!(sent.content, "Think about caching.");
     assert_eq!(sent.preset, Some(crate::llm::Preset::Pro));
+    // A model MiniClaw does not know (Claude Code's `haiku`) is said and not used.
+    let (_dir, mut s) = state_with(&[("quick.md", "---\nmodel: haiku\n---\nBe quick.")]);
+    let sent = expanded(&send(&mut s, Instant::now(), "/quick")).unwrap();
+    assert_eq!(sent.preset, None);
+    let screen = render(&mut s, 220, 20, Instant::now());
+    assert!(
+        screen.contains("/quick: its model `haiku` is not used (it is not a preset"),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -77,25 +77,36 @@ pub(super) fn run(
     now: Instant,
     effects: &mut Vec<Effect>,
 ) {
-    let preset = match command
+    // Only a preset or a configured provider's model: a name MiniClaw does not know (a Claude
+    // Code file's `model: haiku`) would be sent to DeepSeek as it is and fail the turn.
+    let resolved = command
         .model
         .as_deref()
-        .map(|m| (m, state.providers.resolve(m)))
-    {
+        .map(|m| (m, state.providers.resolve(m)));
+    let preset = match resolved {
         None => None,
+        Some((model, Ok(crate::llm::Preset::Custom(_)))) => {
+            let why = "it is not a preset or a configured provider's model";
+            model_ignored(state, &command.name, model, why);
+            None
+        }
         Some((_, Ok(preset))) => Some(preset),
         Some((model, Err(e))) => {
-            state.view.push(
-                EntryKind::Notice,
-                format!(
-                    "/{}: its model `{model}` cannot be used ({e}); the turn uses this session's model.",
-                    command.name
-                ),
-            );
+            model_ignored(state, &command.name, model, &e.to_string());
             None
         }
     };
     start(state, typed, command.expand(args), preset, now, effects);
+}
+
+/// Says that a command's `model` is not used, and why.
+fn model_ignored(state: &mut State, name: &str, model: &str, why: &str) {
+    state.view.push(
+        EntryKind::Notice,
+        format!(
+            "/{name}: its model `{model}` is not used ({why}); the turn uses this session's model."
+        ),
+    );
 }
 
 /// Starts the turn (or says a turn is running).
