@@ -202,7 +202,7 @@ pub const COMMANDS: &[Command] = &[
     command(C::Permissions, "permissions", Optional("remove N"), "list the rules that let commands run without asking, or remove one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
     command(C::Find, "find", Required("TEXT"), "find TEXT in the conversation (Ctrl+F)"),
-    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, MCP servers"),
+    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, skills, MCP servers"),
     command(C::Help, "help", NoArgument, "the keys and commands"),
     command(C::Quit, "quit", NoArgument, "quit MiniClaw").alias(&["exit"]),
 ];
