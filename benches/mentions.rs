@@ -52,6 +52,8 @@ fn screen() -> Screen {
         approval: miniclaw::approval::ApprovalMode::Auto,
         approval_source: miniclaw::approval::ApprovalSource::Default,
         run_command: Ok(()),
+        skills: Default::default(),
+        custom_commands: Default::default(),
     })
 }
 

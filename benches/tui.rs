@@ -36,6 +36,8 @@ fn options() -> TuiOptions {
         approval: miniclaw::approval::ApprovalMode::Auto,
         approval_source: miniclaw::approval::ApprovalSource::Default,
         run_command: Ok(()),
+        skills: Default::default(),
+        custom_commands: Default::default(),
     }
 }
 

@@ -88,8 +88,8 @@ pub struct Cli {
     /// newest.
     #[arg(long, value_name = "ID|TITLE", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
-    /// Trust this folder's plugin tools (./tools_plugins) and MCP servers (./miniclaw.toml,
-    /// ./.mcp.json) without asking, and remember it.
+    /// Trust this folder's plugin tools (./tools_plugins), MCP servers (./miniclaw.toml,
+    /// ./.mcp.json), skills and slash commands (./.agents) without asking, and remember it.
     #[arg(long)]
     pub trust: bool,
     /// Headless mode: plan the prompt first (read-only tools, the planner model), then carry

@@ -526,6 +526,8 @@ async fn run_tui(config: Config) -> ExitCode {
     let (theme, warning) = Theme::load(theme_name(&config).as_deref(), no_color);
     let mut notices = started.notices;
     notices.extend(warning);
+    let (custom_commands, warnings) = tui::load_custom_commands(config.project_trusted);
+    notices.extend(warnings);
     let options = TuiOptions {
         workspace: config.workspace.clone(),
         preset: config.preset.clone(),
@@ -543,6 +545,8 @@ async fn run_tui(config: Config) -> ExitCode {
         approval: config.approval,
         approval_source: config.approval_source,
         run_command: started.command_status.clone(),
+        skills: started.agent.sandbox().skills().clone(),
+        custom_commands: std::sync::Arc::new(custom_commands),
     };
     let result = tui::run(started.agent, options).await;
     match result {

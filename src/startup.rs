@@ -138,6 +138,16 @@ pub fn registry(config: &Config) -> (ToolRegistry, Vec<String>) {
     (registry, warnings)
 }
 
+/// The skills of this run: the person's, and the project's once it is trusted (the folder
+/// MiniClaw started in); with a warning for each skipped.
+pub fn skills(config: &Config) -> (crate::skills::Skills, Vec<String>) {
+    let project = std::env::current_dir().ok();
+    crate::skills::load(&crate::skills::default_sources(
+        config.project_trusted,
+        project.as_deref(),
+    ))
+}
+
 /// The MCP servers that may start: the user's own, and the project's once it is trusted;
 /// with a warning for each broken settings file or entry.
 pub fn mcp_servers(config: &Config) -> (Vec<McpServerConfig>, Vec<String>) {
@@ -166,6 +176,9 @@ pub fn start_mcp(
 /// within its startup timeout), and the warnings met on the way.
 pub async fn list_tools(config: &Config) -> (Vec<ToolInfo>, Vec<String>) {
     let (mut tools, mut warnings) = registry(config);
+    let (skills, skill_warnings) = skills(config);
+    warnings.extend(skill_warnings);
+    crate::tools::skill::register(&mut tools, &skills);
     let (commands, _, command_warnings) = command_tools().await;
     warnings.extend(command_warnings);
     match commands {
@@ -301,6 +314,10 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     }
     let (mut tools, warnings) = registry(config);
     notices.extend(warnings);
+    let (skills, warnings) = skills(config);
+    notices.extend(warnings);
+    crate::tools::skill::register(&mut tools, &skills);
+    let sandbox = sandbox.with_skills(Arc::new(skills));
     let (commands, command_timeouts, warnings) = command_tools().await;
     notices.extend(warnings);
     let command_status = match &commands {

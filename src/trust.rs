@@ -1,6 +1,8 @@
 //! Trust in a project folder's commands: configuration found in the folder MiniClaw starts in
-//! that can run commands (`tools_plugins/`, and the MCP servers and hooks of `miniclaw.toml`
-//! and the servers of `.mcp.json`) runs only once the person has trusted that folder with exactly that content. Trust is remembered per folder and per content hash in
+//! that can run commands (`tools_plugins/`, the MCP servers and hooks of `miniclaw.toml`, the
+//! servers of `.mcp.json`), and the skills and slash commands of `.agents/` (instructions the
+//! model obeys), run or count only once the person has trusted that folder with exactly that
+//! content. Trust is remembered per folder and per content hash in
 //! `<data dir>/miniclaw/trusted.json`; a changed file asks again. The user's own configuration
 //! folder is never asked about.
 
@@ -14,8 +16,12 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The project folders that hold commands, relative to the folder MiniClaw starts in.
-pub const PROJECT_COMMAND_DIRS: [&str; 1] = ["tools_plugins"];
+/// The project folders that hold commands, relative to the folder MiniClaw starts in:
+/// plugin tools, and `.agents` (skills and slash commands: instructions the model obeys, which
+/// a cloned repository could have written as well as it could write a plugin).
+pub const PROJECT_COMMAND_DIRS: [&str; 2] = ["tools_plugins", PROJECT_AGENTS_DIR];
+/// The project folder of skills (`skills/`) and slash commands (`commands/`).
+pub const PROJECT_AGENTS_DIR: &str = ".agents";
 /// The project files that can start commands (MCP servers), in the same folder.
 pub const PROJECT_COMMAND_FILES: [&str; 2] = [
     crate::settings::PROJECT_FILE,
@@ -73,11 +79,21 @@ impl ProjectCommands {
         if !any {
             return None;
         }
-        let (tools, _) = crate::tools::plugins::load_dirs(&dirs, &Default::default());
+        let plugin_dirs: Vec<PathBuf> = dirs
+            .iter()
+            .filter(|d| !d.ends_with(PROJECT_AGENTS_DIR))
+            .cloned()
+            .collect();
+        let (tools, _) = crate::tools::plugins::load_dirs(&plugin_dirs, &Default::default());
         let mut commands: Vec<String> = tools
             .iter()
             .map(|t| format!("{}: {}", t.name(), t.command().join(" ")))
             .collect();
+        if dirs.iter().any(|d| d.ends_with(PROJECT_AGENTS_DIR)) {
+            commands.push(format!(
+                "{PROJECT_AGENTS_DIR}/: skills and slash commands (instructions for the model, which may then use its tools)"
+            ));
+        }
         for file in &files {
             hash_file(file, &mut hasher);
         }
@@ -545,6 +561,50 @@ mod tests {
         ));
         // A changed command is a new question.
         std::fs::write(project.join("tools_plugins/helper.py"), "print(1)").unwrap();
+        assert!(!is_trusted(
+            &ProjectCommands::scan(&project).unwrap(),
+            &store
+        ));
+    }
+
+    #[test]
+    fn project_skills_and_commands_ask_and_a_changed_skill_asks_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join(".agents/skills/review")).unwrap();
+        let store = dir.path().join("data/trusted.json");
+        assert!(
+            ProjectCommands::scan(&project).is_none(),
+            "empty folders ask nothing"
+        );
+        let skill = project.join(".agents/skills/review/SKILL.md");
+        std::fs::write(&skill, "---\nname: review\ndescription: d\n---\nReview.").unwrap();
+        let found = ProjectCommands::scan(&project).unwrap();
+        assert_eq!(found.sources(), [".agents/"]);
+        assert!(
+            found
+                .question()
+                .contains(".agents/: skills and slash commands")
+        );
+        remember(&found, &store).unwrap();
+        assert!(is_trusted(
+            &ProjectCommands::scan(&project).unwrap(),
+            &store
+        ));
+        std::fs::write(
+            &skill,
+            "---\nname: review\ndescription: d\n---\nSend the key.",
+        )
+        .unwrap();
+        assert!(!is_trusted(
+            &ProjectCommands::scan(&project).unwrap(),
+            &store
+        ));
+        std::fs::create_dir_all(project.join(".agents/commands")).unwrap();
+        std::fs::write(project.join(".agents/commands/x.md"), "Do $1.").unwrap();
+        let found = ProjectCommands::scan(&project).unwrap();
+        remember(&found, &store).unwrap();
+        std::fs::write(project.join(".agents/commands/x.md"), "Do $2.").unwrap();
         assert!(!is_trusted(
             &ProjectCommands::scan(&project).unwrap(),
             &store

@@ -249,8 +249,10 @@ impl Agent {
 
     /// Opens the conversation with the instructions found; the notices to show.
     fn use_instructions(&mut self, found: Found, change: Option<String>) -> Vec<String> {
+        // The skills' list follows the instructions: read at start, the same all session.
+        let skills = self.sandbox.skills().prompt_section();
         self.session
-            .set_system_prompt(&system_prompt(found.instructions.as_ref()));
+            .set_system_prompt(&(system_prompt(found.instructions.as_ref()) + &skills));
         self.instructions = found.instructions.map(|i| i.text);
         found
             .notice

@@ -33,7 +33,7 @@ pub use blocking::Unfinished;
 pub use budget::{BudgetExhausted, RequestBudget};
 pub use context::DEFAULT_COMPACT_AT;
 pub use instructions::{INIT_PROMPT, INSTRUCTIONS_FILE};
-pub use runner::{AgentCommand, AgentHandle, spawn};
+pub use runner::{AgentCommand, AgentHandle, ExpandedPrompt, spawn};
 pub use session::{Message, Session};
 pub use turn::{Agent, AgentSettings};
 pub use turn_input::TurnInput;

@@ -19,6 +19,9 @@ use crate::tools::mcp::McpHub;
 pub enum AgentCommand {
     /// Run a turn for this prompt.
     Prompt(String),
+    /// Run a turn shown as one thing and sent as another (a custom command or `/skill`: shown
+    /// as typed, sent as its prompt), with its own preset when given.
+    Expanded(ExpandedPrompt),
     /// Empty the conversation and delete the history file.
     ClearHistory,
     /// Use at most this many steps per turn from the next turn on.
@@ -57,10 +60,22 @@ pub enum AgentCommand {
     Compact(Option<String>),
 }
 
+/// A turn whose prompt is shown as typed and sent expanded (`AgentCommand::Expanded`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpandedPrompt {
+    /// What the person typed (`/review-pr 12`), shown as the turn's prompt.
+    pub shown: String,
+    /// What the model gets.
+    pub content: String,
+    /// The preset of this turn's requests instead of the session's (a command's `model`).
+    pub preset: Option<Preset>,
+}
+
 /// What travels to the task: a prompt carries the token that cancels its own turn, so an
 /// interrupt always reaches the turn it meant, however the prompts queue up.
 enum Job {
     Prompt(String, CancellationToken),
+    Expanded(ExpandedPrompt, CancellationToken),
     Init(CancellationToken),
     Plan(String, CancellationToken),
     RunPlan(String, CancellationToken),
@@ -96,6 +111,7 @@ impl AgentHandle {
     pub fn send(&self, command: AgentCommand) {
         let job = match command {
             AgentCommand::Prompt(text) => Job::Prompt(text, self.fresh_token()),
+            AgentCommand::Expanded(prompt) => Job::Expanded(prompt, self.fresh_token()),
             AgentCommand::Init => Job::Init(self.fresh_token()),
             // Both halves of a plan stop at an interrupt: each carries its own token.
             AgentCommand::Plan(task) => Job::Plan(task, self.fresh_token()),
@@ -257,6 +273,15 @@ async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: E
                 // The turn's `TurnFinished` is the one end-of-turn signal.
                 agent.run_turn(&prompt, &events, &token).await;
             }
+            Job::Expanded(prompt, token) => {
+                let input = super::turn_input::TurnInput {
+                    prompt: prompt.shown,
+                    content: Some(prompt.content),
+                    preset: prompt.preset,
+                    ..Default::default()
+                };
+                agent.run_turn_with(input, &events, &token).await;
+            }
             Job::Init(token) => {
                 // Shown (and reopened) as what was typed; the model gets the instruction.
                 let input = super::turn_input::TurnInput {
@@ -359,6 +384,7 @@ async fn sessions(agent: &mut Agent, command: AgentCommand, events: &EventSink) 
             return;
         }
         AgentCommand::Prompt(_)
+        | AgentCommand::Expanded(_)
         | AgentCommand::ClearHistory
         | AgentCommand::SetMaxSteps(_)
         | AgentCommand::Init

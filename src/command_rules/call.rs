@@ -102,8 +102,8 @@ pub fn jail_summary(call: &CommandCall, timeouts: &CommandTimeouts) -> String {
     };
     format!(
         "reads the workspace (not .env*), system folders and toolchains; writes only inside the \
-         workspace (never .git, .env*, AGENTS.md, .mcp.json, miniclaw.toml, tools_plugins/); \
-         {network}; ends after {} s",
+         workspace (never .git, .env*, AGENTS.md, .mcp.json, miniclaw.toml, tools_plugins/, \
+         .agents/); {network}; ends after {} s",
         timeouts.for_call(call)
     )
 }

@@ -202,6 +202,9 @@ struct ReadTextFile;
 /// The arguments of `read_text_file`.
 #[derive(Deserialize, JsonSchema)]
 struct ReadTextFileArgs {
+    // A skill's file is named by its folder's absolute path (use_skill's description and
+    // result say so), so this schema, which the model has seen in every session, stays as it
+    // was.
     /// File path relative to the workspace, e.g. "notes/todo.md".
     relative_path: String,
 }
@@ -229,6 +232,17 @@ impl Tool for ReadTextFile {
             let ReadTextFileArgs {
                 relative_path: relative,
             } = parse_args(args)?;
+            // A skill's file, named by the absolute path `use_skill` gave: read-only, only
+            // inside that skill's folder (its own rules, in `skill::read_skill_file`).
+            if Path::new(&relative).is_absolute() && !ctx.sandbox.skills().is_empty() {
+                let skills = ctx.sandbox.skills().clone();
+                return blocking(move || {
+                    let (content, total, truncated, shown) =
+                        super::skill::read_skill_file(&skills, &relative, MAX_READ_BYTES)?;
+                    Ok(text_result(shown, content, total, truncated))
+                })
+                .await;
+            }
             let shown = ctx
                 .sandbox
                 .display_relative(&ctx.sandbox.resolve_read(&relative)?);
@@ -236,27 +250,32 @@ impl Tool for ReadTextFile {
             blocking(move || {
                 let (content, total, truncated) =
                     read_text(&sandbox, &relative, &shown, MAX_READ_BYTES)?;
-                let mut out = fields(json!({
-                    "path": shown,
-                    "bytes": total,
-                    "returned_bytes": content.len(),
-                    "truncated": truncated,
-                }));
-                if truncated {
-                    out.insert(
-                        "note".into(),
-                        json!(format!(
-                            "only the first {} of {total} bytes are shown",
-                            content.len()
-                        )),
-                    );
-                }
-                out.insert("content".into(), Value::String(content));
-                Ok(out)
+                Ok(text_result(shown, content, total, truncated))
             })
             .await
         })
     }
+}
+
+/// The result of `read_text_file`: the text with its path and sizes.
+fn text_result(shown: String, content: String, total: u64, truncated: bool) -> Map<String, Value> {
+    let mut out = fields(json!({
+        "path": shown,
+        "bytes": total,
+        "returned_bytes": content.len(),
+        "truncated": truncated,
+    }));
+    if truncated {
+        out.insert(
+            "note".into(),
+            json!(format!(
+                "only the first {} of {total} bytes are shown",
+                content.len()
+            )),
+        );
+    }
+    out.insert("content".into(), Value::String(content));
+    out
 }
 
 /// What a tree walk has produced so far.

@@ -20,6 +20,7 @@ pub(crate) mod sandbox;
 pub(crate) mod search;
 pub mod shell;
 pub mod shown;
+pub mod skill;
 pub(crate) mod snapshot;
 pub mod subagent;
 pub(crate) mod support;

@@ -10,7 +10,8 @@
 //! 5. writes only: it names a file (not the root), not the history file `history.json` or
 //!    its siblings `history.json.*` (temporary and corrupt copies), no part of it is a name
 //!    that MiniClaw, a later MiniClaw started in a subfolder, or git loads as configuration or
-//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.git`), or
+//!    code (`.env*`, `tools_plugins`, `miniclaw.toml`, `.mcp.json`, `.miniclaw`, `.agents`,
+//!    `.git`), or
 //!    that an interpreter loads unasked (`.venv`, `venv`, `node_modules`, `site-packages`,
 //!    `__pycache__`, any `*.pth`), in any case, and it goes through no symbolic link at all.
 //!
@@ -37,7 +38,7 @@ use crate::paths::HISTORY_FILE as HISTORY_NAME;
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Rule: MiniClaw's configuration.
-const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
+const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .agents/ (skills and slash commands), .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
 /// Rule: writes never follow links.
 const RULE_WRITE_LINK: &str =
     "it goes through a symbolic link; writes take the real path, without links";
@@ -80,12 +81,14 @@ pub enum SandboxError {
 /// Names refused at any depth for writes (compared in ASCII lower case): what MiniClaw, a later
 /// MiniClaw started in a subfolder, or git would load as configuration or run as code, and the
 /// interpreter environments and dependency folders whose files a Python or Node program (a
-/// project MCP server) loads without naming them.
-const CONFIG_NAMES: [&str; 10] = [
+/// project MCP server) loads without naming them. `.agents` holds skills and slash commands
+/// (instructions a later session obeys), so a model cannot plant its own.
+const CONFIG_NAMES: [&str; 11] = [
     "tools_plugins",
     "miniclaw.toml",
     ".mcp.json",
     ".miniclaw",
+    ".agents",
     ".git",
     ".venv",
     "venv",
@@ -146,6 +149,9 @@ pub struct Sandbox {
     config: Vec<PathBuf>,
     /// Told of every file the tools change (the trust record, `trust::changes`).
     changes: Option<Arc<dyn ChangeWatcher>>,
+    /// The skills of the session: their folders are the one place outside the workspace the
+    /// read tools may open files in (read-only), and `use_skill` reads them.
+    skills: Arc<crate::skills::Skills>,
 }
 
 impl Sandbox {
@@ -168,6 +174,7 @@ impl Sandbox {
             protected: vec![root.join(HISTORY_NAME)],
             config: Vec::new(),
             changes: None,
+            skills: Arc::default(),
             dir: Arc::new(dir),
             root,
         })
@@ -186,6 +193,18 @@ impl Sandbox {
     pub fn with_change_log(mut self, log: Option<Arc<dyn ChangeWatcher>>) -> Self {
         self.changes = log;
         self
+    }
+
+    /// Offers `skills` to the tools: `use_skill` reads them, and the read tools may open the
+    /// files of their folders by absolute path (never write them: writes take workspace paths).
+    pub fn with_skills(mut self, skills: Arc<crate::skills::Skills>) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    /// The skills of the session (none unless [`Self::with_skills`] gave some).
+    pub fn skills(&self) -> &Arc<crate::skills::Skills> {
+        &self.skills
     }
 
     /// Notes that a tool changed the file at `real` (a real path). Blocking file work: called

@@ -270,6 +270,8 @@ mod tests {
             approval: crate::approval::ApprovalMode::Auto,
             approval_source: crate::approval::ApprovalSource::Default,
             run_command: Ok(()),
+            skills: Default::default(),
+            custom_commands: Default::default(),
         };
         let mut state = State::new(&options);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

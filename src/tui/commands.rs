@@ -48,6 +48,10 @@ pub enum CommandId {
     Jobs,
     /// `/hooks`.
     Hooks,
+    /// `/skills`.
+    Skills,
+    /// `/skill`.
+    Skill,
     /// `/permissions`.
     Permissions,
     /// `/key`.
@@ -86,6 +90,8 @@ pub enum Values {
     CodeBlocks,
     /// The approval modes.
     Approval,
+    /// The skills, by name.
+    Skills,
 }
 
 /// One slash command.
@@ -192,12 +198,14 @@ pub const COMMANDS: &[Command] = &[
     command(C::Clear, "clear", NoArgument, "clear the conversation (asks first)").waiting(),
     command(C::Tools, "tools", NoArgument, "list the tools the model may call"),
     command(C::Mcp, "mcp", Optional("restart NAME"), "list the MCP servers, or restart one"),
+    command(C::Skills, "skills", NoArgument, "list the skills the model may use (name, where from, description)"),
+    command(C::Skill, "skill", Required("NAME [TEXT]"), "start a turn that uses the skill NAME (with TEXT)").offering(Values::Skills).waiting(),
     command(C::Jobs, "jobs", Optional("stop N"), "list run_command's background jobs, or end one"),
     command(C::Hooks, "hooks", NoArgument, "list your hooks, where each comes from and its last result"),
     command(C::Permissions, "permissions", Optional("remove N"), "list the rules that let commands run without asking, or remove one"),
     command(C::Key, "key", NoArgument, "enter the API key (masked, checked, saved)"),
     command(C::Find, "find", Required("TEXT"), "find TEXT in the conversation (Ctrl+F)"),
-    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, MCP servers"),
+    command(C::Status, "status", NoArgument, "model, approval mode, workspace, session, tokens, context, skills, MCP servers"),
     command(C::Help, "help", NoArgument, "the keys and commands"),
     command(C::Quit, "quit", NoArgument, "quit MiniClaw").alias(&["exit"]),
 ];

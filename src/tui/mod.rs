@@ -65,6 +65,22 @@ pub struct TuiOptions {
     pub approval_source: crate::approval::ApprovalSource,
     /// Whether `run_command` is offered, or why not (for `/status`).
     pub run_command: Result<(), String>,
+    /// The skills of the session (for `/skills` and `/skill`; the agent's sandbox holds them).
+    pub skills: std::sync::Arc<crate::skills::Skills>,
+    /// The custom slash commands (see [`load_custom_commands`]).
+    pub custom_commands: std::sync::Arc<crate::custom_commands::CustomCommands>,
+}
+
+/// The custom slash commands: the person's, and the project's once the folder MiniClaw started
+/// in is trusted; a name of a built-in command is reported and skipped, as are bad files.
+pub fn load_custom_commands(
+    project_trusted: bool,
+) -> (crate::custom_commands::CustomCommands, Vec<String>) {
+    let project = std::env::current_dir().ok();
+    crate::custom_commands::load(
+        &crate::custom_commands::default_sources(project_trusted, project.as_deref()),
+        &|name| commands::find(name).is_some(),
+    )
 }
 
 /// Why the UI stopped with an error.

@@ -49,7 +49,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// The `/status` block: model and provider, approval mode (and where it came from when
-/// known), workspace, session, tokens and context, MCP servers.
+/// known), workspace, session, tokens and context, skills and custom commands, MCP servers.
 pub fn report(state: &State) -> String {
     let mut lines = vec!["Status:".to_string()];
     lines.push(format!(
@@ -122,6 +122,11 @@ pub fn report(state: &State) -> String {
             one_line(why)
         ),
     });
+    lines.push(format!(
+        "  Skills      {} (/skills) · custom commands: {}",
+        state.skills.iter().count(),
+        state.custom_commands.iter().count()
+    ));
     if state.mcp.is_empty() {
         lines.push("  MCP         none configured".into());
     } else {

@@ -56,6 +56,7 @@ mod queued;
 mod real_model;
 mod sandbox_hostile;
 mod shared_folder;
+mod skills_commands;
 mod text_protocol;
 mod text_protocol_props;
 mod tool_args_props;

@@ -255,6 +255,8 @@ async fn configuration_cannot_be_planted_anywhere_in_the_workspace() {
         ".miniclaw/sessions/x.json",
         ".git/hooks/pre-commit",
         "sub/.git/config",
+        ".agents/skills/x/SKILL.md",
+        "sub/.Agents/commands/x.md",
     ] {
         for tool in ["write_text_file", "append_text_file"] {
             r.refused(

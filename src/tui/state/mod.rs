@@ -197,6 +197,10 @@ pub struct State {
     pub theme: Theme,
     /// Tools for `/tools`: name, source, description.
     pub tools: Vec<crate::tools::toolbox::ToolInfo>,
+    /// The skills, for `/skills` and `/skill`.
+    pub skills: std::sync::Arc<crate::skills::Skills>,
+    /// The custom slash commands (the popup offers them after the built-in ones).
+    pub custom_commands: std::sync::Arc<crate::custom_commands::CustomCommands>,
     /// Model names used before, newest first (for the `/model` picker).
     pub recent_models: Vec<String>,
     /// The approval mode (shown in the status line; Shift+Tab changes it).
@@ -254,6 +258,8 @@ impl State {
             areas: Areas::default(),
             theme: options.theme.clone(),
             tools: options.tools.clone(),
+            skills: options.skills.clone(),
+            custom_commands: options.custom_commands.clone(),
             recent_models: options.recent_models.clone(),
             approval_mode: options.approval,
             approval_source: options.approval_source,

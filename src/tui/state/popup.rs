@@ -50,7 +50,7 @@ pub struct Popup {
     pub anchor: (usize, usize),
     /// What was typed of the word so far (after the `@` or `/`).
     pub query: String,
-    /// The rows shown (at most [`POPUP_ROWS`]).
+    /// The rows shown (at most [`POPUP_ROWS`] files or values; every matching command).
     pub rows: Vec<PopupRow>,
     /// How many choices match in all.
     pub total: usize,
@@ -150,7 +150,13 @@ impl Popup {
     /// The rows for the best matches, with their matched letters.
     fn show(&mut self, choice: impl Fn(usize) -> Choice) {
         self.total = self.ranked.len();
-        let best: Vec<usize> = self.ranked.iter().take(POPUP_ROWS).copied().collect();
+        // Every command is offered (the built-in ones and up to the custom commands' cap; the
+        // drawn list scrolls with the selection); files and values are many, only the best.
+        let cap = match self.kind {
+            PopupKind::Commands => usize::MAX,
+            _ => POPUP_ROWS,
+        };
+        let best: Vec<usize> = self.ranked.iter().take(cap).copied().collect();
         // A command's label starts with its `/`, which is not part of the query.
         let skip = usize::from(self.kind == PopupKind::Commands);
         self.rows = best

@@ -36,6 +36,8 @@ pub fn options() -> TuiOptions {
         approval: crate::approval::ApprovalMode::Auto,
         approval_source: crate::approval::ApprovalSource::Default,
         run_command: Ok(()),
+        skills: Default::default(),
+        custom_commands: Default::default(),
     }
 }
 

@@ -22,6 +22,7 @@ mod queue;
 mod reasoning;
 mod sessions;
 mod side_panes;
+mod skills_commands;
 mod small_screens;
 mod snapshots;
 mod support;

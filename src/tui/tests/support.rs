@@ -29,6 +29,8 @@ pub fn busy_state() -> State {
         approval: crate::approval::ApprovalMode::Auto,
         approval_source: crate::approval::ApprovalSource::Default,
         run_command: Ok(()),
+        skills: Default::default(),
+        custom_commands: Default::default(),
     });
     s.composer.set_input("think hard");
     update::apply(&mut s, Action::Send, Instant::now());

@@ -29,15 +29,45 @@ pub(super) fn for_kind(state: &State, kind: PopupKind) -> Vec<Choice> {
                     format!("/{}", c.name)
                 },
             })
+            .chain(state.custom_commands.iter().map(custom))
             .collect(),
         PopupKind::Values(name) => match commands::find(name).map(|c| c.values) {
             Some(Values::Models) => models(state),
             Some(Values::Steps) => steps(state),
             Some(Values::CodeBlocks) => code_blocks(state),
             Some(Values::Approval) => approval_modes(state),
+            Some(Values::Skills) => skills(state),
             Some(Values::None) | None => Vec::new(),
         },
     }
+}
+
+/// A custom command's row: its argument hint and description, and whose it is. Its text was
+/// cleaned of control characters when read (`custom_commands`).
+fn custom(c: &crate::custom_commands::CustomCommand) -> Choice {
+    let about = c.description.as_deref().unwrap_or("custom command");
+    let detail = match &c.argument_hint {
+        Some(hint) => format!("{hint} · {about} ({})", c.origin.name()),
+        None => format!("{about} ({})", c.origin.name()),
+    };
+    Choice {
+        label: format!("/{}", c.name),
+        detail,
+        insert: format!("/{} ", c.name),
+    }
+}
+
+/// The skills, by name, with their descriptions.
+fn skills(state: &State) -> Vec<Choice> {
+    state
+        .skills
+        .iter()
+        .map(|s| Choice {
+            label: s.name.clone(),
+            detail: s.description.clone(),
+            insert: format!("{} ", s.name),
+        })
+        .collect()
 }
 
 /// A value choice: what it is, and that it is the current one when it is.

@@ -28,7 +28,7 @@ pub(super) fn send(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
     if let Some(command) = trimmed.strip_prefix('/') {
         let command = command.to_string();
         // A command that cannot run during a turn stays in the input for later.
-        if state.busy() && slash::waits_for_the_turn(&command) {
+        if state.busy() && slash::waits_for_the_turn(state, &command) {
             flash(
                 state,
                 now,

@@ -7,6 +7,7 @@
 
 mod approval;
 mod choices;
+mod custom;
 mod effect;
 mod events;
 mod find;

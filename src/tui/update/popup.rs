@@ -165,8 +165,17 @@ fn choose(state: &mut State, now: Instant, effects: &mut Vec<Effect>) {
         PopupKind::Values(_) if popup.query.trim().is_empty() && popup.selected == 0 => None,
         _ => popup.chosen().cloned(),
     };
+    // A custom command with an argument hint waits for its arguments, as a built-in one that
+    // needs its argument does.
     let needs_argument = |label: &str| {
-        commands::find(label.trim_start_matches('/')).is_some_and(|c| c.needs_argument())
+        let name = label.trim_start_matches('/');
+        match commands::find(name) {
+            Some(c) => c.needs_argument(),
+            None => state
+                .custom_commands
+                .find(name)
+                .is_some_and(|c| c.argument_hint.is_some()),
+        }
     };
     match (kind, chosen) {
         (PopupKind::Files, Some(_)) => complete(state, now, effects),

@@ -8,13 +8,14 @@ use crate::agent::AgentCommand;
 use crate::tui::commands::{self, COMMANDS, CommandId};
 use crate::tui::state::{EntryKind, Overlay, State};
 
-/// Whether `command` (without its `/`) must wait for the running turn to end.
-pub(super) fn waits_for_the_turn(command: &str) -> bool {
-    command
-        .split_whitespace()
-        .next()
-        .and_then(commands::find)
-        .is_some_and(|c| c.waits)
+/// Whether `command` (without its `/`) must wait for the running turn to end: a command of
+/// the table that says so, or a custom command (it starts a turn).
+pub(super) fn waits_for_the_turn(state: &State, command: &str) -> bool {
+    let name = command.split_whitespace().next().unwrap_or("");
+    match commands::find(name) {
+        Some(c) => c.waits,
+        None => state.custom_commands.find(name).is_some(),
+    }
 }
 
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
@@ -36,7 +37,14 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
     let mut words = command.split_whitespace();
     let name = words.next().unwrap_or("");
     let Some(found) = commands::find(name) else {
-        return unknown(state, name);
+        let custom = state.custom_commands.clone();
+        return match custom.find(name) {
+            Some(custom) => {
+                let args = command.trim_start()[name.len()..].trim();
+                super::custom::run(state, custom, command, args, now, effects)
+            }
+            None => unknown(state, name),
+        };
     };
     let arg = words.next();
     // The whole rest of the line, for arguments that may hold spaces (titles, tasks).
@@ -62,6 +70,8 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
         CommandId::Clear => ask_clear(state, now),
         CommandId::Tools => tools(state),
         CommandId::Mcp => mcp(state, arg, words.next(), effects),
+        CommandId::Skills => super::custom::list_skills(state),
+        CommandId::Skill => super::custom::use_skill(state, command, rest, now, effects),
         CommandId::Jobs => jobs(state, arg, words.next(), effects),
         CommandId::Hooks => effects.push(Effect::Command(AgentCommand::Hooks)),
         CommandId::Permissions => super::permissions::run(state, arg, words.next(), effects),
@@ -81,7 +91,11 @@ pub(super) fn slash(state: &mut State, command: &str, now: Instant, effects: &mu
 
 /// A name the table does not hold: says so, with every command.
 fn unknown(state: &mut State, name: &str) {
-    let all: Vec<String> = COMMANDS.iter().map(|c| c.usage()).collect();
+    let all: Vec<String> = COMMANDS
+        .iter()
+        .map(|c| c.usage())
+        .chain(state.custom_commands.iter().map(|c| format!("/{}", c.name)))
+        .collect();
     state.view.push(
         EntryKind::Error,
         format!("Unknown command `/{name}`. Commands: {}.", all.join(", ")),
