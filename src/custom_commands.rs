@@ -69,6 +69,30 @@ pub struct CustomCommand {
 }
 
 impl CustomCommand {
+    /// The preset its `model` asks for, when that is a preset or a configured provider's model;
+    /// else none, with the notice saying why (a name MiniClaw does not know, such as a Claude
+    /// Code file's `model: haiku`, would be sent to DeepSeek as it is and fail the turn).
+    pub fn preset(
+        &self,
+        providers: &crate::llm::Providers,
+    ) -> (Option<crate::llm::Preset>, Option<String>) {
+        let Some(model) = self.model.as_deref() else {
+            return (None, None);
+        };
+        let why = match providers.resolve(model) {
+            Ok(crate::llm::Preset::Custom(_)) => {
+                "it is not a preset or a configured provider's model".to_string()
+            }
+            Ok(preset) => return (Some(preset), None),
+            Err(e) => e.to_string(),
+        };
+        let name = &self.name;
+        let notice = format!(
+            "/{name}: its model `{model}` is not used ({why}); the turn uses this session's model."
+        );
+        (None, Some(notice))
+    }
+
     /// The prompt for `/NAME arguments`: `$ARGUMENTS` is all of them, `$1`, `$2`, … each word
     /// (a quoted phrase is one word; a missing one is empty). A prompt with no placeholder
     /// gets the arguments after it, so they are never lost.

@@ -417,9 +417,25 @@ async fn run_headless(config: Config, prompt: &str, format: OutputFormat) -> Exi
     } else {
         headless::RunKind::Turn
     };
+    // `/NAME args` runs the person's command, `/skill NAME` a skill, as in the UI.
+    let expanded = if kind == headless::RunKind::Turn {
+        let (commands, warnings) = tui::load_custom_commands(config.project_trusted);
+        started.notices.extend(warnings);
+        let skills = started.agent.sandbox().skills().clone();
+        match headless::slash::expand(prompt, &commands, &skills, &config.providers) {
+            Ok(Some((input, notice))) => {
+                started.notices.extend(notice);
+                Some(input)
+            }
+            Ok(None) => None,
+            Err(why) => return refuse(format, &format!("/skill: {why}")),
+        }
+    } else {
+        None
+    };
     let (outcome, code) = headless::run(
         started.agent,
-        (prompt, kind),
+        (prompt, kind, expanded),
         format,
         (start, started.notices),
     )

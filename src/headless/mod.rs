@@ -15,6 +15,7 @@
 pub(crate) mod input;
 pub(crate) mod plan_report;
 pub(crate) mod report;
+pub mod slash;
 pub(crate) mod steps;
 pub(crate) mod trace;
 pub(crate) mod wire;
@@ -179,10 +180,11 @@ pub enum RunKind {
 
 /// Runs one turn for `prompt` (or, for [`RunKind::Plan`], plans it and carries the plan out)
 /// and writes it as `format` says, after how it `start`ed and the `notices` from start; Ctrl+C
-/// interrupts it. Returns how it ended and the exit status it makes.
+/// interrupts it. `expanded` is the turn a custom command or `/skill` made of the prompt
+/// ([`slash::expand`]). Returns how it ended and the exit status it makes.
 pub async fn run(
     mut agent: Agent,
-    (prompt, kind): (&str, RunKind),
+    (prompt, kind, expanded): (&str, RunKind, Option<crate::agent::TurnInput>),
     format: OutputFormat,
     (start, notices): (RunStart, Vec<String>),
 ) -> (TurnOutcome, u8) {
@@ -216,7 +218,10 @@ pub async fn run(
     };
     agent.start_session_hooks(source, &events, &cancel).await;
     let outcome = match kind {
-        RunKind::Turn => agent.run_turn(prompt, &events, &cancel).await,
+        RunKind::Turn => match expanded {
+            Some(input) => agent.run_turn_with(input, &events, &cancel).await,
+            None => agent.run_turn(prompt, &events, &cancel).await,
+        },
         RunKind::Plan => plan_and_execute(&mut agent, prompt, &events, &cancel).await,
     };
     drop(events);

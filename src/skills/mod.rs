@@ -91,6 +91,18 @@ impl Skills {
         self.list.iter().find(|s| s.name == name)
     }
 
+    /// What `/skill NAME [TEXT]` sends: to use the skill `name` (with `text`).
+    pub fn use_prompt(name: &str, text: &str) -> String {
+        let mut content = format!(
+            "Use the skill `{name}`: call use_skill with the name \"{name}\" first, then follow \
+             its instructions."
+        );
+        if !text.trim().is_empty() {
+            content.push_str(&format!("\n\n{}", text.trim()));
+        }
+        content
+    }
+
     /// The section of the system prompt that lists the skills (empty without any). It depends
     /// only on what was read at start, so it is the same from request to request and stays in
     /// the cacheable prefix.

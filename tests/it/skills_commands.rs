@@ -362,3 +362,90 @@ fn a_custom_command_typed_in_the_ui_sends_its_prompt_with_the_arguments() {
     // The conversation shows what was typed.
     p.wait_for("/review-pr 456 high alice");
 }
+
+#[test]
+fn a_headless_prompt_runs_a_custom_command_or_a_skill_as_the_ui_does() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::answer("reviewing"),
+        SseBuilder::answer("extracting"),
+    ]);
+    let folders = Folders::new();
+    write(
+        &folders.home.join(".config/miniclaw/commands/review-pr.md"),
+        "---\nargument-hint: [pr-number] [priority] [assignee]\ndescription: Review pull request\n---\n\nReview PR #$1 with priority $2 and assign to $3.",
+    );
+    write(
+        &folders.user_skills().join("pdf-processing/SKILL.md"),
+        PDF_SKILL,
+    );
+    let out = folders
+        .headless(&server.url())
+        .args(["-p", "/review-pr 456 high alice", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = server.requests()[0].json();
+    let last = sent["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last["content"],
+        "Review PR #456 with priority high and assign to alice."
+    );
+    // The session keeps what was typed.
+    let history = std::fs::read_to_string(folders.project.join("history.json"))
+        .or_else(|_| {
+            let data = folders.home.join(".local/share/miniclaw");
+            let found = walk_for(&data, "history.json").expect("a history in the data folder");
+            std::fs::read_to_string(found)
+        })
+        .unwrap();
+    assert!(history.contains("/review-pr 456 high alice"), "{history}");
+
+    let out = folders
+        .headless(&server.url())
+        .args(["-p", "/skill pdf-processing the tables of q3.pdf"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = server.requests()[1].json();
+    let last = sent["messages"].as_array().unwrap().last().unwrap().clone();
+    let content = last["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("Use the skill `pdf-processing`: call use_skill")
+            && content.ends_with("the tables of q3.pdf"),
+        "{content}"
+    );
+
+    // A skill no one has is refused before anything is sent.
+    let out = folders
+        .headless(&server.url())
+        .args(["-p", "/skill nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no skill `nope`"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+/// The first file named `name` under `dir`.
+fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n == name) {
+            return Some(path);
+        }
+        if path.is_dir()
+            && let Some(found) = walk_for(&path, name)
+        {
+            return Some(found);
+        }
+    }
+    None
+}

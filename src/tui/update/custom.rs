@@ -57,13 +57,7 @@ pub(super) fn use_skill(
             .push(EntryKind::Error, format!("{what}; {known}."));
         return;
     }
-    let mut content = format!(
-        "Use the skill `{name}`: call use_skill with the name \"{name}\" first, then follow its \
-         instructions."
-    );
-    if !text.is_empty() {
-        content.push_str(&format!("\n\n{text}"));
-    }
+    let content = crate::skills::Skills::use_prompt(name, text);
     start(state, typed, content, None, now, effects);
 }
 
@@ -77,36 +71,11 @@ pub(super) fn run(
     now: Instant,
     effects: &mut Vec<Effect>,
 ) {
-    // Only a preset or a configured provider's model: a name MiniClaw does not know (a Claude
-    // Code file's `model: haiku`) would be sent to DeepSeek as it is and fail the turn.
-    let resolved = command
-        .model
-        .as_deref()
-        .map(|m| (m, state.providers.resolve(m)));
-    let preset = match resolved {
-        None => None,
-        Some((model, Ok(crate::llm::Preset::Custom(_)))) => {
-            let why = "it is not a preset or a configured provider's model";
-            model_ignored(state, &command.name, model, why);
-            None
-        }
-        Some((_, Ok(preset))) => Some(preset),
-        Some((model, Err(e))) => {
-            model_ignored(state, &command.name, model, &e.to_string());
-            None
-        }
-    };
+    let (preset, ignored) = command.preset(&state.providers);
+    if let Some(notice) = ignored {
+        state.view.push(EntryKind::Notice, notice);
+    }
     start(state, typed, command.expand(args), preset, now, effects);
-}
-
-/// Says that a command's `model` is not used, and why.
-fn model_ignored(state: &mut State, name: &str, model: &str, why: &str) {
-    state.view.push(
-        EntryKind::Notice,
-        format!(
-            "/{name}: its model `{model}` is not used ({why}); the turn uses this session's model."
-        ),
-    );
 }
 
 /// Starts the turn (or says a turn is running).
