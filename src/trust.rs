@@ -110,8 +110,8 @@ impl ProjectCommands {
             commands.push(format!("MCP server {}", server.summary()));
         }
         // A script of the project that a server or a hook runs is part of what is trusted.
-        for line in command_lines(&settings) {
-            for path in named_files(&line, &folder) {
+        for line in command_paths(&settings, &folder) {
+            for path in line {
                 // A named file's neighbours are what it imports; its folder counts whole
                 // (the project root itself would be everything: then the file alone).
                 let named = match path.parent() {
@@ -215,7 +215,7 @@ pub fn server_code_paths(folder: &Path) -> Vec<PathBuf> {
     let Ok(folder) = folder.canonicalize() else {
         return Vec::new();
     };
-    code_paths(&folder, command_lines(&project_settings(&folder)))
+    code_paths(&folder, command_paths(&project_settings(&folder), &folder))
 }
 
 /// What the tools may not write because one of the person's own hooks runs it: the files inside
@@ -224,15 +224,16 @@ pub fn hook_code_paths(workspace: &Path, hooks: &[crate::settings::HookEntry]) -
     let Ok(workspace) = workspace.canonicalize() else {
         return Vec::new();
     };
-    code_paths(&workspace, hooks.iter().map(hook_words).collect())
+    let named = hooks.iter().map(|h| h.named_paths(&workspace)).collect();
+    code_paths(&workspace, named)
 }
 
 /// The files and folders inside `folder` that `lines` name, each file with its folder (the
 /// root itself stays writable: a file there is protected alone).
-fn code_paths(folder: &Path, lines: Vec<Vec<String>>) -> Vec<PathBuf> {
+fn code_paths(folder: &Path, lines: Vec<Vec<PathBuf>>) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for line in lines {
-        for path in named_files(&line, folder) {
+        for path in line {
             let protect = match path.parent() {
                 Some(parent) if path.is_file() && parent != folder => parent.to_path_buf(),
                 _ => path,
@@ -245,28 +246,22 @@ fn code_paths(folder: &Path, lines: Vec<Vec<String>>) -> Vec<PathBuf> {
     paths
 }
 
-/// The command lines the project's settings run, word by word: each stdio server's program and
-/// arguments, each hook's shell command split at spaces (quotes taken off).
-fn command_lines(settings: &crate::settings::Settings) -> Vec<Vec<String>> {
+/// What each command line of the project's settings names inside `folder`: a stdio server's
+/// program and arguments that exist, a hook's paths as a shell reads them (those that do not
+/// exist yet too: see `HookEntry::named_paths`).
+fn command_paths(settings: &crate::settings::Settings, folder: &Path) -> Vec<Vec<PathBuf>> {
     let servers = settings
         .mcp_servers
         .iter()
         .filter_map(|server| match &server.transport {
             crate::settings::McpTransport::Stdio { command, args, .. } => {
-                Some(std::iter::once(command).chain(args).cloned().collect())
+                let words: Vec<String> = std::iter::once(command).chain(args).cloned().collect();
+                Some(named_files(&words, folder))
             }
             crate::settings::McpTransport::Http { .. } => None,
         });
     servers
-        .chain(settings.hooks.iter().map(hook_words))
-        .collect()
-}
-
-/// A hook's shell command split at spaces, quotes taken off.
-fn hook_words(hook: &crate::settings::HookEntry) -> Vec<String> {
-    hook.command
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+        .chain(settings.hooks.iter().map(|h| h.named_paths(folder)))
         .collect()
 }
 

@@ -184,11 +184,16 @@ impl Agent {
         }
         let mut fields = Map::new();
         fields.insert("stop_hook_active".into(), Value::Bool(continuations > 0));
-        let Some(reason) = self
+        let verdict = self
             .run_hooks(HookEvent::Stop, "", fields, events, cancel)
-            .await
-            .block
-        else {
+            .await;
+        if let Some(reason) = verdict.stop {
+            events.send(AgentEvent::Notice(format!(
+                "A Stop hook ended the turn: {reason}"
+            )));
+            return false;
+        }
+        let Some(reason) = verdict.block else {
             return false;
         };
         events.send(AgentEvent::Notice(format!(

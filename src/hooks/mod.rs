@@ -12,6 +12,7 @@
 mod claude;
 mod reply;
 mod run;
+mod scripts;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -39,6 +40,8 @@ pub struct Hooks {
 struct Hook {
     entry: HookEntry,
     matcher: Option<Regex>,
+    /// The workspace files its command names, as they were when the hooks were read.
+    scripts: scripts::Scripts,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -89,6 +92,8 @@ pub struct HookSession {
 pub struct Verdict {
     /// One of them blocked, for this reason (the later ones did not run).
     pub block: Option<String>,
+    /// One of them said nothing more is to happen (`"continue": false`), for this reason.
+    pub stop: Option<String>,
     /// The text they added for the model, in order.
     pub context: Vec<String>,
     /// Failures to say to the person (each hook's first only).
@@ -96,9 +101,11 @@ pub struct Verdict {
 }
 
 impl Hooks {
-    /// The hooks of `entries`, run in `workspace`. A matcher that is not a regular expression
-    /// was left out when the file was read.
+    /// The hooks of `entries`, run in `workspace` (made canonical: hooks are told absolute
+    /// paths). A matcher that is not a regular expression was left out when the file was read.
+    /// Blocking file work: the files each command names are fingerprinted now.
     pub fn new(entries: Vec<HookEntry>, workspace: PathBuf) -> Self {
+        let workspace = workspace.canonicalize().unwrap_or(workspace);
         let hooks: Vec<Hook> = entries
             .into_iter()
             .map(|entry| Hook {
@@ -106,6 +113,7 @@ impl Hooks {
                     .matcher
                     .as_deref()
                     .and_then(|m| Regex::new(&crate::settings::anchored_matcher(m)).ok()),
+                scripts: scripts::Scripts::of(entry.named_paths(&workspace)),
                 entry,
             })
             .collect();
@@ -181,6 +189,36 @@ impl Hooks {
         ];
         for i in selected {
             let hook = &self.hooks[i].entry;
+            if let Some(changed) = self.changed_script(i).await {
+                let why = format!(
+                    "was not run: {} changed since MiniClaw read its hooks (a tool or a command may have written it); check it and start MiniClaw again",
+                    changed
+                        .strip_prefix(&self.workspace)
+                        .unwrap_or(&changed)
+                        .display()
+                );
+                let reply = Reply {
+                    // A guard that cannot run keeps what it guards from happening.
+                    block: matches!(event, HookEvent::PreToolUse | HookEvent::UserPromptSubmit)
+                        .then(|| format!("the {} hook `{}` {why}", event.name(), hook.command)),
+                    problem: Some(why.clone()),
+                    ..Reply::default()
+                };
+                if self.first_failure(i) {
+                    verdict.problems.push(clean(&format!(
+                        "The {} hook `{}` (from {}) {why}.",
+                        event.name(),
+                        hook.command,
+                        hook.origin.file.display()
+                    )));
+                }
+                self.record(i, &reply);
+                if let Some(reason) = reply.block {
+                    verdict.block = Some(clean(&reason));
+                    break;
+                }
+                continue;
+            }
             let by_alias = self.hooks[i]
                 .matcher
                 .as_ref()
@@ -221,8 +259,14 @@ impl Hooks {
             }
             self.record(i, &reply);
             verdict.context.extend(reply.context.as_deref().map(clean));
+            if let Some(reason) = &reply.stop {
+                verdict.stop = Some(clean(reason));
+            }
             if let Some(reason) = reply.block {
                 verdict.block = Some(clean(&reason));
+                break;
+            }
+            if verdict.stop.is_some() {
                 break;
             }
         }
@@ -266,6 +310,18 @@ impl Hooks {
             // No matcher, or an event that has nothing to match: every run.
             _ => true,
         }
+    }
+
+    /// The first file hook `i` names that changed since the hooks were read (file work off the
+    /// runtime).
+    async fn changed_script(&self, i: usize) -> Option<PathBuf> {
+        let scripts = self.hooks[i].scripts.clone();
+        if scripts.is_empty() {
+            return None;
+        }
+        tokio::task::spawn_blocking(move || scripts.changed().map(std::path::Path::to_path_buf))
+            .await
+            .unwrap_or(None)
     }
 
     fn first_failure(&self, i: usize) -> bool {

@@ -22,6 +22,9 @@ pub const MAX_TEXT_CHARS: usize = 8_000;
 pub struct Reply {
     /// It blocks what it ran for, for this reason.
     pub block: Option<String>,
+    /// It said `"continue": false`: nothing more happens after it, for this reason (a `Stop`
+    /// hook so ends the turn; for the other events it blocks like `block`).
+    pub stop: Option<String>,
     /// Text it adds for the model.
     pub context: Option<String>,
     /// It failed: what went wrong (blocks nothing).
@@ -84,12 +87,16 @@ fn from_stdout(event: HookEvent, stdout: &str) -> Reply {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::trim).map(capped);
     let specific = out.get("hookSpecificOutput").and_then(Value::as_object);
     let mut reply = Reply::default();
-    if out.get("continue") == Some(&Value::Bool(false)) {
-        reply.block =
-            Some(text(out.get("stopReason")).unwrap_or_else(|| "stopped by a hook".into()));
-    }
     if out.get("decision").and_then(Value::as_str) == Some("block") {
         reply.block = Some(text(out.get("reason")).unwrap_or_else(|| "blocked by a hook".into()));
+    }
+    // Claude Code's `continue: false` wins over a decision.
+    if out.get("continue") == Some(&Value::Bool(false)) {
+        let why = text(out.get("stopReason")).unwrap_or_else(|| "stopped by a hook".into());
+        reply.stop = Some(why.clone());
+        if event != HookEvent::Stop {
+            reply.block = Some(why);
+        }
     }
     if let Some(specific) = specific {
         if specific.get("permissionDecision").and_then(Value::as_str) == Some("deny") {
@@ -163,6 +170,12 @@ mod tests {
         assert_eq!(
             read(pre, &exited(0, stop, "")).block.as_deref(),
             Some("enough")
+        );
+        // For a Stop hook it ends the turn: it is no reason to go on.
+        let at_stop = read(HookEvent::Stop, &exited(0, stop, ""));
+        assert_eq!(
+            (at_stop.block, at_stop.stop.as_deref()),
+            (None, Some("enough"))
         );
         let context = r#"{"hookSpecificOutput":{"additionalContext":"the lint passed"}}"#;
         let r = read(HookEvent::PostToolUse, &exited(0, context, ""));

@@ -197,6 +197,87 @@ fn entry(
     })
 }
 
+impl HookEntry {
+    /// The paths inside `workspace` (canonical, where hooks run) that the command names, as a
+    /// shell would read its words: `$CLAUDE_PROJECT_DIR` and `$MINICLAW_PROJECT_DIR` (plain,
+    /// braced or quoted) are the workspace, words are split at spaces and at `;`, `&`, `|`,
+    /// `(`, `)`, `<` and `>`, quotes are taken off, options are left out. A path that does not
+    /// exist yet counts too: a script the model writes later must not run either. Lexical (the
+    /// shell's other expansions are not followed): what a hook runs indirectly (a project's
+    /// tooling and its configuration) is not named here, which the README says.
+    pub fn named_paths(&self, workspace: &std::path::Path) -> Vec<std::path::PathBuf> {
+        named_paths(&self.command, workspace)
+    }
+}
+
+/// See [`HookEntry::named_paths`].
+pub fn named_paths(command: &str, workspace: &std::path::Path) -> Vec<std::path::PathBuf> {
+    use std::path::{Component, PathBuf};
+    let root = workspace.to_string_lossy();
+    let mut text = command.to_string();
+    for var in ["CLAUDE_PROJECT_DIR", "MINICLAW_PROJECT_DIR"] {
+        text = text
+            .replace(&format!("${{{var}}}"), &root)
+            .replace(&format!("${var}"), &root);
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for word in shell_words(&text) {
+        let joined = workspace.join(&word);
+        // Lexically inside the workspace, without `..` climbing out.
+        let mut parts = PathBuf::new();
+        let mut inside = true;
+        for c in joined.components() {
+            match c {
+                Component::ParentDir => inside &= parts.pop(),
+                Component::CurDir => {}
+                other => parts.push(other.as_os_str()),
+            }
+        }
+        let path = parts.canonicalize().unwrap_or(parts);
+        if inside && path.starts_with(workspace) && path != workspace && !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The words of a shell command that may name what it runs: split at spaces and at `;`, `&`,
+/// `|`, `(`, `)` and `<`, quotes taken off; options, assignments and what output goes to
+/// (after `>` or `>>`: a log the hook writes is no script) left out.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut output = false;
+    let end = |word: &mut String, output: &mut bool, words: &mut Vec<String>| {
+        if !word.is_empty() {
+            if !*output && !word.starts_with('-') && !word.contains('=') {
+                words.push(std::mem::take(word));
+            }
+            word.clear();
+            *output = false;
+        }
+    };
+    for c in text.chars() {
+        match c {
+            '"' | '\'' => {}
+            '>' => {
+                // `2>file`: the descriptor is no word of its own.
+                if word.chars().all(|c| c.is_ascii_digit() || c == '&') {
+                    word.clear();
+                }
+                end(&mut word, &mut output, &mut words);
+                output = true;
+            }
+            c if c.is_whitespace() || ";&|()<".contains(c) => {
+                end(&mut word, &mut output, &mut words)
+            }
+            c => word.push(c),
+        }
+    }
+    end(&mut word, &mut output, &mut words);
+    words
+}
+
 /// A matcher as a regular expression over the whole name: `Edit` is `Edit`, not `NotebookEdit`.
 pub fn anchored(matcher: &str) -> String {
     format!("^(?:{matcher})$")
@@ -214,6 +295,43 @@ mod tests {
             scope: Scope::User,
         };
         parse_table(&table["hooks"], &origin)
+    }
+
+    #[test]
+    fn the_paths_a_command_names_are_found_as_a_shell_splits_its_words() {
+        let ws = std::path::Path::new("/nonexistent-ws");
+        let found = named_paths(
+            r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh; cd tools && ./fmt.sh --fix 2>>err.txt|cat >${MINICLAW_PROJECT_DIR}/log.txt; python3 -m x /etc/passwd ../up.sh"#,
+            ws,
+        );
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.strip_prefix(ws).unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.contains(&".claude/hooks/check.sh".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"fmt.sh".to_string()) || names.contains(&"tools".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            !names.contains(&"log.txt".to_string()),
+            "an output is no script: {names:?}"
+        );
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("passwd") || n.contains("up.sh")),
+            "{names:?}"
+        );
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with('-') || n.contains("err")),
+            "{names:?}"
+        );
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::paths::HISTORY_FILE as HISTORY_NAME;
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Rule: MiniClaw's configuration.
-const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .agents/ (skills and slash commands), .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
+const RULE_CONFIG: &str = "files that MiniClaw, git or an interpreter load as configuration or code (.env*, tools_plugins/, miniclaw.toml, .mcp.json, .miniclaw/, .agents/ (skills and slash commands), .claude/, .git/, .venv/, venv/, node_modules/, site-packages/, __pycache__/, *.pth, the config folder) cannot be written by tools";
 /// Rule: writes never follow links.
 const RULE_WRITE_LINK: &str =
     "it goes through a symbolic link; writes take the real path, without links";
@@ -83,12 +83,14 @@ pub enum SandboxError {
 /// interpreter environments and dependency folders whose files a Python or Node program (a
 /// project MCP server) loads without naming them. `.agents` holds skills and slash commands
 /// (instructions a later session obeys), so a model cannot plant its own.
-const CONFIG_NAMES: [&str; 11] = [
+const CONFIG_NAMES: [&str; 12] = [
     "tools_plugins",
     "miniclaw.toml",
     ".mcp.json",
     ".miniclaw",
     ".agents",
+    // Claude Code's settings and hook scripts (`.claude/hooks/`), which a hook may run.
+    ".claude",
     ".git",
     ".venv",
     "venv",

@@ -500,3 +500,26 @@ async fn session_start_hooks_add_context_to_the_sessions_next_prompt_only() {
         "once, with the first prompt"
     );
 }
+
+#[tokio::test]
+async fn a_stop_hook_saying_continue_false_ends_the_turn_instead_of_sending_the_model_back() {
+    let mut rig = rig_with_hooks(
+        vec![SseBuilder::answer("Done.")],
+        r#"
+        [[hooks.Stop]]
+        hooks = [{ type = "command", command = "echo '{\"continue\": false, \"stopReason\": \"halt now\"}'" }]
+        "#,
+        &[],
+    )
+    .await;
+    let (outcome, events) = run(&mut rig.agent, "fix it").await;
+    assert_eq!(outcome, TurnOutcome::Answered);
+    assert_eq!(rig.server.requests().len(), 1, "no request after the stop");
+    assert!(
+        notices(&events)
+            .iter()
+            .any(|n| n == "A Stop hook ended the turn: halt now"),
+        "{:?}",
+        notices(&events)
+    );
+}

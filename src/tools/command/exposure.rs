@@ -2,8 +2,8 @@
 //! each command (MiniClaw does this, off the async runtime; the supervisor covers what it
 //! finds, see `jail::mounts`). Hidden: what the tools never show (`.env*` at any depth, MiniClaw's
 //! own files and folders) and any other name of a hidden file (a hard link). Read-only: `.git`,
-//! `AGENTS.md`, `.mcp.json`, `miniclaw.toml`, `tools_plugins` and `.agents` (skills, slash
-//! commands), at any depth — what a later
+//! `AGENTS.md`, `.mcp.json`, `miniclaw.toml`, `tools_plugins`, `.agents` (skills, slash
+//! commands) and `.claude` (Claude Code's hooks), at any depth — what a later
 //! program or session would run or obey. The walk itself is `survey`'s; past its entry limit
 //! what lies deeper is not covered (SECURITY.md says so), and after the command every new entry
 //! with one of these names is moved aside (`quarantine`).
@@ -15,9 +15,10 @@ use crate::jail::Shielded;
 use crate::tools::hidden;
 
 /// Names kept read-only wherever they are (compared in lower case).
-const READ_ONLY_NAMES: [&str; 6] = [
+const READ_ONLY_NAMES: [&str; 7] = [
     ".git",
     ".agents",
+    ".claude",
     "agents.md",
     ".mcp.json",
     "miniclaw.toml",

@@ -95,7 +95,7 @@ pub async fn prepare(
 const DESCRIPTION: &str = "Run a shell command line in the workspace (sh -c: pipes, && and \
 redirections work), to build, test, run scripts, use git read-only. It runs in a jail: it reads \
 the workspace, system folders and common toolchains; it writes only inside the workspace (never \
-.git, .env*, AGENTS.md, .mcp.json, miniclaw.toml, tools_plugins/, .agents/) and $TMPDIR; no network \
+.git, .env*, AGENTS.md, .mcp.json, miniclaw.toml, tools_plugins/, .agents/, .claude/) and $TMPDIR; no network \
 unless you set `network` (the person is then asked every time). The result has the exit code, \
 stdout and stderr (long output keeps its first and last parts) and how long it took; the files \
 it changed are listed and can be undone. Default timeout 120 s. For servers and watchers set \
