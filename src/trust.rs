@@ -175,7 +175,7 @@ impl ProjectCommands {
     /// The question put to the person, naming what would run.
     pub fn question(&self) -> String {
         let mut text = format!(
-            "{} holds configuration that runs commands on this machine ({}): plugin tools run when the model calls them, MCP servers start with MiniClaw:\n",
+            "{} holds configuration that runs commands on this machine ({}): plugin tools run when the model calls them, MCP servers start with MiniClaw, hooks run at every prompt or tool call they select:\n",
             self.folder.display(),
             self.sources().join(", ")
         );

@@ -29,8 +29,8 @@ pub fn notify(hooks: &Arc<Hooks>, kind: &'static str, message: String, events: &
                 &CancellationToken::new(),
             )
             .await;
-        for problem in verdict.problems {
-            events.send(AgentEvent::Notice(problem));
+        for said in verdict.problems.into_iter().chain(verdict.messages) {
+            events.send(AgentEvent::Notice(said));
         }
     });
 }

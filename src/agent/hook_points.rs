@@ -82,8 +82,8 @@ impl Agent {
             return Verdict::default();
         }
         let verdict = hooks.run(event, subject, fields, cancel).await;
-        for problem in &verdict.problems {
-            events.send(AgentEvent::Notice(problem.clone()));
+        for said in verdict.problems.iter().chain(&verdict.messages) {
+            events.send(AgentEvent::Notice(said.clone()));
         }
         verdict
     }

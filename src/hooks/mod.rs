@@ -98,6 +98,8 @@ pub struct Verdict {
     pub context: Vec<String>,
     /// Failures to say to the person (each hook's first only).
     pub problems: Vec<String>,
+    /// What they told the person (`systemMessage`), each with its hook's event.
+    pub messages: Vec<String>,
 }
 
 impl Hooks {
@@ -259,6 +261,12 @@ impl Hooks {
             }
             self.record(i, &reply);
             verdict.context.extend(reply.context.as_deref().map(clean));
+            verdict.messages.extend(
+                reply
+                    .message
+                    .as_deref()
+                    .map(|m| clean(&format!("{} hook: {m}", event.name()))),
+            );
             if let Some(reason) = &reply.stop {
                 verdict.stop = Some(clean(reason));
             }

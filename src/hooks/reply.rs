@@ -27,6 +27,8 @@ pub struct Reply {
     pub stop: Option<String>,
     /// Text it adds for the model.
     pub context: Option<String>,
+    /// What it tells the person (`systemMessage`).
+    pub message: Option<String>,
     /// It failed: what went wrong (blocks nothing).
     pub problem: Option<String>,
 }
@@ -86,7 +88,10 @@ fn from_stdout(event: HookEvent, stdout: &str) -> Reply {
     };
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::trim).map(capped);
     let specific = out.get("hookSpecificOutput").and_then(Value::as_object);
-    let mut reply = Reply::default();
+    let mut reply = Reply {
+        message: text(out.get("systemMessage")).filter(|m| !m.is_empty()),
+        ..Reply::default()
+    };
     if out.get("decision").and_then(Value::as_str) == Some("block") {
         reply.block = Some(text(out.get("reason")).unwrap_or_else(|| "blocked by a hook".into()));
     }
@@ -182,6 +187,13 @@ mod tests {
         assert_eq!(
             (r.block, r.context.as_deref()),
             (None, Some("the lint passed"))
+        );
+        let told = r#"{"systemMessage":"formatted 3 files"}"#;
+        assert_eq!(
+            read(HookEvent::PostToolUse, &exited(0, told, ""))
+                .message
+                .as_deref(),
+            Some("formatted 3 files")
         );
         // Plain text is context for a prompt and a session start, nothing for a tool call.
         assert_eq!(
