@@ -57,6 +57,11 @@ pub fn shield(entries: &[Shielded], private: &PrivateDirs) -> Result<(), JailErr
         };
         let Some(target) = open_no_follow(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)?
         else {
+            // A history save's temporary file comes and goes on its own (it is renamed into
+            // place): one that is gone since the walk was saved, and holds no key.
+            if hidden && is_history_save(path) {
+                continue;
+            }
             return Err(JailError::Plan(format!(
                 "{} moved while the jail was being built (the workspace is changing: a background job?); try again",
                 path.display()
@@ -82,6 +87,14 @@ pub fn shield(entries: &[Shielded], private: &PrivateDirs) -> Result<(), JailErr
         move_onto(&tree, &target, path)?;
     }
     Ok(())
+}
+
+/// Whether `path` is a temporary file of a history save (`history.json.tmp-…`, see
+/// `durable`), which MiniClaw writes beside the history while a command may run.
+fn is_history_save(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("history.json.tmp-"))
 }
 
 /// Makes every mount read-only but the workspace and the private temporary folder: Landlock
@@ -258,4 +271,25 @@ fn move_onto(tree: &OwnedFd, target: &OwnedFd, shown: &Path) -> Result<(), JailE
         return Err(JailError::last(format!("covering {}", shown.display())));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod history_save_tests {
+    use super::is_history_save;
+    use std::path::Path;
+
+    #[test]
+    fn only_a_history_saves_temporary_file_may_be_gone_by_the_time_it_is_covered() {
+        assert!(is_history_save(Path::new(
+            "/ws/history.json.tmp-4242-7-0000beef"
+        )));
+        for kept in [
+            "/ws/.env",
+            "/ws/history.json",
+            "/ws/.env.tmp-1-2-3",
+            "/ws/sub/.miniclaw",
+        ] {
+            assert!(!is_history_save(Path::new(kept)), "{kept}");
+        }
+    }
 }
