@@ -273,6 +273,9 @@ fn command_rules(workspace: &Path) -> (crate::command_rules::CommandRules, Vec<S
 pub async fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
     let workspace = &config.workspace;
+    // Read once here for what the agent takes from them (its hooks, its prices); their
+    // problems are said with the MCP servers' (`start_mcp`).
+    let settings = Settings::load(&SettingsFiles::default_locations(), config.project_trusted);
     let sandbox = Sandbox::new(workspace)
         .map_err(|e| StartupError::Workspace {
             path: workspace.display().to_string(),
@@ -281,10 +284,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
         .with_protected_config(
             crate::config::configuration_paths()
                 .into_iter()
-                .chain(crate::trust::hook_code_paths(
-                    workspace,
-                    &Settings::load(&SettingsFiles::default_locations(), false).hooks,
-                ))
+                .chain(crate::trust::hook_code_paths(workspace, &settings.hooks))
                 .collect::<Vec<_>>(),
         )
         .with_change_log(
@@ -397,9 +397,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     .with_plan_presets(plan_presets)
     // The person's own file only (a project's `[cost]` is ignored, and said so where the
     // settings' warnings are told).
-    .with_prices(crate::llm::prices::Prices::new(
-        &Settings::load(&SettingsFiles::default_locations(), false).cost,
-    ));
+    .with_prices(crate::llm::prices::Prices::new(&settings.cost));
     if let Some(store) = store {
         agent = agent.with_history(store);
     }
@@ -411,9 +409,8 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     }
     // The person's hooks, and the project's once it is trusted (their problems were said with
     // the other settings' warnings).
-    let hooks = Settings::load(&SettingsFiles::default_locations(), config.project_trusted).hooks;
-    if !hooks.is_empty() {
-        let hooks = crate::hooks::Hooks::new(hooks, config.workspace.clone());
+    if !settings.hooks.is_empty() {
+        let hooks = crate::hooks::Hooks::new(settings.hooks, config.workspace.clone());
         agent = agent.with_hooks(Arc::new(hooks));
     }
     // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.

@@ -191,57 +191,32 @@ impl Hooks {
         ];
         for i in selected {
             let hook = &self.hooks[i].entry;
-            if let Some(changed) = self.changed_script(i).await {
-                let why = format!(
-                    "was not run: {} changed since MiniClaw read its hooks (a tool or a command may have written it); check it and start MiniClaw again",
-                    changed
-                        .strip_prefix(&self.workspace)
-                        .unwrap_or(&changed)
-                        .display()
-                );
-                let reply = Reply {
-                    // A guard that cannot run keeps what it guards from happening.
-                    block: matches!(event, HookEvent::PreToolUse | HookEvent::UserPromptSubmit)
-                        .then(|| format!("the {} hook `{}` {why}", event.name(), hook.command)),
-                    problem: Some(why.clone()),
-                    ..Reply::default()
-                };
-                if self.first_failure(i) {
-                    verdict.problems.push(clean(&format!(
-                        "The {} hook `{}` (from {}) {why}.",
-                        event.name(),
-                        hook.command,
-                        hook.origin.file.display()
-                    )));
+            let reply = match self.changed_script(i).await {
+                Some(changed) => self.not_run(event, hook, &changed),
+                None => {
+                    let by_alias = self.hooks[i]
+                        .matcher
+                        .as_ref()
+                        .is_some_and(|m| !m.is_match(subject));
+                    let input = match (&as_claude, by_alias) {
+                        (Some(claude), true) => claude,
+                        _ => &input,
+                    };
+                    let ran = run::run(
+                        &hook.command,
+                        input,
+                        &self.workspace,
+                        &env,
+                        hook.timeout,
+                        cancel,
+                    )
+                    .await;
+                    if ran == Ran::Interrupted {
+                        break;
+                    }
+                    reply::read(event, &ran)
                 }
-                self.record(i, &reply);
-                if let Some(reason) = reply.block {
-                    verdict.block = Some(clean(&reason));
-                    break;
-                }
-                continue;
-            }
-            let by_alias = self.hooks[i]
-                .matcher
-                .as_ref()
-                .is_some_and(|m| !m.is_match(subject));
-            let input = match (&as_claude, by_alias) {
-                (Some(claude), true) => claude,
-                _ => &input,
             };
-            let ran = run::run(
-                &hook.command,
-                input,
-                &self.workspace,
-                &env,
-                hook.timeout,
-                cancel,
-            )
-            .await;
-            if ran == Ran::Interrupted {
-                break;
-            }
-            let reply = reply::read(event, &ran);
             tracing::info!(
                 event = event.name(),
                 command = %hook.command,
@@ -252,8 +227,12 @@ impl Hooks {
             if let Some(problem) = &reply.problem
                 && self.first_failure(i)
             {
+                let after = match reply.block {
+                    Some(_) => ".",
+                    None => "; it blocks nothing, and /hooks shows its later results.",
+                };
                 verdict.problems.push(clean(&format!(
-                    "The {} hook `{}` (from {}) {problem}; it blocks nothing, and /hooks shows its later results.",
+                    "The {} hook `{}` (from {}) {problem}{after}",
                     event.name(),
                     hook.command,
                     hook.origin.file.display()
@@ -317,6 +296,24 @@ impl Hooks {
             }
             // No matcher, or an event that has nothing to match: every run.
             _ => true,
+        }
+    }
+
+    /// What a hook whose file `changed` says instead of running: a problem, and for a guard
+    /// (`PreToolUse`, `UserPromptSubmit`) a block, so what it guards does not happen unguarded.
+    fn not_run(&self, event: HookEvent, hook: &HookEntry, changed: &std::path::Path) -> Reply {
+        let why = format!(
+            "was not run: {} changed since MiniClaw read its hooks (a tool or a command may have written it); check it and start MiniClaw again",
+            changed
+                .strip_prefix(&self.workspace)
+                .unwrap_or(changed)
+                .display()
+        );
+        Reply {
+            block: matches!(event, HookEvent::PreToolUse | HookEvent::UserPromptSubmit)
+                .then(|| format!("the {} hook `{}` {why}", event.name(), hook.command)),
+            problem: Some(why),
+            ..Reply::default()
         }
     }
 

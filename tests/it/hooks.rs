@@ -46,6 +46,15 @@ async fn rig_with_hooks(script: Vec<Reply>, toml: &str, scripts: &[(&str, &str)]
     rig
 }
 
+/// A response that writes `content` to `path` with write_text_file.
+fn write(id: &str, path: &str, content: &str) -> Reply {
+    SseBuilder::calls(
+        id,
+        "write_text_file",
+        json!({"relative_path": path, "content": content}),
+    )
+}
+
 /// Where the test's hook scripts live: beside the workspace, not in it.
 fn hooks_dir(workspace: &Path) -> std::path::PathBuf {
     workspace.join(".hook-scripts")
@@ -83,11 +92,7 @@ exit 2
 async fn a_pre_tool_hook_blocks_by_exit_2_and_the_model_reads_why_in_the_calls_error() {
     let mut rig = rig_with_hooks(
         vec![
-            SseBuilder::calls(
-                "c1",
-                "write_text_file",
-                json!({"relative_path": "a.txt", "content": "x"}),
-            ),
+            write("c1", "a.txt", "x"),
             SseBuilder::answer("I could not write it."),
         ],
         r#"
@@ -175,16 +180,8 @@ sys.exit(0)
 async fn a_python_hook_denies_by_json_and_lets_other_calls_through() {
     let mut rig = rig_with_hooks(
         vec![
-            SseBuilder::calls(
-                "c1",
-                "write_text_file",
-                json!({"relative_path": "Cargo.lock", "content": "x"}),
-            ),
-            SseBuilder::calls(
-                "c2",
-                "write_text_file",
-                json!({"relative_path": "notes.txt", "content": "kept"}),
-            ),
+            write("c1", "Cargo.lock", "x"),
+            write("c2", "notes.txt", "kept"),
             SseBuilder::answer("Done."),
         ],
         r#"
@@ -221,14 +218,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
 #[tokio::test]
 async fn a_post_tool_hook_adds_a_note_the_model_reads_with_the_result() {
     let mut rig = rig_with_hooks(
-        vec![
-            SseBuilder::calls(
-                "c1",
-                "write_text_file",
-                json!({"relative_path": "a.txt", "content": "x"}),
-            ),
-            SseBuilder::answer("Written."),
-        ],
+        vec![write("c1", "a.txt", "x"), SseBuilder::answer("Written.")],
         r#"
         [[hooks.PostToolUse]]
         hooks = [{ type = "command", command = "python3 $HOOKS/lint.py" }]
@@ -350,17 +340,9 @@ async fn a_stop_hook_sends_the_model_back_once_and_lets_the_turn_end_when_active
 async fn hooks_that_crash_hang_or_print_garbage_are_said_once_and_block_nothing() {
     let mut rig = rig_with_hooks(
         vec![
-            SseBuilder::calls(
-                "c1",
-                "write_text_file",
-                json!({"relative_path": "a.txt", "content": "1"}),
-            ),
+            write("c1", "a.txt", "1"),
             SseBuilder::answer("One."),
-            SseBuilder::calls(
-                "c2",
-                "write_text_file",
-                json!({"relative_path": "b.txt", "content": "2"}),
-            ),
+            write("c2", "b.txt", "2"),
             SseBuilder::answer("Two."),
         ],
         r#"
@@ -426,11 +408,7 @@ impl miniclaw::agent::approvals::Asker for Yes {
 async fn notification_hooks_run_when_a_person_is_asked_and_when_the_turn_ends() {
     let mut rig = rig_with_hooks(
         vec![
-            SseBuilder::calls(
-                "c1",
-                "write_text_file",
-                json!({"relative_path": "a.txt", "content": "x"}),
-            ),
+            write("c1", "a.txt", "x"),
             SseBuilder::answer("Written."),
         ],
         r#"

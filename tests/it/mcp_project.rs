@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use headless_bin::{LiveStderr, bin, text};
 use mcp::{config_home, observations, stdio_entry};
-use serde_json::{Value, json};
-use support::{MockServer, Reply, SseBuilder};
+use serde_json::json;
+use support::{MockServer, SseBuilder};
 
 fn mcp_json(command: &str, args: &[&str]) -> String {
     json!({"mcpServers": {"everything": {"command": command, "args": args}}}).to_string()
@@ -29,14 +29,6 @@ fn run_in(project: &Path, data: &Path, url: &str, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .unwrap()
-}
-
-fn calls(list: &[(&str, Value)]) -> Reply {
-    let mut b = SseBuilder::new().role();
-    for (i, (name, args)) in list.iter().enumerate() {
-        b = b.tool_call(i, &format!("call_{i}"), name, args, 9);
-    }
-    b.finish("tool_calls").done().build()
 }
 
 #[test]
@@ -63,7 +55,7 @@ fn a_projects_servers_start_only_once_trusted_and_the_model_cannot_rewrite_them(
 
     // --trust starts it; the model's tools cannot write the project's MCP files.
     let script = vec![
-        calls(&[
+        SseBuilder::calls_all(&[
             (
                 "write_text_file",
                 json!({"relative_path": ".mcp.json", "content": "{\"mcpServers\": {}}"}),

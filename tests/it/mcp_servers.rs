@@ -13,16 +13,7 @@ use std::time::{Duration, Instant};
 use headless_bin::{LiveStderr, bin, text};
 use mcp::{config_home, everything_entry, observations, offered, stdio_entry};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, SseBuilder, Until, wait};
-
-/// A response calling each `(name, arguments)` at once.
-fn calls(list: &[(&str, Value)]) -> Reply {
-    let mut b = SseBuilder::new().role();
-    for (i, (name, args)) in list.iter().enumerate() {
-        b = b.tool_call(i, &format!("call_{i}"), name, args, 9);
-    }
-    b.finish("tool_calls").done().build()
-}
+use support::{MockServer, SseBuilder, Until, wait};
 
 /// `miniclaw-tui --print PROMPT` with the config folder `config` and the model at `url`.
 fn run(dir: &Path, config: &Path, url: &str, env: &[(&str, &str)]) -> Output {
@@ -62,7 +53,7 @@ fn reference_servers_answer_through_the_agent() {
         ),
     );
     let script = vec![
-        calls(&[
+        SseBuilder::calls_all(&[
             ("mcp__everything__echo", json!({"message": "ping"})),
             (
                 "mcp__time__get_current_time",
@@ -384,7 +375,7 @@ fn a_streamable_http_server_answers_through_the_agent() {
         &format!("[mcp_servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
     );
     let script = vec![
-        calls(&[
+        SseBuilder::calls_all(&[
             ("mcp__web__echo", json!({"message": "over http"})),
             ("mcp__web__get-sum", json!({"a": 2, "b": 3})),
         ]),
@@ -459,7 +450,7 @@ fn a_servers_progress_notifications_are_the_calls_live_output() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_home(dir.path(), &everything_entry("everything", ""));
     let script = vec![
-        calls(&[(
+        SseBuilder::calls_all(&[(
             "mcp__everything__trigger-long-running-operation",
             json!({"duration": 0.3, "steps": 3}),
         )]),

@@ -213,4 +213,13 @@ impl SseBuilder {
             .done()
             .build()
     }
+
+    /// A complete response that calls each `(name, arguments)` at once (ids `call_0`, …).
+    pub fn calls_all(list: &[(&str, Value)]) -> Reply {
+        let mut b = Self::new().role();
+        for (i, (name, args)) in list.iter().enumerate() {
+            b = b.tool_call(i, &format!("call_{i}"), name, args, 9);
+        }
+        b.finish("tool_calls").done().build()
+    }
 }
