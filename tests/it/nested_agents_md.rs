@@ -158,3 +158,55 @@ async fn a_subfolder_agents_md_is_held_to_the_root_files_read_rules() {
     let all = rig.server.requests().last().unwrap().body.clone();
     assert!(!all.contains("OUTSIDE SECRET"));
 }
+
+#[test]
+fn in_the_real_binary_a_planted_subfolder_agents_md_is_read_only_by_the_rules_and_said_clean() {
+    use crate::headless_bin::{headless, text};
+    use crate::support::MockServer;
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::calls_all(&[
+            ("read_text_file", json!({"relative_path": "linked/a.txt"})),
+            (
+                "read_text_file",
+                json!({"relative_path": "esc\u{1b}]0;pwn\u{7}/a.txt"}),
+            ),
+        ]),
+        SseBuilder::answer("done"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(dir.path(), "outside/secret.md", "OUTSIDE SECRET");
+    write(&ws, "linked/a.txt", "text");
+    std::os::unix::fs::symlink(
+        dir.path().join("outside/secret.md"),
+        ws.join("linked/AGENTS.md"),
+    )
+    .unwrap();
+    let odd = "esc\u{1b}]0;pwn\u{7}";
+    write(&ws, &format!("{odd}/a.txt"), "text");
+    write(
+        &ws,
+        &format!("{odd}/AGENTS.md"),
+        "Odd folder rules \u{1b}[2J here.",
+    );
+    let out = headless(&ws, &server.url())
+        .args(["-p", "read them", "--output-format", "stream-json"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let sent = server.requests()[1].body.clone();
+    assert!(!sent.contains("OUTSIDE SECRET"), "a link out was followed");
+    assert!(stderr.contains("linked/AGENTS.md was not read"), "{stderr}");
+    // The odd folder's file is read, and nothing of its name or text reaches the terminal raw.
+    assert!(sent.contains("Odd folder rules"), "{sent}");
+    assert!(stderr.contains("[instructions] esc"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+    assert!(
+        !text(&out.stdout).contains('\u{1b}'),
+        "stream-json escapes control characters"
+    );
+}
