@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Measures the release binary in tmux (160x45) against the local scripted model server:
-# start-up, idle CPU, streaming CPU and lag (an answer written in 10 ms batches, the same answer
-# one write per event, a long reasoning with the pro preset), keystroke latency while streaming,
-# resident memory.
+# Measures the release binary in tmux (160x45) against the local scripted model server, with the
+# budgets of the speed issue: start-up, idle CPU and writes, streaming CPU and lag (a realistic
+# markdown answer and a long pro reasoning, every SSE event its own write), keystroke latency
+# while streaming, resident memory, and a session of STEPS tool steps: its first frame, a page of
+# scrolling, its memory and the same answer streamed with it open.
 # Prints one line per figure: `name value unit (budget X) PASS|FAIL`.
 # Usage: scripts/bench-tui.sh [TOKENS] [TOKENS_PER_SECOND]   (defaults 20000 2000)
 #        BENCH_BIN=path/to/miniclaw-tui scripts/bench-tui.sh  (another build of the program)
+#        STEPS=2000 STEP_BYTES=4096 scripts/bench-tui.sh      (the long session's size)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TOKENS=${1:-20000}
 RATE=${2:-2000}
-TURNS=${TURNS:-1000}
+STEPS=${STEPS:-2000}
+STEP_BYTES=${STEP_BYTES:-4096}
 cargo build --release --quiet --bin miniclaw-tui --example mock_model_server --example gen_history
 # BENCH_BIN measures another build of the program (e.g. one from before a change).
 BIN=${BENCH_BIN:-$PWD/target/release/miniclaw-tui}
@@ -56,6 +59,18 @@ wait_for() {
         fi
         sleep 0.002
     done
+}
+# wait_change BEFORE TIMEOUT_MS: polls until the screen differs from BEFORE; prints the ms waited.
+wait_change() {
+    local start
+    start=$(now_ms)
+    while [ "$(screen)" = "$1" ]; do
+        if [ $(( $(now_ms) - start )) -gt "$2" ]; then
+            echo -1
+            return
+        fi
+    done
+    echo $(( $(now_ms) - start ))
 }
 # calibrate: how long tmux itself takes to show a printed status line (subtracted from start-up).
 calibrate() {
@@ -138,39 +153,48 @@ c1=$(cpu_ticks "$PID"); w1=$(written "$PID")
 report idle_cpu_10s "$(awk -v t=$((c1 - c0)) -v k="$TCK" 'BEGIN { printf "%.2f", t / k }')" s 0.1
 report idle_bytes_written_10s "$((w1 - w0))" B 0
 
-# 2. The long answer: CPU while it streams, lag after the last token, keystrokes meanwhile.
-KEYS=zqx stream "write the long answer" "END-OF-ANSWER-$TOKENS"
-report keystroke_while_streaming "$KEY_MS" ms 33
-report stream_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
-report last_line_lag_after_arrival "$LAG_MS" ms 33
-report stream_cpu_avg "$STREAM_CPU" "%" 10
-sleep 1
-report rss_after_answer "$(rss_mb "$PID")" MB 30
-
-# 2b. The same answer with every SSE event its own write and flush, as real servers send tokens
-# (the client may wake for every event, not every 10 ms).
-serve event_writes long "$TOKENS" "$RATE" --event-writes
+# 2. The long answer, every SSE event its own write and flush at its own time, as a real server
+# sends tokens: CPU while it streams, lag after the last token, keystrokes meanwhile.
+serve answer long "$TOKENS" "$RATE" --event-writes
 mkdir -p "$WORK/ws_b"
 launch "$WORK/ws_b"
-stream "write the long answer" "END-OF-ANSWER-$TOKENS"
-report stream_event_writes_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
-report stream_event_writes_lag "$LAG_MS" ms 33
-report stream_event_writes_cpu_avg "$STREAM_CPU" "%" 8
+KEYS=zqx stream "write the long answer" "END-OF-ANSWER-$TOKENS"
+report keystroke_while_streaming "$KEY_MS" ms 16
+report stream_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
+report last_line_lag_after_arrival "$LAG_MS" ms 33
+report stream_cpu_avg "$STREAM_CPU" "%" 3
+EMPTY_CPU=$STREAM_CPU
+sleep 1
+report rss_after_answer "$(rss_mb "$PID")" MB 20
 
-# 2c. TOKENS tokens of reasoning with the pro preset, the reasoning pane showing it as it grows
-# (written in 10 ms batches, like the answer in 2).
-serve reasoning think-long "$TOKENS" "$RATE"
+# 3. TOKENS tokens of reasoning with the pro preset, the reasoning pane showing it as it grows,
+# every event its own write.
+serve reasoning think-long "$TOKENS" "$RATE" --event-writes
 mkdir -p "$WORK/ws_c"
 launch "$WORK/ws_c" --model deepseek-v4-pro
 stream "think it through" "END-OF-REASONING-$TOKENS"
 report reasoning_stream_arrival "$ARRIVAL_MS" ms $((TOKENS * 1000 / RATE + 500))
 report reasoning_last_line_lag "$LAG_MS" ms 33
-report reasoning_stream_cpu_avg "$STREAM_CPU" "%" 10
+report reasoning_stream_cpu_avg "$STREAM_CPU" "%" 3
 
-# 3. A history of TURNS turns: start-up and memory.
+# 4. A session of STEPS steps (each a turn that reads a file of STEP_BYTES and answers):
+# start-up, a page of scrolling back, memory, and the answer streamed with it open.
 mkdir -p "$WORK/ws2"
-"$EX/gen_history" "$WORK/ws2" "$TURNS" >/dev/null
+"$EX/gen_history" "$WORK/ws2" "$STEPS" "$STEP_BYTES" >/dev/null
+serve long_session long "$TOKENS" "$RATE" --event-writes
 launch "$WORK/ws2"
-report "startup_${TURNS}_turns_first_frame" "$((STARTUP_MS - TMUX_MS))" ms 60
+report "startup_${STEPS}_steps_first_frame" "$((STARTUP_MS - TMUX_MS))" ms 50
 sleep 1
-report "rss_${TURNS}_turns" "$(rss_mb "$PID")" MB 60
+best=1000000
+for _ in 1 2 3 4 5; do
+    before=$(screen)
+    tmux send-keys -t "$SESSION" PageUp
+    ms=$(wait_change "$before" 2000)
+    [ "$ms" -ge 0 ] && [ "$ms" -lt "$best" ] && best=$ms
+done
+report "scroll_page_${STEPS}_steps" "$best" ms 16
+report "rss_${STEPS}_steps" "$(rss_mb "$PID")" MB 40
+tmux send-keys -t "$SESSION" End
+stream "write the long answer" "END-OF-ANSWER-$TOKENS"
+report "stream_cpu_${STEPS}_steps" "$STREAM_CPU" "%" 3
+report "stream_cpu_ratio_${STEPS}_steps" "$(awk -v a="$STREAM_CPU" -v b="$EMPTY_CPU" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 99 }')" x 1.2

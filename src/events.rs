@@ -502,6 +502,17 @@ pub enum AgentEvent {
     Plan(PlanEvent),
 }
 
+impl AgentEvent {
+    /// Whether this is one more piece of text streaming in (reasoning, answer, a tool's
+    /// output): what a lower frame rate may gather, unlike events that change what happens.
+    pub fn is_stream_delta(&self) -> bool {
+        matches!(
+            self,
+            Self::ReasoningDelta(_) | Self::ContentDelta(_) | Self::ToolOutputDelta { .. }
+        )
+    }
+}
+
 /// Where one item of a plan stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ItemState {

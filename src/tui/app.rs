@@ -23,6 +23,10 @@ use crate::agent::{AgentEvent, AgentHandle};
 /// How often the spinner and elapsed time move while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
 
+/// While streamed text waits for its frame, how long the loop lets agent events gather
+/// before it takes them again (to see one that should be drawn sooner).
+const GATHER: Duration = Duration::from_millis(4);
+
 /// Runs until the person quits, a signal arrives, or something fails.
 pub async fn event_loop(
     terminal: &mut Tui,
@@ -42,11 +46,12 @@ pub async fn event_loop(
     let mut sighup = signal(SignalKind::hangup())?;
     let mut hangup = terminal::hangup();
     let mut watching_hangup = true;
-    // Whether agent events were applied since the last frame. Then the loop stops listening to
-    // them until that frame (at most `MIN_INTERVAL` away) drains what queued up meanwhile: a
-    // stream written a token at a time wakes the loop about twice a frame, not once a token,
-    // and nothing is drawn later than before.
-    let mut holding = false;
+    // Whether the loop takes agent events now. After the first events since the last frame it
+    // stops listening until that frame drains what queued up meanwhile: a stream written a
+    // token at a time wakes the loop a few times a frame, not once a token. When streamed text
+    // put the frame off to the streaming rate, it looks again every `GATHER` once a frame could
+    // be drawn sooner, so an event that ends a step or a turn is not kept waiting behind it.
+    let mut hold = Hold::Listening;
     schedule.request(Instant::now());
     loop {
         let deadline = schedule.deadline();
@@ -65,11 +70,11 @@ pub async fn event_loop(
                 // batch: a flood of events cannot hold keys and frames up).
                 state.key_set = keys.is_set(&state.preset);
                 let mut effects = Vec::new();
-                if drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects) {
-                    schedule.request(Instant::now());
+                if let Drained::More { urgent } = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects) {
+                    request_for(&mut schedule, urgent, Instant::now());
                 }
                 perform(effects, agent, keys, files);
-                holding = false;
+                hold = Hold::Listening;
                 let now = Instant::now();
                 // Laid out inside `draw`, for the size it has just read (asking the terminal
                 // once more for it would open /dev/tty once more every frame).
@@ -89,17 +94,28 @@ pub async fn event_loop(
                     schedule.request(*until);
                 }
             }
-            ev = events.recv(), if !holding => match ev {
+            _ = async { match hold {
+                Hold::Until(at) => tokio::time::sleep_until(at.into()).await,
+                _ => std::future::pending().await,
+            } } => hold = Hold::Listening,
+            ev = events.recv(), if hold == Hold::Listening => match ev {
                 Some(ev) => {
                     // The agent reads the key file again before a turn: the state follows.
                     state.key_set = keys.is_set(&state.preset);
                     // A turn that ends hands over to the oldest queued message at once.
+                    let urgent = !ev.is_stream_delta();
                     let mut effects = update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
-                    drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects);
+                    let drained = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects);
                     perform(effects, agent, keys, files);
-                    schedule.request(Instant::now());
-                    holding = true;
+                    let now = Instant::now();
+                    request_for(&mut schedule, urgent || drained.urgent(), now);
+                    let listen = schedule.soonest_urgent().map_or(now, |at| at.max(now)) + GATHER;
+                    hold = if schedule.deadline().is_some_and(|d| d > listen) {
+                        Hold::Until(listen)
+                    } else {
+                        Hold::UntilFrame
+                    };
                 }
                 None => return Err(TuiError::AgentStopped),
             },
@@ -182,14 +198,54 @@ fn drain(
     events: &mut UnboundedReceiver<AgentEvent>,
     limit: usize,
     effects: &mut Vec<Effect>,
-) -> bool {
+) -> Drained {
+    let mut urgent = false;
     for _ in 0..limit {
         match events.try_recv() {
-            Ok(ev) => effects.extend(update::on_event(state, ev, Instant::now())),
-            Err(_) => return false,
+            Ok(ev) => {
+                urgent |= !ev.is_stream_delta();
+                effects.extend(update::on_event(state, ev, Instant::now()));
+            }
+            Err(_) => return Drained::All { urgent },
         }
     }
-    true
+    Drained::More { urgent }
+}
+
+/// Whether the event loop takes agent events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    Listening,
+    /// Not until the next frame.
+    UntilFrame,
+    /// Not until then (sooner than the next frame).
+    Until(Instant),
+}
+
+/// What [`drain`] did, and whether any event it applied was more than streamed text.
+enum Drained {
+    /// Every queued event was applied.
+    All { urgent: bool },
+    /// The batch's limit was reached with events still queued.
+    More { urgent: bool },
+}
+
+impl Drained {
+    fn urgent(&self) -> bool {
+        match self {
+            Self::All { urgent } | Self::More { urgent } => *urgent,
+        }
+    }
+}
+
+/// Asks for the frame that shows applied agent events: soon when one changed what happens (a
+/// step, a call, the turn's end), at the streaming rate when all were streamed text.
+fn request_for(schedule: &mut FrameSchedule, urgent: bool, now: Instant) {
+    if urgent {
+        schedule.request(now);
+    } else {
+        schedule.request_streamed(now);
+    }
 }
 
 /// Carries out what the reducer asked for.
@@ -255,9 +311,8 @@ mod tests {
     use super::*;
     use crate::tui::{Theme, TuiOptions};
 
-    #[test]
-    fn a_flood_of_events_is_applied_in_bounded_batches() {
-        let options = TuiOptions {
+    fn options() -> TuiOptions {
+        TuiOptions {
             workspace: "ws".into(),
             preset: crate::llm::Preset::Flash,
             max_steps: 6,
@@ -272,20 +327,51 @@ mod tests {
             run_command: Ok(()),
             skills: Default::default(),
             custom_commands: Default::default(),
-        };
-        let mut state = State::new(&options);
+        }
+    }
+
+    #[test]
+    fn a_flood_of_events_is_applied_in_bounded_batches() {
+        let mut state = State::new(&options());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         for i in 0..10 {
             tx.send(AgentEvent::Notice(format!("n{i}"))).unwrap();
         }
         let mut effects = Vec::new();
         assert!(
-            drain(&mut state, &mut rx, 4, &mut effects),
+            matches!(
+                drain(&mut state, &mut rx, 4, &mut effects),
+                Drained::More { urgent: true }
+            ),
             "the limit was reached"
         );
         assert_eq!(state.view.entries.len(), 4);
-        assert!(drain(&mut state, &mut rx, 4, &mut effects));
-        assert!(!drain(&mut state, &mut rx, 4, &mut effects), "all drained");
+        assert!(matches!(
+            drain(&mut state, &mut rx, 4, &mut effects),
+            Drained::More { .. }
+        ));
+        assert!(
+            matches!(
+                drain(&mut state, &mut rx, 4, &mut effects),
+                Drained::All { urgent: true }
+            ),
+            "all drained"
+        );
         assert_eq!(state.view.entries.len(), 10);
+    }
+
+    #[test]
+    fn streamed_text_alone_is_not_urgent() {
+        let mut state = State::new(&options());
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        tx.send(AgentEvent::ContentDelta("a".into())).unwrap();
+        tx.send(AgentEvent::ReasoningDelta("b".into())).unwrap();
+        let mut effects = Vec::new();
+        let drained = drain(&mut state, &mut rx, 8, &mut effects);
+        assert!(matches!(drained, Drained::All { urgent: false }));
+        tx.send(AgentEvent::ContentDelta("c".into())).unwrap();
+        tx.send(AgentEvent::StepFinished(crate::events::StepEnd::Answer))
+            .unwrap();
+        assert!(drain(&mut state, &mut rx, 8, &mut effects).urgent());
     }
 }

@@ -13,12 +13,15 @@ pub struct SseBuilder {
     pieces: Vec<Piece>,
 }
 
+/// One `data:` event with every field DeepSeek sends, so a client parses as much per event
+/// as it does from the real service.
 fn chunk(delta: Value, finish: Option<&str>, usage: Option<Value>) -> String {
     let body = json!({
-        "id": "mock-1",
+        "id": "cca85624-4056-401f-b220-d77601d1f70d",
         "object": "chat.completion.chunk",
         "created": 1764664568,
         "model": "deepseek-v4-flash",
+        "system_fingerprint": "fp_eaab8d114b_prod0820_fp8_kvcache",
         "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
         "usage": usage,
     });

@@ -2,7 +2,7 @@
 //! and drawn in a frame that shows the language and the block's number. Colours are RGB on a
 //! truecolor terminal, otherwise the nearest of xterm's 256.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -42,6 +42,9 @@ fn code_theme(light: bool) -> &'static CodeTheme {
 thread_local! {
     /// Code lines highlighted on this thread (tests read it to prove each line is done once).
     static HIGHLIGHTED: Cell<usize> = const { Cell::new(0) };
+    /// The language token looked up last and the syntax found for it.
+    static LAST_SYNTAX: RefCell<Option<(String, Option<&'static SyntaxReference>)>> =
+        const { RefCell::new(None) };
 }
 
 #[cfg(test)]
@@ -60,10 +63,23 @@ fn syntax_for(info: &str) -> Option<&'static SyntaxReference> {
     if token.is_empty() {
         return None;
     }
-    let set = syntaxes();
-    set.find_syntax_by_token(token)
-        .or_else(|| set.find_syntax_by_name(token))
-        .filter(|s| s.name != "Plain Text")
+    // Found by a scan of every syntax's names and extensions; a growing block asks again
+    // for each new line, so the last answer is kept.
+    LAST_SYNTAX.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((held, syntax)) = last.as_ref()
+            && held == token
+        {
+            return *syntax;
+        }
+        let set = syntaxes();
+        let syntax = set
+            .find_syntax_by_token(token)
+            .or_else(|| set.find_syntax_by_name(token))
+            .filter(|s| s.name != "Plain Text");
+        *last = Some((token.to_string(), syntax));
+        syntax
+    })
 }
 
 /// The highlighting of a code block that is still growing: the rows of its finished lines and

@@ -6,8 +6,8 @@ use std::time::Instant;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
+use super::put::put_line;
 use super::{chips, inner, pane_block};
 use crate::diff::{DiffKind, FileDiff};
 use crate::tui::state::{CallLine, CallStatus, Entry, EntryKind, Focus, Pane, State, WrapCache};
@@ -431,6 +431,11 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     }
     c.lines.push(Line::default());
     c.version = entry.version;
+    // A finished answer's lines are all in the cache now: the renderer's own copy of them goes
+    // (a long answer's lines weigh megabytes). Should the entry change again, it renders afresh.
+    if entry.done {
+        entry.markdown = Default::default();
+    }
 }
 
 /// Screens of lines above the view that are rendered exactly at start-up; entries further up
@@ -636,54 +641,56 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, area: Rect, now: Instant) {
     let offsets = &state.view.conv_index.offsets;
     let first = offsets.partition_point(|&o| o <= top).saturating_sub(1);
     let mut skip = top - offsets.get(first).copied().unwrap_or(0).min(top);
-    let mut visible: Vec<Line<'static>> = Vec::with_capacity(height);
-    for entry in state.view.entries.iter().skip(first) {
+    let text_area = block.inner(area);
+    frame.render_widget(block, area);
+    let buf = frame.buffer_mut();
+    let mut rows = (text_area.top()..text_area.bottom()).take(height);
+    'entries: for entry in state.view.entries.iter().skip(first) {
         let n = entry.cache.height();
         if skip >= n {
             skip -= n;
             continue;
         }
         // `prepare` renders what is in view; an estimate left here is drawn blank.
-        let blank = vec![Line::default(); entry.cache.estimated.unwrap_or(0)];
-        let lines = if entry.cache.estimated.is_some() {
-            &blank
-        } else {
-            &entry.cache.lines
-        };
+        if let Some(blank) = entry.cache.estimated {
+            for _ in skip..blank {
+                if rows.next().is_none() {
+                    break 'entries;
+                }
+            }
+            skip = 0;
+            continue;
+        }
         let running = entry
             .call
             .as_ref()
             .is_some_and(|c| c.status == CallStatus::Running);
-        for (i, line) in lines.iter().enumerate().skip(skip) {
-            if visible.len() >= height {
-                break;
-            }
+        for (i, line) in entry.cache.lines.iter().enumerate().skip(skip) {
+            let Some(y) = rows.next() else {
+                break 'entries;
+            };
             // A running call's spinner and a reasoning line's seconds move with time; the
             // cached line holds their first frame.
-            let line = if i == 0 && counting(entry) {
-                thinking_line(entry, Some(now), &state.theme)
-            } else {
+            if i == 0 && counting(entry) {
+                let line = thinking_line(entry, Some(now), &state.theme);
+                put_line(buf, text_area.x, y, &line, text_area.width);
+            } else if running && i == 0 && !line.spans.is_empty() {
                 let mut line = line.clone();
-                if running
-                    && i == 0
-                    && let Some(span) = line.spans.last_mut()
-                {
+                if let Some(span) = line.spans.last_mut() {
                     span.content = spinner(state, now).into();
                 }
-                line
-            };
-            visible.push(line);
+                put_line(buf, text_area.x, y, &line, text_area.width);
+            } else {
+                put_line(buf, text_area.x, y, line, text_area.width);
+            }
         }
         skip = 0;
-        if visible.len() >= height {
-            break;
-        }
     }
     if state.view.entries.is_empty() {
-        visible.push(Line::styled(
+        let hint = Line::styled(
             "Type a prompt below and press Enter. F1 shows every key.",
             state.theme.muted,
-        ));
+        );
+        put_line(buf, text_area.x, text_area.y, &hint, text_area.width);
     }
-    frame.render_widget(Paragraph::new(visible).block(block), area);
 }

@@ -10,6 +10,7 @@ pub(crate) mod key_dialog;
 pub(crate) mod picker;
 pub(crate) mod plan;
 pub(crate) mod popup;
+pub(crate) mod put;
 pub(crate) mod reasoning;
 pub(crate) mod status;
 pub(crate) mod timeline;
@@ -19,7 +20,7 @@ pub(crate) mod wrap_cache;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders};
 
 use super::state::{Focus, Scroll, State};
 
@@ -94,9 +95,9 @@ pub fn draw_lines(
     scroll: &Scroll,
 ) {
     let top = scroll.effective_top().min(lines.len());
-    let height = inner(area).height as usize;
-    let visible: Vec<Line<'static>> = lines[top..].iter().take(height).cloned().collect();
-    frame.render_widget(Paragraph::new(visible).block(block), area);
+    let text_area = block.inner(area);
+    frame.render_widget(block, area);
+    put::put_lines(frame.buffer_mut(), text_area, &lines[top..]);
 }
 
 /// Clears `rect` for a popup drawn over what is there. A wide character (CJK, an emoji) that
