@@ -49,6 +49,13 @@ impl TerminalCleaner {
 
     /// Cleans the next piece of the stream, appending what is safe to show to `out`.
     pub fn push_into(&mut self, piece: &str, out: &mut String) {
+        // Outside a sequence, text without a control character passes whole. (A C1 control,
+        // U+0080–U+009F, is the byte 0xC2 then another: text with 0xC2 goes the slow way.)
+        let plain = |b: u8| (b >= 0x20 || b == b'\n' || b == b'\t') && b != 0x7f && b != 0xc2;
+        if self.state == State::Ground && piece.bytes().all(plain) {
+            out.push_str(piece);
+            return;
+        }
         for c in piece.chars() {
             self.feed(c, out);
         }
@@ -275,6 +282,16 @@ mod tests {
                 start = end;
             }
             prop_assert_eq!(pieces, whole);
+        }
+
+        #[test]
+        fn the_plain_text_shortcut_cleans_as_each_character_would(text in hostile()) {
+            let mut slow = TerminalCleaner::new();
+            let mut out = String::new();
+            for c in text.chars() {
+                slow.feed(c, &mut out);
+            }
+            prop_assert_eq!(clean(&text), out);
         }
 
         #[test]

@@ -56,26 +56,36 @@ impl SseParser {
     /// [`SseParser::overflowed`]).
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Frame> {
         let mut frames = Vec::new();
-        for &b in bytes {
-            if self.overflowed {
+        let mut rest = bytes;
+        while !rest.is_empty() && !self.overflowed {
+            // An LF right after a CR ends nothing: the two were one line end.
+            if std::mem::take(&mut self.after_cr) && rest[0] == b'\n' {
+                rest = &rest[1..];
+                continue;
+            }
+            let end = rest.iter().position(|&b| b == b'\n' || b == b'\r');
+            let (text, terminator) = match end {
+                Some(i) => (&rest[..i], Some(rest[i])),
+                None => (rest, None),
+            };
+            self.line.extend_from_slice(text);
+            if self.line.len() + self.data.len() > MAX_EVENT_BYTES {
+                self.overflow();
                 break;
             }
-            match b {
-                b'\n' if self.after_cr => self.after_cr = false,
-                b'\n' | b'\r' => {
-                    self.after_cr = b == b'\r';
-                    let line = std::mem::take(&mut self.line);
-                    if let Some(frame) = self.line_done(&line) {
-                        frames.push(frame);
-                    }
-                }
-                _ => {
-                    self.after_cr = false;
-                    self.line.push(b);
-                    if self.line.len() + self.data.len() > MAX_EVENT_BYTES {
-                        self.overflow();
-                    }
-                }
+            let Some(terminator) = terminator else {
+                break;
+            };
+            self.after_cr = terminator == b'\r';
+            rest = &rest[text.len() + 1..];
+            // The line's buffer is kept for the next one.
+            let mut line = std::mem::take(&mut self.line);
+            if let Some(frame) = self.line_done(&line) {
+                frames.push(frame);
+            }
+            line.clear();
+            if !self.overflowed {
+                self.line = line;
             }
         }
         frames

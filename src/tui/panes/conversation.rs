@@ -444,7 +444,7 @@ const EXACT_SCREENS: usize = 3;
 
 /// A cheap guess of an entry's height at `width`: its source lines wrapped by display width,
 /// plus the header and the blank line after it.
-fn estimate_height(entry: &Entry, width: usize) -> usize {
+fn estimate_height(entry: &Entry, width: usize, theme: &Theme) -> usize {
     let width = width.max(1);
     let shown = if foldable(entry) && !entry.expanded {
         FOLD_SHOW + 1
@@ -459,9 +459,10 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
         .sum();
     if entry.kind == EntryKind::Call {
         // The call line, its result preview as drawn, and the gap.
-        let preview = entry.call.as_ref().map_or(0, |c| {
-            preview_lines(c, entry.expanded, &Theme::default()).len()
-        });
+        let preview = entry
+            .call
+            .as_ref()
+            .map_or(0, |c| preview_lines(c, entry.expanded, theme).len());
         return 1 + preview + entry.gap as usize;
     }
     if let Some(plan) = &entry.plan {
@@ -481,12 +482,12 @@ fn estimate_height(entry: &Entry, width: usize) -> usize {
 /// lines when it was rendered at this width (perhaps a version ago: a live answer only grows),
 /// else the estimate. Counting the lines is free; estimating a long live answer on every delta
 /// would cost its whole text.
-fn height_guess(entry: &Entry, width: u16) -> usize {
+fn height_guess(entry: &Entry, width: u16, theme: &Theme) -> usize {
     let c = &entry.cache;
     if c.width == width && c.estimated.is_none() && !c.lines.is_empty() {
         c.lines.len()
     } else {
-        estimate_height(entry, width as usize)
+        estimate_height(entry, width as usize, theme)
     }
 }
 
@@ -543,7 +544,7 @@ pub fn prepare(state: &mut State, area: Rect) {
     let mut lines_below = 0;
     while exact_from > start && lines_below < EXACT_SCREENS * height.max(1) {
         exact_from -= 1;
-        lines_below += height_guess(&state.view.entries[exact_from], width);
+        lines_below += height_guess(&state.view.entries[exact_from], width, &state.theme);
     }
     for (i, entry) in state.view.entries.iter_mut().enumerate().skip(start) {
         let current = entry.cache.width == width && entry.cache.version == entry.version;
@@ -553,7 +554,7 @@ pub fn prepare(state: &mut State, area: Rect) {
             entry.cache = WrapCache {
                 width,
                 version: entry.version,
-                estimated: Some(estimate_height(entry, width as usize)),
+                estimated: Some(estimate_height(entry, width as usize, &state.theme)),
                 ..Default::default()
             };
         }
