@@ -116,7 +116,7 @@ fn timeline_state(steps: usize) -> Screen {
             AgentEvent::ToolFinished {
                 id,
                 name: "read_text_file".into(),
-                result: json!({"ok": true, "content": "fn main() {}\n".repeat(4)}),
+                result: json!({"ok": true, "content": "fn main() {}\n".repeat(4)}).into(),
                 outcome: miniclaw::events::CallOutcome::Ok,
                 approved: false,
                 duration: Some(Duration::from_millis(3)),

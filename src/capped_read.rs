@@ -88,7 +88,9 @@ pub fn open_capped(path: &Path, cap: u64, links: Links) -> Result<File, CappedRe
 /// The bytes of `path`, at most `cap` of them (see the module doc).
 pub fn read_capped(path: &Path, cap: u64, links: Links) -> Result<Vec<u8>, CappedReadError> {
     let file = open_capped(path, cap, links)?;
-    let mut bytes = Vec::new();
+    // Sized to the file at once: a long history is megabytes, and growing to it copies them.
+    let size = file.metadata().map_or(0, |m| m.len()).min(cap);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     // A file that grows after the size check still stops at the cap.
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)

@@ -8,6 +8,95 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::llm::Usage;
 
+/// A call's observation as the events carry it, read as a JSON [`Value`] (it derefs to one).
+/// Shared, since the transcript and the conversation keep the same one; and one told again
+/// from a saved session keeps its text and is parsed when first read, since most of a long
+/// session's calls are never looked at again and their outputs are most of its weight.
+#[derive(Clone)]
+pub struct Observation(std::sync::Arc<Parsed>);
+
+/// An observation's value, and the text it is parsed from while it is not yet.
+struct Parsed {
+    text: Option<std::sync::Arc<String>>,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl Observation {
+    /// An observation of `value`.
+    pub fn new(value: Value) -> Self {
+        Self(std::sync::Arc::new(Parsed {
+            text: None,
+            value: std::sync::OnceLock::from(value),
+        }))
+    }
+
+    /// An observation saved as `text` (shared with the session's message, not copied): parsed
+    /// when first read, and read as a JSON string of the text when it is not JSON (an older or
+    /// edited session).
+    pub fn saved(text: std::sync::Arc<String>) -> Self {
+        Self(std::sync::Arc::new(Parsed {
+            text: Some(text),
+            value: std::sync::OnceLock::new(),
+        }))
+    }
+
+    /// The value.
+    pub fn value(&self) -> &Value {
+        self.0.value.get_or_init(|| {
+            let text = self.0.text.as_deref().map_or("", String::as_str);
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
+        })
+    }
+}
+
+impl Observation {
+    /// The value if it is parsed, else the saved text it is parsed from.
+    pub fn parsed_or_text(&self) -> Result<&Value, &str> {
+        match (
+            self.0.value.get(),
+            self.0.text.as_deref().map(String::as_str),
+        ) {
+            (Some(value), _) => Ok(value),
+            (None, Some(text)) => Err(text),
+            (None, None) => Ok(self.value()),
+        }
+    }
+}
+
+impl std::ops::Deref for Observation {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        self.value()
+    }
+}
+
+impl From<Value> for Observation {
+    fn from(value: Value) -> Self {
+        Self::new(value)
+    }
+}
+
+impl PartialEq for Observation {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.value() == other.value()
+    }
+}
+
+impl Eq for Observation {}
+
+impl std::fmt::Display for Observation {
+    /// As compact JSON, as [`Value`] shows itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value().fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Observation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value().fmt(f)
+    }
+}
+
 /// A compaction of the session, as told to the screen and reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Compaction {
@@ -152,10 +241,13 @@ pub enum CommandExit {
 impl CommandExit {
     /// How the call of `tool` with observation `result` exited, when it was a command that did
     /// not exit 0 (`None` for any other call, a command that exited 0, or a background job).
-    pub fn failed(tool: &str, result: &Value) -> Option<Self> {
+    pub fn failed(tool: &str, result: &Observation) -> Option<Self> {
+        // Asked of every call: only a command's observation is read (a saved one is parsed
+        // when first read).
         if tool != crate::command_rules::RUN_COMMAND && tool != "run_shell_command" {
             return None;
         }
+        let result = result.value();
         if result.get("ok").and_then(Value::as_bool) != Some(true) {
             return None;
         }
@@ -342,7 +434,7 @@ pub enum AgentEvent {
         /// The tool name.
         name: String,
         /// The JSON observation (`{"ok": ..., "tool": ..., ...}`), for the model and reports.
-        result: Value,
+        result: Observation,
         /// How it ended.
         outcome: CallOutcome,
         /// Whether a person said yes to it first.

@@ -198,12 +198,16 @@ pub fn tool_step(s: &mut Session, n: usize, escaped: &str) {
             },
         }],
     ));
-    s.push(Message::tool(
+    // As MiniClaw saves a call today: with how it ended and how long it took.
+    let mut result = Message::tool_result(
         id,
         format!(
             r#"{{"ok":true,"tool":"read_text_file","path":"src/file{n}.rs","content":{escaped}}}"#
         ),
-    ));
+        (miniclaw::events::CallOutcome::Ok, false),
+    );
+    result.duration_ms = Some(12);
+    s.push(result);
 }
 
 /// A session of `turns` turns that each read a file of `output_bytes` (one tool step) and

@@ -152,7 +152,7 @@ fn call(setup: &Setup, arguments: Value) -> (CallOutcome, Value, Vec<String>) {
             _ => None,
         })
         .collect();
-    (o.outcome, o.value, notices)
+    (o.outcome, o.value.value().clone(), notices)
 }
 
 fn command(line: &str) -> Value {

@@ -46,8 +46,8 @@ impl Batch {
 
 /// A call's observation (what the model reads) and how it ended (what the program reads).
 pub(super) struct Observed {
-    /// The JSON observation.
-    pub value: Value,
+    /// The JSON observation (the one the events carry).
+    pub value: crate::events::Observation,
     /// How the call ended.
     pub outcome: CallOutcome,
     /// Whether a person said yes to it first.
@@ -81,7 +81,8 @@ fn filled(observations: Vec<Option<Observed>>, calls: &[ToolCall]) -> Vec<Observ
                     "ok": false,
                     "tool": c.function.name,
                     "error": NOT_STARTED,
-                }),
+                })
+                .into(),
                 outcome: CallOutcome::Interrupted,
                 approved: false,
                 duration: None,
@@ -293,7 +294,7 @@ impl Agent {
             match refusal {
                 Some(error) => {
                     let refused = Observed {
-                        value: json!({"ok": false, "tool": name, "error": error}),
+                        value: json!({"ok": false, "tool": name, "error": error}).into(),
                         outcome: CallOutcome::Refused {
                             why: error,
                             by: RefusedBy::Guard,
@@ -343,7 +344,7 @@ impl Agent {
         let refused = match self.approvals.gate(request, events, cancel).await {
             Gate::Run { asked } => return Ok(asked),
             Gate::Refused(value, outcome) => Observed {
-                value,
+                value: value.into(),
                 outcome,
                 approved: false,
                 duration: Some(std::time::Duration::ZERO),
@@ -430,6 +431,7 @@ impl Agent {
                         diff: diff.clone(),
                     });
                 }
+                let result = crate::events::Observation::new(result);
                 events.send(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),

@@ -108,7 +108,7 @@ impl Agent {
         let reason = verdict.block?;
         let error = format!("blocked by a PreToolUse hook: {reason}");
         Some(Observed {
-            value: json!({"ok": false, "tool": call.function.name, "error": error}),
+            value: json!({"ok": false, "tool": call.function.name, "error": error}).into(),
             outcome: CallOutcome::Refused {
                 why: error,
                 by: RefusedBy::Hook,

@@ -60,7 +60,7 @@ pub struct Message {
     pub role: Role,
     /// The text.
     #[serde(default)]
-    pub content: String,
+    pub content: Text,
     /// The model's reasoning (assistant messages in thinking mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
@@ -129,7 +129,7 @@ impl Message {
         Self {
             id: new_id(),
             role,
-            content: content.into(),
+            content: Text::from(content.into()),
             reasoning: None,
             tool_calls: Vec::new(),
             tool_call_id: None,
@@ -256,7 +256,7 @@ impl Message {
             } else if let Some(note) = &self.note {
                 Some(format!("{note}\n\n{}", self.content))
             } else {
-                Some(self.content.clone())
+                Some(self.content.to_string())
             },
             reasoning_content: if is_assistant && with_tools {
                 Some(self.reasoning.clone().unwrap_or_default())
@@ -493,12 +493,23 @@ impl Session {
     /// Makes the history valid for the API whatever happened before: every assistant tool call
     /// gets a result (a note that it never ran), and results without their call are dropped.
     pub fn repair(&mut self) {
+        // Almost always whole: looked over first, since rebuilding moves every message (a long
+        // session's are megabytes).
+        if !self.is_whole() {
+            self.rebuild();
+        }
+    }
+
+    /// Repairs the session by rebuilding its messages (see [`Session::repair`]).
+    fn rebuild(&mut self) {
         let mut fixed: Vec<Message> = Vec::with_capacity(self.messages.len());
         let mut open: Vec<String> = Vec::new();
         for mut m in std::mem::take(&mut self.messages) {
             if m.compaction.is_some() {
                 if m.role == Role::System {
-                    cap_summary(&mut m.content);
+                    if m.content.len() > SUMMARY_CHARS {
+                        cap_summary(m.content.make_mut());
+                    }
                 } else {
                     // Only a system message is a summary: a mark elsewhere (an edited file)
                     // is dropped and the message is sent as what it is.
@@ -527,6 +538,126 @@ impl Session {
             fixed.insert(0, Message::system(SYSTEM_PROMPT));
         }
         self.messages = fixed;
+    }
+}
+
+impl Session {
+    /// Whether [`Session::repair`] would leave the session as it is: it opens with the system
+    /// prompt, every call has its one result right after its message, and only system messages
+    /// hold summaries, none too long.
+    fn is_whole(&self) -> bool {
+        let mut open: Vec<&str> = Vec::new();
+        for m in &self.messages {
+            if m.compaction.is_some() && (m.role != Role::System || m.content.len() > SUMMARY_CHARS)
+            {
+                return false;
+            }
+            if m.role == Role::Tool {
+                let id = m.tool_call_id.as_deref().unwrap_or_default();
+                match open.iter().position(|o| *o == id) {
+                    Some(pos) => {
+                        open.remove(pos);
+                    }
+                    None => return false,
+                }
+            } else if !open.is_empty() {
+                return false;
+            } else if m.role == Role::Assistant {
+                open = m.tool_calls.iter().map(|c| c.id.as_str()).collect();
+            }
+        }
+        open.is_empty() && self.messages.first().is_some_and(Message::is_system_prompt)
+    }
+}
+
+/// A message's text. Shared, not copied, when it is cloned: a saved call's observation is
+/// held by the conversation too (a long session's tool outputs are most of its weight). It
+/// reads as a `str`; [`Text::make_mut`] edits it (a copy, if it is shared).
+#[derive(Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Text(std::sync::Arc<String>);
+
+impl Text {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The text, shared.
+    pub fn shared(&self) -> std::sync::Arc<String> {
+        std::sync::Arc::clone(&self.0)
+    }
+
+    /// The text to edit (copied first when it is shared).
+    pub fn make_mut(&mut self) -> &mut String {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Self {
+        Self(std::sync::Arc::new(text))
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Self(std::sync::Arc::new(text.to_string()))
+    }
+}
+
+impl From<Text> for String {
+    fn from(text: Text) -> Self {
+        std::sync::Arc::unwrap_or_clone(text.0)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
     }
 }
 
@@ -611,6 +742,35 @@ mod tests {
         headless.messages.clear();
         headless.set_system_prompt("rules");
         assert_eq!(headless.system_prompt(), Some("rules"));
+    }
+
+    proptest::proptest! {
+        /// The look-over that spares a whole session its rebuild says "whole" exactly when the
+        /// rebuild would change nothing.
+        #[test]
+        fn a_session_is_whole_exactly_when_repair_changes_nothing(
+            ops in proptest::collection::vec((0u8..6, 0u8..3, 0u8..3), 0..12),
+            prompt_first in proptest::bool::ANY,
+        ) {
+            let mut s = Session::new();
+            if !prompt_first {
+                s.messages.clear();
+            }
+            for (kind, a, b) in ops {
+                let id = |n: u8| format!("c{n}");
+                s.push(match kind {
+                    0 => Message::user("go"),
+                    1 => Message::assistant("", None, (0..=a).map(|n| call(&id(n + b))).collect()),
+                    2 => Message::assistant("done", None, vec![]),
+                    3 => Message::compaction("SUMMARY", CompactionMark { turns: 1, automatic: a == 0, kept_from: None }),
+                    4 => Message { compaction: Some(CompactionMark { turns: 1, automatic: false, kept_from: None }), ..Message::user("edited") },
+                    _ => Message::tool(id(a), "{}"),
+                });
+            }
+            let mut rebuilt = s.clone();
+            rebuilt.rebuild();
+            proptest::prop_assert_eq!(s.is_whole(), rebuilt.messages == s.messages);
+        }
     }
 
     #[test]

@@ -278,7 +278,7 @@ mod tests {
             nested(AgentEvent::ToolFinished {
                 id: "s1".into(),
                 name: "read_text_file".into(),
-                result: json!({"ok": true}),
+                result: json!({"ok": true}).into(),
                 outcome: CallOutcome::Ok,
                 approved: false,
                 duration: None,
@@ -286,7 +286,7 @@ mod tests {
             AgentEvent::ToolFinished {
                 id: "c2".into(),
                 name: "list_files".into(),
-                result: json!({"ok": false}),
+                result: json!({"ok": false}).into(),
                 outcome: CallOutcome::Denied {
                     reason: String::new(),
                 },
@@ -296,7 +296,7 @@ mod tests {
             AgentEvent::ToolFinished {
                 id: "c1".into(),
                 name: "delegate_file_analysis".into(),
-                result: json!({"ok": true, "answer": "sub"}),
+                result: json!({"ok": true, "answer": "sub"}).into(),
                 outcome: CallOutcome::Ok,
                 approved: true,
                 duration: Some(Duration::from_millis(9)),

@@ -65,7 +65,7 @@ fn call_report(call: &Call) -> CallReport {
         id: call.id.clone(),
         name: call.name.clone(),
         arguments: arguments_value(&call.arguments),
-        result: finished.map(|f| f.result.clone()),
+        result: finished.map(|f| (*f.result).clone()),
         outcome: finished.map(|f| f.outcome.name()),
         approved: finished.is_some_and(|f| f.approved),
         duration_ms: call.duration().map(millis),

@@ -350,7 +350,7 @@ mod tests {
             AgentEvent::ToolFinished {
                 id: "c1".into(),
                 name: "list_files".into(),
-                result: json!({"ok": true}),
+                result: json!({"ok": true}).into(),
                 outcome: CallOutcome::Ok,
                 approved: false,
                 duration: Some(Duration::from_millis(3)),
@@ -397,7 +397,7 @@ mod tests {
             nested(AgentEvent::ToolFinished {
                 id: "s1".into(),
                 name: "read_text_file".into(),
-                result: json!({"ok": true}),
+                result: json!({"ok": true}).into(),
                 outcome: CallOutcome::Ok,
                 approved: false,
                 duration: Some(Duration::ZERO),
@@ -445,7 +445,7 @@ mod tests {
             nested(AgentEvent::ToolFinished {
                 id: "s1".into(),
                 name: "read_text_file".into(),
-                result: json!({"content": NASTY}),
+                result: json!({"content": NASTY}).into(),
                 outcome: CallOutcome::Ok,
                 approved: false,
                 duration: Some(Duration::ZERO),

@@ -793,7 +793,7 @@ mod tests {
         let finished = AgentEvent::ToolFinished {
             id: "s1".into(),
             name: "read_text_file".into(),
-            result: json!({"ok": true, "content": "\u{1b}[2J"}),
+            result: json!({"ok": true, "content": "\u{1b}[2J"}).into(),
             outcome: crate::events::CallOutcome::Ok,
             approved: true,
             duration: Some(Duration::from_millis(7)),

@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::Change;
 use crate::events::{AgentEvent, CallOutcome, StepEnd};
 
@@ -73,7 +71,7 @@ pub struct Call {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
     /// The observation the model read.
-    pub result: Value,
+    pub result: crate::events::Observation,
     /// How it ended.
     pub outcome: CallOutcome,
     /// Whether a person said yes to it first.

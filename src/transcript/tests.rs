@@ -17,7 +17,7 @@ fn finished(id: &str, outcome: CallOutcome, approved: bool) -> AgentEvent {
     AgentEvent::ToolFinished {
         id: id.into(),
         name: "t".into(),
-        result: json!({"ok": outcome.is_ok()}),
+        result: json!({"ok": outcome.is_ok()}).into(),
         outcome,
         approved,
         duration: Some(Duration::from_millis(2)),

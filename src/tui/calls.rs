@@ -298,6 +298,27 @@ fn outcome_words(name: &str, arguments: &str, result: &Value) -> Option<String> 
     }
 }
 
+/// About how many lines [`result_lines`] makes of `result` (a text field's lines, an array's
+/// items, a line for anything else), counted no further than `cap`, without making them.
+pub fn guess_lines(result: &Value, cap: usize) -> usize {
+    let Some(fields) = result.as_object() else {
+        return 1;
+    };
+    let mut n = 0;
+    for (key, value) in fields {
+        if n >= cap {
+            break;
+        }
+        n += match value {
+            _ if key == "ok" || key == "tool" => 0,
+            Value::String(text) => 1 + text.bytes().filter(|&b| b == b'\n').take(cap - n).count(),
+            Value::Array(items) => 1 + items.len(),
+            _ => 1,
+        };
+    }
+    n.min(cap)
+}
+
 /// A finished call's result as readable lines (text, whether muted): each field on its own,
 /// strings and lists of strings as their lines (a shell command's stdout and stderr as lines,
 /// not one escaped JSON string), other values as compact JSON. `ok` and `tool` are in the head.

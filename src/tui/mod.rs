@@ -103,6 +103,13 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let mut state = state::State::new(&options);
     let notices = std::mem::take(&mut state.view.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
+    // Telling a long session again leaves freed memory between what stays (the events, the
+    // grown lists); glibc keeps it unless asked to give it back.
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only returns the allocator's free pages; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
     state.view.entries.extend(notices);
     state.session_id = Some(agent.session().id.clone());
     // When to notify: the person's environment says (see the README); a value it does not

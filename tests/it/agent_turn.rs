@@ -186,7 +186,7 @@ async fn a_repeated_identical_call_is_not_run_again() {
     let results: Vec<&Value> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolFinished { result, .. } => Some(result),
+            AgentEvent::ToolFinished { result, .. } => Some(result.value()),
             _ => None,
         })
         .collect();

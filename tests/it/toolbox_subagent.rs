@@ -244,7 +244,7 @@ fn main_observations(events: &[AgentEvent], ids: &[String]) -> Vec<Value> {
     let by_id: std::collections::HashMap<&str, &Value> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolFinished { id, result, .. } => Some((id.as_str(), result)),
+            AgentEvent::ToolFinished { id, result, .. } => Some((id.as_str(), result.value())),
             _ => None,
         })
         .collect();
@@ -259,7 +259,7 @@ fn nested_observations(events: &[AgentEvent]) -> Vec<Value> {
         .iter()
         .filter_map(|e| match e {
             AgentEvent::Nested { event, .. } => match event.as_ref() {
-                AgentEvent::ToolFinished { result, .. } => Some(result.clone()),
+                AgentEvent::ToolFinished { result, .. } => Some(result.value().clone()),
                 _ => None,
             },
             _ => None,

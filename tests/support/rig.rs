@@ -173,7 +173,7 @@ pub fn observations(events: &[AgentEvent]) -> Vec<Value> {
     events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolFinished { result, .. } => Some(result.clone()),
+            AgentEvent::ToolFinished { result, .. } => Some(result.value().clone()),
             _ => None,
         })
         .collect()

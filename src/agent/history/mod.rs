@@ -162,8 +162,8 @@ pub fn load(path: &Path) -> Result<Loaded, HistoryError> {
             let replay = journal::replay(&mut session, &bytes);
             match replay.damage {
                 None => {
-                    on_disk.known = Known::of(&session);
                     if replay.applied > 0 {
+                        on_disk.known = Known::of(&session);
                         on_disk.facts.journal = Journal::Extends {
                             len: replay.valid_len as u64,
                         };

@@ -45,7 +45,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                 events.push(AgentEvent::Compacted(crate::events::Compaction {
                     turns: mark.turns,
                     automatic: mark.automatic,
-                    summary: m.content.clone(),
+                    summary: m.content.to_string(),
                     summary_tokens: super::context::estimate_tokens(&m.content),
                     usage: None,
                 }));
@@ -74,7 +74,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
                     events.push(AgentEvent::ReasoningDelta(r.clone()));
                 }
                 if !m.content.is_empty() {
-                    events.push(AgentEvent::ContentDelta(m.content.clone()));
+                    events.push(AgentEvent::ContentDelta(m.content.to_string()));
                 }
                 // As live, the response's cost comes once it has arrived.
                 if let Some(billed) = &m.billed {
@@ -129,8 +129,7 @@ pub fn replay(session: &Session, max_steps: usize) -> Vec<AgentEvent> {
             Role::Tool => {
                 let id = m.tool_call_id.clone().unwrap_or_default();
                 let name = names.get(id.as_str()).map_or("", |n| n).to_string();
-                let result = serde_json::from_str(&m.content)
-                    .unwrap_or_else(|_| Value::String(m.content.clone()));
+                let result = crate::events::Observation::saved(m.content.shared());
                 let (outcome, approved) = match &m.outcome {
                     Some(outcome) => (outcome.clone(), m.approved),
                     None => saved_before_outcomes(&result),
@@ -306,7 +305,7 @@ mod tests {
                 AgentEvent::ToolFinished {
                     id: "c1".into(),
                     name: "write_text_file".into(),
-                    result: serde_json::json!({"ok": true}),
+                    result: serde_json::json!({"ok": true}).into(),
                     outcome: CallOutcome::Ok,
                     approved: false,
                     duration: None,

@@ -44,11 +44,12 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
         }
         EntryKind::Assistant => {
             let mut lines = wrap::wrap_line(&Line::styled("◆ MiniClaw", theme.assistant), width);
-            lines.extend(
-                entry
-                    .markdown
-                    .lines(&entry.text, entry.done, width.max(1), theme),
-            );
+            lines.extend(entry.markdown.get_or_insert_default().lines(
+                &entry.text,
+                entry.done,
+                width.max(1),
+                theme,
+            ));
             if entry.interrupted {
                 let note = Line::styled(interrupted_note(entry), theme.warning);
                 lines.extend(wrap::wrap_line(&note, width));
@@ -97,9 +98,12 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 let room = width.saturating_sub(2).max(1);
                 // The model's text: escapes go whole (also one split between two deltas).
                 let source = crate::terminal_text::clean(&entry.text);
-                let text = entry
-                    .markdown
-                    .lines(&source, entry.thinking.ended, room, theme);
+                let text = entry.markdown.get_or_insert_default().lines(
+                    &source,
+                    entry.thinking.ended,
+                    room,
+                    theme,
+                );
                 raw.extend(text.into_iter().map(|mut l| {
                     l.spans.insert(0, Span::raw("  "));
                     l
@@ -122,7 +126,10 @@ pub fn entry_lines(entry: &mut Entry, width: usize, theme: &Theme) -> Vec<Line<'
                 let room = width.saturating_sub(2).max(1);
                 // Written by the model: escapes go whole.
                 let source = crate::terminal_text::clean(&entry.text);
-                let text = entry.markdown.lines(&source, true, room, theme);
+                let text = entry
+                    .markdown
+                    .get_or_insert_default()
+                    .lines(&source, true, room, theme);
                 raw.extend(text.into_iter().map(|mut l| {
                     l.spans.insert(0, Span::raw("  "));
                     l
@@ -295,26 +302,27 @@ fn command_diffs(diffs: &[FileDiff], expanded: bool, theme: &Theme) -> Vec<Line<
 /// last lines) unless expanded.
 fn output_lines(call: &CallLine, expanded: bool, theme: &Theme) -> Vec<Line<'static>> {
     let dim = |l: &String| Line::styled(format!("  │ {l}"), theme.muted);
-    if expanded || call.preview.len() <= PREVIEW_SHOW {
-        return call.preview.iter().map(dim).collect();
+    let preview = call.preview_lines();
+    if expanded || preview.len() <= PREVIEW_SHOW {
+        return preview.iter().map(dim).collect();
     }
     // A command's verdict is at its end (the failed assertion, the error): its first line (the
     // exit code) and its last lines are shown.
     if calls::folds_to_its_end(&call.name) {
-        let mut last: Vec<&String> = call.preview[1..]
+        let mut last: Vec<&String> = preview[1..]
             .iter()
             .rev()
             .filter(|l| !l.trim().is_empty())
             .take(PREVIEW_SHOW)
             .collect();
         last.reverse();
-        let mut out = vec![dim(&call.preview[0])];
-        out.extend(more_line(call.preview.len() - 1 - last.len(), theme));
+        let mut out = vec![dim(&preview[0])];
+        out.extend(more_line(preview.len() - 1 - last.len(), theme));
         out.extend(last.into_iter().map(dim));
         return out;
     }
-    let mut out: Vec<Line<'static>> = call.preview[..PREVIEW_SHOW].iter().map(dim).collect();
-    out.extend(more_line(call.preview.len() - PREVIEW_SHOW, theme));
+    let mut out: Vec<Line<'static>> = preview[..PREVIEW_SHOW].iter().map(dim).collect();
+    out.extend(more_line(preview.len() - PREVIEW_SHOW, theme));
     out
 }
 
@@ -381,7 +389,7 @@ fn diff_lines(diff: &FileDiff, expanded: bool, theme: &Theme) -> Vec<Line<'stati
 pub fn foldable(entry: &Entry) -> bool {
     match entry.kind {
         EntryKind::Call => entry.call.as_ref().is_some_and(|c| {
-            let output = c.preview.len() > PREVIEW_SHOW;
+            let output = c.preview_lines().len() > PREVIEW_SHOW;
             match c.diffs.as_slice() {
                 [] => output,
                 diffs if calls::folds_to_its_end(&c.name) => output || !diffs.is_empty(),
@@ -407,11 +415,10 @@ fn interrupted_note(entry: &Entry) -> &'static str {
 /// the open block's again (the markdown is rendered for the width, so nothing is re-wrapped).
 fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     let w = width as usize;
-    let kept = entry
-        .markdown
-        .update(&entry.text, entry.done, w.max(1), theme);
-    let frozen = entry.markdown.frozen();
     let note = entry.interrupted.then(|| interrupted_note(entry));
+    let markdown = entry.markdown.get_or_insert_default();
+    let kept = markdown.update(&entry.text, entry.done, w.max(1), theme);
+    let frozen = markdown.frozen();
     let c = &mut entry.cache;
     if c.width != width || !kept || !c.incremental || c.frozen_raw > frozen.len() {
         c.lines = wrap::wrap_line(&Line::styled("◆ MiniClaw", theme.assistant), w);
@@ -424,7 +431,7 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     c.lines.extend_from_slice(&frozen[c.frozen_raw..]);
     c.frozen_raw = frozen.len();
     c.stable = c.lines.len();
-    c.lines.extend_from_slice(entry.markdown.open());
+    c.lines.extend_from_slice(markdown.open());
     if let Some(note) = note {
         c.lines
             .extend(wrap::wrap_line(&Line::styled(note, theme.warning), w));
@@ -434,7 +441,7 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     // A finished answer's lines are all in the cache now: the renderer's own copy of them goes
     // (a long answer's lines weigh megabytes). Should the entry change again, it renders afresh.
     if entry.done {
-        entry.markdown = Default::default();
+        entry.markdown = None;
     }
 }
 
@@ -446,6 +453,20 @@ const EXACT_SCREENS: usize = 3;
 /// plus the header and the blank line after it.
 fn estimate_height(entry: &Entry, width: usize, theme: &Theme) -> usize {
     let width = width.max(1);
+    if let (EntryKind::Call, Some(c)) = (entry.kind, &entry.call) {
+        // The call line, its result preview as drawn (guessed while its lines are not made),
+        // and the gap.
+        let preview = match c.preview_len_guess(PREVIEW_SHOW + 1) {
+            _ if !c.diffs.is_empty() || entry.expanded => {
+                preview_lines(c, entry.expanded, theme).len()
+            }
+            n if n <= PREVIEW_SHOW => n,
+            // Folded: the first lines and a "more" line; a command's verdict and its last ones.
+            _ if calls::folds_to_its_end(&c.name) => PREVIEW_SHOW + 2,
+            _ => PREVIEW_SHOW + 1,
+        };
+        return 1 + preview + entry.gap as usize;
+    }
     let shown = if foldable(entry) && !entry.expanded {
         FOLD_SHOW + 1
     } else {
@@ -458,12 +479,7 @@ fn estimate_height(entry: &Entry, width: usize, theme: &Theme) -> usize {
         .map(|l| wrap::width(l).div_ceil(width).max(1))
         .sum();
     if entry.kind == EntryKind::Call {
-        // The call line, its result preview as drawn, and the gap.
-        let preview = entry
-            .call
-            .as_ref()
-            .map_or(0, |c| preview_lines(c, entry.expanded, theme).len());
-        return 1 + preview + entry.gap as usize;
+        return 1 + entry.gap as usize;
     }
     if let Some(plan) = &entry.plan {
         return plan.items.len() + 3 + entry.gap as usize;

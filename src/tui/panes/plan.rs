@@ -135,6 +135,12 @@ fn group(state: &State, i: usize) -> Group {
         .map_or(Group::Turn, |turn| turn.group)
 }
 
+/// Whether step `i` belongs to a plan's item (its group lines are the plan's, not a turn
+/// label).
+pub fn in_plan(state: &State, i: usize) -> bool {
+    group(state, i).item_of().is_some()
+}
+
 /// What turn `turn` cost so far, as its label says it (` · $0.0012`; nothing when no response
 /// of it was priced, `+` when some were not).
 fn turn_cost(state: &State, turn: usize) -> String {

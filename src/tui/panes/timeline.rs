@@ -30,6 +30,12 @@ pub struct StepLines {
     pub lines: Vec<Line<'static>>,
     /// How many of `lines` come before the step's own.
     pub head: usize,
+    /// How many lines it has: `lines.len()` once built. A folded step outside a plan is known
+    /// to be its turn label and one line, so it is only built when it is in view (a long
+    /// session's thousands of steps are not laid out to open it).
+    pub len: usize,
+    /// Whether `lines` is built.
+    pub built: bool,
 }
 
 /// The timeline's lines at the last layout.
@@ -236,7 +242,7 @@ fn step_lines(
                         theme.muted
                     },
                 ));
-                let text = serde_json::to_string_pretty(result).unwrap_or_default();
+                let text = serde_json::to_string_pretty(result.value()).unwrap_or_default();
                 out.extend(folded(&text, style, width, theme));
             }
             None => out.push(Line::styled("  Observation  (running…)", theme.warning)),
@@ -322,18 +328,23 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
             cache.push(StepLines::default());
         }
         let entry = &mut cache[i];
-        if entry.key != key || entry.lines.is_empty() {
-            // Which turn (or plan item) begins here, so steps numbered from 1 again are not
-            // confused; after a plan's last step, its items still to come.
-            let (mut lines, tail) = plan::group_lines(state, i, separator, width);
-            let head = lines.len();
-            lines.extend(step_lines(&shown, key.1, running, width, &state.theme));
-            lines.extend(tail);
-            *entry = StepLines { key, lines, head };
+        if entry.key != key || entry.len == 0 {
+            *entry = if !shown.expanded && width > 0 && !plan::in_plan(state, i) {
+                let head = usize::from(separator);
+                StepLines {
+                    key,
+                    lines: Vec::new(),
+                    head,
+                    len: head + 1,
+                    built: false,
+                }
+            } else {
+                build_step(state, &shown, i, separator, key)
+            };
         }
         // The step starts after its group's lines.
         starts.push(total + entry.head);
-        total += entry.lines.len();
+        total += entry.len;
     }
     starts.push(total);
     let starts = &caches.timeline.starts;
@@ -354,6 +365,51 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
             }
         }
         state.view.reveal_selection = false;
+    }
+    // The steps in view get their lines.
+    let (top, bottom) = (
+        scroll.effective_top(),
+        scroll.effective_top() + scroll.height,
+    );
+    let first = starts.partition_point(|&s| s <= top).saturating_sub(1);
+    let steps = &state.view.transcript.steps;
+    for i in first..steps.len() {
+        let begin = starts[i] - caches.timeline.steps[i].head;
+        if begin >= bottom {
+            break;
+        }
+        if !caches.timeline.steps[i].built {
+            let separator = i == 0 || steps[i - 1].turn != steps[i].turn;
+            let shown = Shown {
+                step: &steps[i],
+                expanded: state.view.expanded.contains(&i),
+                stopped: state.view.step_stop(i),
+            };
+            let key = caches.timeline.steps[i].key;
+            caches.timeline.steps[i] = build_step(state, &shown, i, separator, key);
+        }
+    }
+}
+
+/// Step `i`'s lines: which turn (or plan item) begins there, so steps numbered from 1 again are
+/// not confused; the step's own; after a plan's last step, its items still to come.
+fn build_step(
+    state: &State,
+    shown: &Shown<'_>,
+    i: usize,
+    separator: bool,
+    key: (usize, bool, bool, u64, [usize; 8]),
+) -> StepLines {
+    let (mut lines, tail) = plan::group_lines(state, i, separator, key.0);
+    let head = lines.len();
+    lines.extend(step_lines(shown, key.1, key.2, key.0, &state.theme));
+    lines.extend(tail);
+    StepLines {
+        key,
+        len: lines.len(),
+        lines,
+        head,
+        built: true,
     }
 }
 

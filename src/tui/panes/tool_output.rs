@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use ratatui::style::Style;
 use ratatui::text::Line;
-use serde_json::Value;
 
 use super::Caches;
 use super::wrap_cache::{Cleaned, GrowingWrap};
@@ -67,7 +66,7 @@ struct CallSource {
     styles: Styles,
     name: String,
     arguments: String,
-    result: Option<Value>,
+    result: Option<crate::events::Observation>,
     duration: Option<Duration>,
 }
 

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::text::Line;
 
+use crate::tui::calls;
 use crate::tui::markdown::StreamingMarkdown;
 
 /// What a conversation entry is.
@@ -76,12 +77,92 @@ pub struct CallLine {
     /// dimmed under the call line: folded to its first lines unless the entry is expanded.
     /// While it runs, its latest progress (a sub-agent's steps, the last output lines); empty
     /// for failed calls (their reason is on the call line).
-    pub preview: Vec<String>,
+    pub preview: Preview,
     /// What it changed in files, one diff per file: a file tool's change is shown instead of
     /// the preview; a command's follow its output.
     pub diffs: Vec<crate::diff::FileDiff>,
     /// Which remembered rules let it run without asking (`allowed by rule "cargo test"`).
     pub allowed_by: Option<String>,
+}
+
+/// What is shown under a call line, as [`CallLine::preview_lines`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Preview {
+    /// These lines: a running call's progress, or nothing (a failed call).
+    Lines(Vec<String>),
+    /// A finished call's observation, made into lines when first asked for: most calls of a
+    /// long session are never drawn, and their lines would hold its outputs a second time.
+    Result {
+        /// What it returned (shared with the transcript).
+        result: crate::events::Observation,
+        /// Interrupted: only what it printed by then is shown.
+        interrupted: bool,
+        /// The lines, once made.
+        lines: std::cell::OnceCell<Vec<String>>,
+    },
+}
+
+impl Default for Preview {
+    fn default() -> Self {
+        Self::Lines(Vec::new())
+    }
+}
+
+impl Preview {
+    /// A finished call's preview, its lines made when first asked for.
+    pub fn of_result(result: crate::events::Observation, interrupted: bool) -> Self {
+        Self::Result {
+            result,
+            interrupted,
+            lines: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl CallLine {
+    /// The lines shown under the call line (made from the observation on first use).
+    pub fn preview_lines(&self) -> &[String] {
+        match &self.preview {
+            Preview::Lines(lines) => lines,
+            Preview::Result {
+                result,
+                interrupted,
+                lines,
+            } => lines.get_or_init(|| {
+                if *interrupted {
+                    // Told as plain output, whatever the tool's usual fields are.
+                    result
+                        .get("output_so_far")
+                        .and_then(serde_json::Value::as_str)
+                        .map(|so_far| {
+                            calls::preview_lines("", "", &serde_json::json!({ "": so_far }))
+                        })
+                        .unwrap_or_default()
+                } else {
+                    calls::preview_lines(&self.name, &self.arguments, result)
+                }
+            }),
+        }
+    }
+
+    /// How many preview lines there are, up to `cap`: exact once made, guessed cheaply before
+    /// (a line for the outcome, each line of a text field, a line for any other field), since
+    /// an entry far above the view is only estimated.
+    pub fn preview_len_guess(&self, cap: usize) -> usize {
+        match &self.preview {
+            Preview::Result {
+                result,
+                interrupted: false,
+                lines,
+            } if lines.get().is_none() => match result.parsed_or_text() {
+                Ok(value) => (1 + calls::guess_lines(value, cap)).min(cap),
+                // Not parsed yet (a saved call far above the view): its text's escaped
+                // newlines, without parsing it.
+                Err(text) => text.matches("\\n").take(cap).count().min(cap),
+            },
+            _ => self.preview_lines().len().min(cap),
+        }
+    }
 }
 
 /// Wrapped lines of an entry for one width and text version.
@@ -124,10 +205,12 @@ pub struct Entry {
     pub interrupted: bool,
     /// Bumped on every change so caches know they are stale.
     pub version: u64,
-    /// The markdown cache of an answer.
-    pub markdown: StreamingMarkdown,
-    /// The call of a [`EntryKind::Call`] entry.
-    pub call: Option<CallLine>,
+    /// The markdown renderer of an answer (or an expanded thought or summary), made when it is
+    /// first drawn: boxed and optional, since most entries of a long session are never drawn
+    /// and the renderer is most of an entry's size.
+    pub markdown: Option<Box<StreamingMarkdown>>,
+    /// The call of a [`EntryKind::Call`] entry (boxed: most entries are not calls).
+    pub call: Option<Box<CallLine>>,
     /// Whether a long prompt is shown whole (it is folded to its first lines otherwise).
     pub expanded: bool,
     /// Whether a blank line follows; a thought and its call lines stay together, and the
@@ -154,7 +237,7 @@ impl Entry {
             done: kind != EntryKind::Assistant,
             interrupted: false,
             version: 1,
-            markdown: StreamingMarkdown::default(),
+            markdown: None,
             call: None,
             expanded: false,
             gap: !matches!(kind, EntryKind::Thought | EntryKind::Call),
@@ -186,15 +269,15 @@ impl Entry {
     /// A compact line for a tool call that just started.
     pub fn call(id: String, name: String, arguments: String) -> Self {
         let mut entry = Self::new(EntryKind::Call, String::new());
-        entry.call = Some(CallLine {
+        entry.call = Some(Box::new(CallLine {
             id,
             name,
             arguments,
             status: CallStatus::Running,
-            preview: Vec::new(),
+            preview: Preview::default(),
             diffs: Vec::new(),
             allowed_by: None,
-        });
+        }));
         entry
     }
 

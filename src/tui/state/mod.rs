@@ -18,7 +18,7 @@ mod view;
 
 pub use approval::{ANSWER_GRACE, ApprovalView, codes_shown};
 pub use composer::Composer;
-pub use conversation::{CallLine, CallStatus, Entry, EntryKind, WrapCache};
+pub use conversation::{CallLine, CallStatus, Entry, EntryKind, Preview, WrapCache};
 pub use find::{Find, Hit};
 pub use key_dialog::{KeyDialog, KeyStage};
 pub use picker::{Picker, PickerKind};

@@ -257,7 +257,7 @@ fn an_approved_call_is_marked_in_the_conversation() {
             AgentEvent::ToolFinished {
                 id: "c1".into(),
                 name: "write_text_file".into(),
-                result,
+                result: result.into(),
                 outcome: crate::events::CallOutcome::Ok,
                 approved: true,
                 duration: Some(std::time::Duration::from_millis(4)),

@@ -132,7 +132,7 @@ pub fn finished(id: &str, name: &str, result: serde_json::Value, ms: u64) -> Age
         id: id.into(),
         name: name.into(),
         approved: result["approved_by_user"] == true,
-        result,
+        result: result.into(),
         outcome,
         duration: Some(Duration::from_millis(ms)),
     }

@@ -111,7 +111,7 @@ fn thought_text_moves_to_the_timeline_and_nested_events_show_under_the_call() {
         vec![AgentEvent::ToolFinished {
             id: "p".into(),
             name: "delegate".into(),
-            result: serde_json::json!({"ok": false, "tool": "delegate", "error": "no such file: x\nmore"}),
+            result: serde_json::json!({"ok": false, "tool": "delegate", "error": "no such file: x\nmore"}).into(),
             outcome: crate::events::CallOutcome::Failed {
                 error: "no such file: x\nmore".into(),
             },
@@ -524,4 +524,68 @@ fn a_running_call_shows_its_latest_output_lines() {
         "only the latest lines: {screen}"
     );
     assert!(!screen.contains("[31m"), "{screen}");
+}
+
+/// A long session opens by making only what is on screen: the calls far above the view keep
+/// their saved text unparsed, the last ones are drawn with their output, and scrolling to the
+/// top draws the first call's output too.
+#[test]
+fn a_long_session_parses_only_the_calls_it_shows() {
+    use crate::agent::session::Message;
+    use crate::events::CallOutcome;
+    use crate::llm::{FunctionCall, ToolCall};
+    let mut session = crate::agent::Session::new();
+    for n in 0..300 {
+        session.push(Message::user(format!("question {n}")));
+        session.push(Message::assistant(
+            "",
+            None,
+            vec![ToolCall {
+                id: format!("c{n}"),
+                kind: "function".into(),
+                function: FunctionCall {
+                    name: "read_text_file".into(),
+                    arguments: format!(r#"{{"relative_path":"f{n}.txt"}}"#),
+                },
+            }],
+        ));
+        session.push(Message::tool_result(
+            format!("c{n}"),
+            format!(r#"{{"ok":true,"tool":"read_text_file","content":"body of file {n}\nline two\nline three\nline four\nline five"}}"#),
+            (CallOutcome::Ok, false),
+        ));
+        session.push(Message::assistant(format!("answer {n}"), None, vec![]));
+    }
+    let t0 = std::time::Instant::now();
+    let mut s = state();
+    crate::tui::update::show_session(&mut s, &session, t0);
+    let screen = render(&mut s, 120, 40, t0);
+    assert!(screen.contains("body of file 299"), "{screen}");
+    let parsed = |s: &crate::tui::state::State| {
+        s.view
+            .transcript
+            .steps
+            .iter()
+            .flat_map(|step| &step.calls)
+            .filter(|c| {
+                c.finished
+                    .as_ref()
+                    .is_some_and(|f| f.result.parsed_or_text().is_ok())
+            })
+            .count()
+    };
+    let shown = parsed(&s);
+    assert!(
+        (1..30).contains(&shown),
+        "{shown} of 300 observations parsed to open the session"
+    );
+    // Home in the conversation: its first call is drawn with its output.
+    update::apply(&mut s, Action::ScrollTop, t0);
+    let top = render(&mut s, 120, 40, t0);
+    assert!(top.contains("body of file 0"), "{top}");
+    assert!(
+        parsed(&s) < 60,
+        "{} parsed after scrolling to the top",
+        parsed(&s)
+    );
 }

@@ -109,7 +109,8 @@ fn the_timeline_notes_a_subfolders_instructions_and_a_call_a_hook_blocked() {
         AgentEvent::ToolFinished {
             id: "c2".into(),
             name: "write_text_file".into(),
-            result: serde_json::json!({"ok": false, "error": "blocked by a PreToolUse hook: no"}),
+            result: serde_json::json!({"ok": false, "error": "blocked by a PreToolUse hook: no"})
+                .into(),
             outcome: CallOutcome::Refused {
                 why: "blocked by a PreToolUse hook: no".into(),
                 by: RefusedBy::Hook,

@@ -50,7 +50,7 @@ fn escape_sequences_in_model_output_tools_and_reasoning_are_not_drawn_raw() {
             AgentEvent::ToolFinished {
                 id: "c1".into(),
                 name: "read_text_file".into(),
-                result: json!({"ok": true, "tool": "read_text_file", "content": NASTY}),
+                result: json!({"ok": true, "tool": "read_text_file", "content": NASTY}).into(),
                 outcome: crate::events::CallOutcome::Ok,
                 approved: false,
                 duration: Some(std::time::Duration::from_millis(3)),

@@ -52,7 +52,7 @@ proptest! {
             let entry = &mut s.view.entries[idx];
             let text = entry.text.clone();
             let cut = text.rfind('\n').map_or(0, |i| i + 1);
-            let lines = entry.markdown.lines(&text, false, width - 2, &Theme::dark());
+            let lines = entry.markdown.get_or_insert_default().lines(&text, false, width - 2, &Theme::dark());
             let committed = if cut == 0 { vec![] } else { render(&text[..cut], width - 2, &Theme::dark()) };
             prop_assert_eq!(&lines[..committed.len()], &committed[..]);
             render_screen(&mut s, width);

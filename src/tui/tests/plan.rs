@@ -75,7 +75,7 @@ fn first_item() -> Vec<AgentEvent> {
         AgentEvent::ToolFinished {
             id: "c1".into(),
             name: "read_text_file".into(),
-            result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
+            result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}).into(),
             outcome: crate::events::CallOutcome::Ok,
             approved: false,
             duration: None,

@@ -256,7 +256,9 @@ mod tool_output {
         AgentEvent::ToolFinished {
             id: id.into(),
             name: "run_shell_command".into(),
-            result: json!({"ok": true, "tool": "run_shell_command", "exit_code": 0, "stdout": stdout}),
+            result:
+                json!({"ok": true, "tool": "run_shell_command", "exit_code": 0, "stdout": stdout})
+                    .into(),
             outcome: crate::events::CallOutcome::Ok,
             approved: false,
             duration: Some(Duration::from_millis(ms)),
@@ -317,7 +319,7 @@ mod tool_output {
             [AgentEvent::ToolFinished {
                 id: "c2".into(),
                 name: "run_shell_command".into(),
-                result: json!({"ok": false, "error": "no such file"}),
+                result: json!({"ok": false, "error": "no such file"}).into(),
                 outcome: crate::events::CallOutcome::Failed {
                     error: "no such file".into(),
                 },
@@ -418,7 +420,7 @@ mod tool_output {
         check(&mut s, 160, 45);
         // The same call, another result with the same duration.
         if let Some(done) = &mut s.view.transcript.steps[0].calls[0].finished {
-            done.result = json!({"ok": true, "stdout": "two\nthree\n"});
+            done.result = json!({"ok": true, "stdout": "two\nthree\n"}).into();
         }
         check(&mut s, 160, 45);
     }

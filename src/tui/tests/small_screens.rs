@@ -49,7 +49,7 @@ fn step_ending(
         AgentEvent::ToolFinished {
             id,
             name: "write_text_file".into(),
-            result: serde_json::json!({"ok": false, "tool": "write_text_file", "error": outcome.problem()}),
+            result: serde_json::json!({"ok": false, "tool": "write_text_file", "error": outcome.problem()}).into(),
             outcome,
             approved: false,
             duration: Some(std::time::Duration::ZERO),

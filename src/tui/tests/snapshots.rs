@@ -282,7 +282,9 @@ fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
         AgentEvent::ToolFinished {
             id: "c3".into(),
             name: "read_text_file".into(),
-            result: json!({"ok": false, "tool": "read_text_file", "error": "no such file: missing.txt"}),
+            result:
+                json!({"ok": false, "tool": "read_text_file", "error": "no such file: missing.txt"})
+                    .into(),
             outcome: crate::events::CallOutcome::Failed {
                 error: "no such file: missing.txt".into(),
             },
@@ -292,7 +294,7 @@ fn the_conversation_shows_thoughts_and_calls_with_the_side_panes_hidden() {
         AgentEvent::ToolFinished {
             id: "c2".into(),
             name: "read_text_file".into(),
-            result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}),
+            result: json!({"ok": true, "tool": "read_text_file", "content": "hi"}).into(),
             outcome: crate::events::CallOutcome::Ok,
             approved: false,
             duration: Some(Duration::from_millis(1500)),

@@ -12,8 +12,8 @@ use crate::llm::Role;
 use crate::transcript::{Change, Group};
 use crate::tui::calls;
 use crate::tui::state::{
-    ApprovalView, CallStatus, ContextGauge, Entry, EntryKind, Overlay, Pane, PickerKind, RetryView,
-    State,
+    ApprovalView, CallStatus, ContextGauge, Entry, EntryKind, Overlay, Pane, PickerKind, Preview,
+    RetryView, State,
 };
 
 /// Whether an event happens now or tells a saved session again.
@@ -142,16 +142,9 @@ fn apply(state: &mut State, event: AgentEvent, now: Instant, told: Told) -> Vec<
                 // A failed call shows only its reason; a finished one what it returned, and
                 // one the person interrupted what it had printed by then.
                 call.preview = match (&call.status, &outcome) {
-                    (_, CallOutcome::Interrupted) => result
-                        .get("output_so_far")
-                        .and_then(serde_json::Value::as_str)
-                        // Told as plain output, whatever the tool's usual fields are.
-                        .map(|so_far| {
-                            calls::preview_lines("", "", &serde_json::json!({ "": so_far }))
-                        })
-                        .unwrap_or_default(),
-                    (CallStatus::Failed(_), _) => Vec::new(),
-                    _ => calls::preview_lines(&call.name, &call.arguments, &result),
+                    (_, CallOutcome::Interrupted) => Preview::of_result(result, true),
+                    (CallStatus::Failed(_), _) => Preview::default(),
+                    _ => Preview::of_result(result, false),
                 };
                 // The preview changes the entry's lines: its cached wrap must be redone.
                 state.view.touch_entry(i);
@@ -554,9 +547,9 @@ fn running_preview(state: &mut State, id: &str) {
     if let Some(i) = state.view.call_entry(id)
         && let Some(line) = &mut state.view.entries[i].call
         && line.status == CallStatus::Running
-        && line.preview != lines
+        && line.preview_lines() != lines.as_slice()
     {
-        line.preview = lines;
+        line.preview = Preview::Lines(lines);
         state.view.touch_entry(i);
     }
 }
