@@ -308,15 +308,9 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     cache.truncate(steps.len());
     starts.clear();
     let mut total = 0;
-    for (i, step) in steps.iter().enumerate() {
-        // Every turn opens with its label, the first included.
-        let separator = i == 0 || steps[i - 1].turn != step.turn;
+    for i in 0..steps.len() {
+        let (shown, separator) = shown_step(state, i);
         let running = i == last && busy;
-        let shown = Shown {
-            step,
-            expanded: state.view.expanded.contains(&i),
-            stopped: state.view.step_stop(i),
-        };
         let key = (
             width,
             state.view.selected == Some(i),
@@ -372,23 +366,30 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
         scroll.effective_top() + scroll.height,
     );
     let first = starts.partition_point(|&s| s <= top).saturating_sub(1);
-    let steps = &state.view.transcript.steps;
-    for i in first..steps.len() {
-        let begin = starts[i] - caches.timeline.steps[i].head;
+    let count = state.view.transcript.steps.len();
+    for (i, &start) in starts.iter().enumerate().take(count).skip(first) {
+        let begin = start - caches.timeline.steps[i].head;
         if begin >= bottom {
             break;
         }
         if !caches.timeline.steps[i].built {
-            let separator = i == 0 || steps[i - 1].turn != steps[i].turn;
-            let shown = Shown {
-                step: &steps[i],
-                expanded: state.view.expanded.contains(&i),
-                stopped: state.view.step_stop(i),
-            };
+            let (shown, separator) = shown_step(state, i);
             let key = caches.timeline.steps[i].key;
             caches.timeline.steps[i] = build_step(state, &shown, i, separator, key);
         }
     }
+}
+
+/// How step `i` looks, and whether its turn's label comes before it (every turn opens with
+/// its label, the first included).
+fn shown_step(state: &State, i: usize) -> (Shown<'_>, bool) {
+    let steps = &state.view.transcript.steps;
+    let shown = Shown {
+        step: &steps[i],
+        expanded: state.view.expanded.contains(&i),
+        stopped: state.view.step_stop(i),
+    };
+    (shown, i == 0 || steps[i - 1].turn != steps[i].turn)
 }
 
 /// Step `i`'s lines: which turn (or plan item) begins there, so steps numbered from 1 again are
