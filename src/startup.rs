@@ -272,6 +272,9 @@ fn command_rules(workspace: &Path) -> (crate::command_rules::CommandRules, Vec<S
 /// Builds the agent for `config`.
 pub async fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
+    // The jail's check waits on a child process for a while (building the jail, running a
+    // command in it): it runs on a worker while this thread reads the settings and the history.
+    let command_check = tokio::spawn(command_tools());
     let workspace = &config.workspace;
     // Read once here for what the agent takes from them (its hooks, its prices); their
     // problems are said with the MCP servers' (`start_mcp`).
@@ -318,7 +321,28 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     notices.extend(warnings);
     crate::tools::skill::register(&mut tools, &skills);
     let sandbox = sandbox.with_skills(Arc::new(skills));
-    let (commands, command_timeouts, warnings) = command_tools().await;
+    let history_path = config.history_path();
+    let mut held_by = None;
+    // The folder's active session, unless another MiniClaw has it open: then a new session,
+    // kept in the archive (each session is locked on its own; see `history::Slot`).
+    let (slot, session, store, history_notice) = match history::Slot::active(&history_path) {
+        Ok(slot) => {
+            let loaded = history::load(&history_path)?;
+            (slot, loaded.session, Some(loaded.store), loaded.notice)
+        }
+        Err(history::LockError::Held { holder, .. }) => {
+            let session = crate::agent::Session::new();
+            let slot = history::Slot::in_archive(&history_path, &session.id)?;
+            held_by = Some(holder);
+            (slot, session, None, None)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let (commands, command_timeouts, warnings) = match command_check.await {
+        Ok(checked) => checked,
+        // The check panicked: the same panic as when it ran on this thread.
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
     notices.extend(warnings);
     let command_status = match &commands {
         Ok(commands) => {
@@ -334,24 +358,7 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     };
     let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
-    let history_path = config.history_path();
-    let mut held_by = None;
-    // The folder's active session, unless another MiniClaw has it open: then a new session,
-    // kept in the archive (each session is locked on its own; see `history::Slot`).
-    let (slot, session, store) = match history::Slot::active(&history_path) {
-        Ok(slot) => {
-            let loaded = history::load(&history_path)?;
-            notices.extend(loaded.notice);
-            (slot, loaded.session, Some(loaded.store))
-        }
-        Err(history::LockError::Held { holder, .. }) => {
-            let session = crate::agent::Session::new();
-            let slot = history::Slot::in_archive(&history_path, &session.id)?;
-            held_by = Some(holder);
-            (slot, session, None)
-        }
-        Err(e) => return Err(e.into()),
-    };
+    notices.extend(history_notice);
     if let crate::llm::Preset::Custom(name) = &config.preset {
         notices.push(format!(
             "Model \"{name}\" is not one of the presets ({}): it is sent as it is, without thinking settings.",
