@@ -789,3 +789,48 @@ fn an_at_mention_picked_in_the_popup_sends_the_file_with_the_prompt() {
     s.send(CTRL_D);
     assert_eq!(s.wait_exit(), 0);
 }
+
+/// Code in the model's answer is highlighted by a C regex engine (Oniguruma) over the fixed
+/// syntaxes built in: a hostile answer (deep nesting, a 20 KB line of escaped quotes, an
+/// unclosed comment, a clipboard escape inside a string) is drawn whole and cleaned, the
+/// program stays responsive, and it exits cleanly.
+#[test]
+fn a_hostile_code_block_is_drawn_cleaned_and_the_program_stays_responsive() {
+    let nesting = "([{".repeat(3_000);
+    let quotes = "\\\"".repeat(10_000);
+    let comment = format!("/* {}", "(".repeat(5_000));
+    let answer = format!(
+        "Here is the code:\n\n```rust\nfn main() {{ let s = \"\x1b]52;c;ZXZpbA==\x07\"; }}\n\
+         {nesting}\nlet q = \"{quotes}\";\n{comment}\n```\n\n\
+         ```bash\necho \"$(((({nesting}\n```\n\nafter-hostile-code-done."
+    );
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::new()
+            .role()
+            .content_in_pieces(&answer, 64)
+            .finish("stop")
+            .done()
+            .build(),
+    ]);
+    let mut s = Session::start(&server.url(), &["--no-mouse"]);
+    s.wait_for("deepseek-flash");
+    s.submit("show me hostile code");
+    s.wait_for("after-hostile-code-done.");
+    s.wait_for("│ idle │");
+    // Typing still reaches the editor at once.
+    s.send("still-responsive");
+    s.wait_for("still-responsive");
+    let raw = s.raw();
+    let text = String::from_utf8_lossy(&raw);
+    assert!(
+        !text.contains("\x1b]52"),
+        "the clipboard escape in the code never reaches the terminal"
+    );
+    s.send("\x15");
+    s.wait_until("the input emptied", |screen| {
+        !screen.contains("still-responsive")
+    });
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    assert_restored(&s.raw());
+}

@@ -413,6 +413,26 @@ mod tests {
     }
 
     #[test]
+    fn hostile_code_is_highlighted_with_every_character_kept() {
+        // The model writes what oniguruma (C) matches: long lines, NULs, lone combining marks,
+        // unclosed strings and comments, deep nesting, in every language it may name.
+        let theme = Theme::dark();
+        let long = "\"\\\"".repeat(20_000);
+        let code = format!(
+            "{long}\n\0\u{301}\u{202e}/* {open}\n{nest}\n'''\n\u{10ffff}x\n",
+            open = "(".repeat(5_000),
+            nest = "[{(".repeat(3_000),
+        );
+        let expected: Vec<&str> = code.trim_end_matches('\n').split('\n').collect();
+        for lang in [
+            "rust", "python", "bash", "ts", "toml", "json", "c", "html", "sql",
+        ] {
+            let rows = highlight(&code, lang, &theme, &mut None, false);
+            assert_eq!(text(&rows), expected, "{lang}");
+        }
+    }
+
+    #[test]
     fn a_growing_block_highlights_each_line_once() {
         let theme = Theme::dark();
         let mut resume = None;
