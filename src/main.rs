@@ -118,7 +118,7 @@ fn main() -> ExitCode {
         };
     }
     install_panic_report();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

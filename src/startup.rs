@@ -273,8 +273,10 @@ fn command_rules(workspace: &Path) -> (crate::command_rules::CommandRules, Vec<S
 pub async fn start(config: &Config) -> Result<Started, StartupError> {
     let plan_presets = plan_presets(config)?;
     // The jail's check waits on a child process for a while (building the jail, running a
-    // command in it): it runs on a worker while this thread reads the settings and the history.
+    // command in it). The runtime has one thread: the check runs until it waits on its child,
+    // then the child works while this thread reads the settings and the history.
     let command_check = tokio::spawn(command_tools());
+    tokio::task::yield_now().await;
     let workspace = &config.workspace;
     // Read once here for what the agent takes from them (its hooks, its prices); their
     // problems are said with the MCP servers' (`start_mcp`).

@@ -834,3 +834,64 @@ fn a_hostile_code_block_is_drawn_cleaned_and_the_program_stays_responsive() {
     assert_eq!(s.wait_exit(), 0);
     assert_restored(&s.raw());
 }
+
+/// The UI, the agent and the stream share one runtime thread, so whatever a call waits on (here
+/// a `PreToolUse` hook that holds until the test lets it go) must not hold the screen: typing
+/// shows while the call waits, and the turn ends once it is let go.
+#[test]
+fn the_screen_answers_keys_while_a_call_waits_on_its_hook() {
+    let (server, _rt) = MockServer::start_blocking(vec![
+        SseBuilder::calls_all(&[("get_current_time", json!({"timezone": "UTC"}))]),
+        SseBuilder::answer("after-the-hook-done."),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let started = dir.path().join("hook-started");
+    let release = dir.path().join("hook-release");
+    let config = dir.path().join("home/.config/miniclaw");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"get_current_time\"\nhooks = [{{ type = \"command\", \
+             command = \"touch {0}; i=0; while [ ! -e {1} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\", \
+             timeout = 30 }}]\n",
+            started.display(),
+            release.display()
+        ),
+    )
+    .unwrap();
+    let cwd = dir.path().to_path_buf();
+    let ws_arg = ws.to_str().unwrap().to_string();
+    let mut s = Session::spawn(
+        dir,
+        &cwd,
+        &server.url(),
+        &["--workspace", &ws_arg, "--no-mouse"],
+        &[("DEEPSEEK_API_KEY", "sk-e2e")],
+    );
+    s.wait_for("deepseek-flash");
+    s.submit("what time is it");
+    let start = Instant::now();
+    while !started.exists() {
+        assert!(
+            start.elapsed() < WAIT,
+            "the hook never started; the screen was:\n{}",
+            s.screen()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.send("typed-while-the-hook-waits");
+    s.wait_for("typed-while-the-hook-waits");
+    assert!(
+        !release.exists() && server.requests().len() == 1,
+        "the key showed while the call still waited"
+    );
+    std::fs::write(&release, "").unwrap();
+    s.wait_for("after-the-hook-done.");
+    s.send("\x15");
+    s.send(CTRL_D);
+    assert_eq!(s.wait_exit(), 0);
+    assert_restored(&s.raw());
+}
