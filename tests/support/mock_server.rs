@@ -254,6 +254,10 @@ impl Drop for MockServer {
 }
 
 async fn serve(mut socket: TcpStream, shared: Arc<Mutex<Shared>>) {
+    // As the servers in front of the real APIs do (nginx, Go's net/http, Cloudflare): each
+    // event leaves when it is written, not held back by Nagle's algorithm until the client's
+    // acknowledgement of the one before (which let a client that reads seldom receive seldom).
+    let _ = socket.set_nodelay(true);
     loop {
         let Some(request) = read_request(&mut socket).await else {
             return;
