@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use futures::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -41,7 +41,7 @@ pub async fn event_loop(
     let mut schedule = FrameSchedule::default();
     // The side panes' caches: the layout pass keeps them, drawing reads them.
     let mut caches = Caches::default();
-    let mut input = EventStream::new();
+    let mut input = super::input::input();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut hangup = terminal::hangup();
@@ -56,11 +56,10 @@ pub async fn event_loop(
     loop {
         let deadline = schedule.deadline();
         tokio::select! {
-            // Polled in this order, each turn stopping at the first that is ready, so a turn for
-            // a frame or for agent events does not poll the terminal input: crossterm polls it
-            // by spinning on a lock its reader thread holds (a dozen `sched_yield`s each time).
-            // Input is not starved: frames come at most every `MIN_INTERVAL`, agent events at
-            // most once between two frames.
+            // Polled in this order, each turn stopping at the first that is ready. Input is not
+            // starved: frames come at most every `MIN_INTERVAL`, agent events at most once
+            // between two frames. (The input is polled only once crossterm woke it: see
+            // `input`.)
             biased;
             _ = async { match deadline {
                 Some(at) => tokio::time::sleep_until(at.into()).await,

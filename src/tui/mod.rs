@@ -9,6 +9,7 @@ pub(crate) mod find;
 pub mod folder_question;
 pub(crate) mod frame;
 pub(crate) mod fuzzy;
+pub(crate) mod input;
 pub(crate) mod key_jobs;
 pub(crate) mod keymap;
 pub(crate) mod layout;
