@@ -1,6 +1,7 @@
 //! One drawing function per pane; each reads the state and never changes it.
 
 pub(crate) mod approval;
+pub(crate) mod border;
 pub(crate) mod chips;
 pub(crate) mod conversation;
 pub(crate) mod dialog;
@@ -19,8 +20,10 @@ pub(crate) mod wrap_cache;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::symbols::border as border_set;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders};
+
+pub use border::PaneBorder;
 
 use super::state::{Focus, Scroll, State};
 
@@ -38,42 +41,41 @@ pub struct Caches {
     pub tool_output: tool_output::ToolLines,
 }
 
-/// A pane's bordered block: accent border when focused, a marker when more is below. Titles are
-/// cut to fit inside the corners of a pane `width` columns wide.
+/// A pane's border: accent border when focused, a marker when more is below. Titles are cut to
+/// fit inside the corners of a pane `width` columns wide.
 pub fn pane_block<'a>(
     state: &State,
     title: String,
     focus: Focus,
     scroll: Option<&Scroll>,
     width: u16,
-) -> Block<'a> {
+) -> PaneBorder<'a> {
     let room = usize::from(width).saturating_sub(4);
     let title = crate::tui::wrap::truncate(&title, room);
     let focused = state.focus == focus;
     let theme = &state.theme;
-    let mut block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(if focused {
-            BorderType::Thick
+    let bottom = scroll.filter(|s| s.more_below()).map(|s| {
+        let hidden = s.max_top() - s.effective_top();
+        let marker = crate::tui::wrap::truncate(&format!("▼ {hidden} more below (End)"), room);
+        Line::styled(format!(" {marker} "), theme.warning).right_aligned()
+    });
+    PaneBorder {
+        set: if focused {
+            border_set::THICK
         } else {
-            BorderType::Rounded
-        })
-        .border_style(if focused {
+            border_set::ROUNDED
+        },
+        style: if focused {
             theme.border_focused
         } else {
             theme.border
-        })
-        .title(Span::styled(
+        },
+        title: Span::styled(
             format!(" {title} "),
             if focused { theme.accent } else { theme.muted },
-        ));
-    if let Some(s) = scroll.filter(|s| s.more_below()) {
-        let hidden = s.max_top() - s.effective_top();
-        let marker = crate::tui::wrap::truncate(&format!("▼ {hidden} more below (End)"), room);
-        block =
-            block.title_bottom(Line::styled(format!(" {marker} "), theme.warning).right_aligned());
+        ),
+        bottom,
     }
-    block
 }
 
 /// The area inside a pane's border.
@@ -90,7 +92,7 @@ pub fn inner(area: Rect) -> Rect {
 pub fn draw_lines(
     frame: &mut Frame<'_>,
     area: Rect,
-    block: Block<'_>,
+    block: PaneBorder<'_>,
     lines: &[Line<'static>],
     scroll: &Scroll,
 ) {
