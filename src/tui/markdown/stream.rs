@@ -27,8 +27,12 @@ pub struct StreamingMarkdown {
     frozen_len: usize,
     /// The last bytes before `frozen_len`, to notice a replaced text without comparing it all.
     frozen_tail: String,
-    /// Rendered lines of the frozen blocks (with the blank line between blocks).
+    /// Rendered lines of the frozen blocks (with the blank line between blocks) not yet taken
+    /// by [`StreamingMarkdown::take_frozen`].
     frozen: Vec<Line<'static>>,
+    /// Whether any frozen block rendered to lines (taken or not): the next block follows a
+    /// blank line.
+    frozen_any: bool,
     /// Code blocks among the frozen blocks (the open block's are numbered after them).
     frozen_codes: usize,
     /// How far the committed text was scanned for block boundaries.
@@ -248,7 +252,7 @@ impl StreamingMarkdown {
         let kept = same_start(text, self.frozen_len, &self.frozen_tail);
         // A link definition applies to the whole text, also to blocks frozen before it arrived:
         // the finished answer is then rendered whole, once.
-        let defines = done && !self.frozen.is_empty() && text.lines().any(is_definition);
+        let defines = done && self.frozen_any && text.lines().any(is_definition);
         if !kept || defines {
             *self = Self {
                 view: self.view.take(),
@@ -288,7 +292,7 @@ impl StreamingMarkdown {
                 let first = self.frozen_codes + 1;
                 blocks::render(block, width, theme, first, &mut self.resume).0
             };
-            if !self.frozen.is_empty() && !self.block.is_empty() {
+            if self.frozen_any && !self.block.is_empty() {
                 self.block.insert(0, Line::default());
             }
             self.block_key = block_key;
@@ -309,10 +313,11 @@ impl StreamingMarkdown {
         let part = &text[self.frozen_len..at];
         let (block, codes) = blocks::render(part, width, theme, first, &mut self.resume);
         if !block.is_empty() {
-            if !self.frozen.is_empty() {
+            if self.frozen_any {
                 self.frozen.push(Line::default());
             }
             self.frozen.extend(block);
+            self.frozen_any = true;
         }
         self.frozen_codes += codes;
         self.frozen_len = at;
@@ -326,9 +331,25 @@ impl StreamingMarkdown {
         self.open_key = (usize::MAX, 0, 0, false);
     }
 
-    /// Rendered lines of the finished blocks (they never change while the text only grows).
+    /// Rendered lines of the finished blocks not taken yet (they never change while the text
+    /// only grows).
+    #[cfg(test)]
     pub fn frozen(&self) -> &[Line<'static>] {
         &self.frozen
+    }
+
+    /// Hands over the finished blocks' lines rendered since the last call: whoever shows the
+    /// answer keeps them, so they are held once, not twice (a long answer's lines weigh
+    /// megabytes). After an [`update`](Self::update) that returned `false`, everything is
+    /// frozen afresh and handed over again.
+    pub fn take_frozen(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.frozen)
+    }
+
+    /// Forgets what was rendered, so the next [`update`](Self::update) renders the whole text
+    /// again (and returns `false`).
+    pub fn restart(&mut self) {
+        *self = Self::default();
     }
 
     /// Rendered lines of the open block and the tail (re-rendered as they grow).

@@ -411,25 +411,31 @@ fn interrupted_note(entry: &Entry) -> &'static str {
     }
 }
 
-/// Brings a streamed answer's lines up to date: the frozen blocks' lines are copied once, only
-/// the open block's again (the markdown is rendered for the width, so nothing is re-wrapped).
+/// Brings a streamed answer's lines up to date: the frozen blocks' lines are handed over once
+/// (moved, not copied), only the open block's are copied again (the markdown is rendered for the
+/// width, so nothing is re-wrapped).
 fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     let w = width as usize;
     let note = entry.interrupted.then(|| interrupted_note(entry));
+    let new_renderer = entry.markdown.is_none();
     let markdown = entry.markdown.get_or_insert_default();
-    let kept = markdown.update(&entry.text, entry.done, w.max(1), theme);
-    let frozen = markdown.frozen();
+    // A new renderer hands over everything it freezes: the cache starts afresh with it.
+    let mut kept = markdown.update(&entry.text, entry.done, w.max(1), theme) && !new_renderer;
     let c = &mut entry.cache;
-    if c.width != width || !kept || !c.incremental || c.frozen_raw > frozen.len() {
+    if kept && (c.width != width || !c.incremental) {
+        // The lines handed over before are not here: they are rendered again.
+        markdown.restart();
+        markdown.update(&entry.text, entry.done, w.max(1), theme);
+        kept = false;
+    }
+    if !kept {
         c.lines = wrap::wrap_line(&Line::styled("◆ MiniClaw", theme.assistant), w);
         c.width = width;
         c.incremental = true;
-        c.frozen_raw = 0;
         c.stable = c.lines.len();
     }
     c.lines.truncate(c.stable);
-    c.lines.extend_from_slice(&frozen[c.frozen_raw..]);
-    c.frozen_raw = frozen.len();
+    c.lines.extend(markdown.take_frozen());
     c.stable = c.lines.len();
     c.lines.extend_from_slice(markdown.open());
     if let Some(note) = note {
@@ -438,8 +444,8 @@ fn incremental_lines(entry: &mut Entry, width: u16, theme: &Theme) {
     }
     c.lines.push(Line::default());
     c.version = entry.version;
-    // A finished answer's lines are all in the cache now: the renderer's own copy of them goes
-    // (a long answer's lines weigh megabytes). Should the entry change again, it renders afresh.
+    // A finished answer's lines are all in the cache now: the renderer goes. Should the entry
+    // change again, it renders afresh.
     if entry.done {
         entry.markdown = None;
     }

@@ -178,8 +178,6 @@ pub struct WrapCache {
     pub incremental: bool,
     /// Lines at the start of `lines` that stay as they are while the answer grows.
     pub stable: usize,
-    /// How many of the markdown's frozen lines are wrapped into the stable part.
-    pub frozen_raw: usize,
     /// Not rendered yet: `lines` is empty and this many lines are assumed (an entry far above
     /// the view at start-up; it is rendered when it scrolls into view).
     pub estimated: Option<usize>,

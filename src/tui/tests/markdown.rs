@@ -64,6 +64,38 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// The finished blocks' lines are handed from the renderer to the conversation once: a
+    /// width that changes while the answer streams (a resize) must still end in the whole
+    /// rendering at the new width, with nothing lost or shown twice.
+    #[test]
+    fn a_resize_while_streaming_ends_as_the_whole_rendering_at_the_new_width(which in 0..ANSWERS.len(), cuts in proptest::collection::vec(0usize..200, 1..12), resize_after in 0usize..12, width in 30usize..90, new_width in 30usize..90) {
+        let answer = ANSWERS[which];
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (answer.len() + 1)).filter(|&c| answer.is_char_boundary(c)).collect();
+        points.push(0);
+        points.push(answer.len());
+        points.sort();
+        points.dedup();
+        let t0 = Instant::now();
+        let mut s = state();
+        send(&mut s, t0, "q");
+        feed(&mut s, t0, vec![AgentEvent::StepStarted { step: 1, max: 10 }]);
+        let mut at = width;
+        for (i, pair) in points.windows(2).enumerate() {
+            feed(&mut s, t0, vec![AgentEvent::ContentDelta(answer[pair[0]..pair[1]].into())]);
+            if i == resize_after {
+                at = new_width;
+            }
+            render_screen(&mut s, at);
+        }
+        feed(&mut s, t0, vec![AgentEvent::TurnFinished { outcome: TurnOutcome::Answered, usage: None, last_usage: None }]);
+        render_screen(&mut s, new_width);
+        let e = s.view.entries.last().unwrap();
+        prop_assert_eq!(&e.cache.lines, &whole(answer, new_width - 2));
+    }
+}
+
 fn render_screen(s: &mut crate::tui::state::State, width: usize) {
     // Narrow widths stack the panes; the conversation is then the full width.
     let area = ratatui::layout::Rect::new(0, 0, width as u16, 30);
