@@ -101,6 +101,27 @@ impl Tool for Interrupter {
     }
 }
 
+/// A call still running when the person interrupts: it ends only by the interrupt. (A probe
+/// there raced the interrupt: once its zero sleep had elapsed on a loaded machine, the call
+/// could finish as the turn was cancelled, and which won was the runtime's pick.)
+struct Hang;
+
+impl Tool for Hang {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "hang".into(),
+            description: "test call that runs until the turn is interrupted".into(),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+        }
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn call<'a>(&'a self, _args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        async { std::future::pending().await }.boxed()
+    }
+}
+
 /// Says no to a change whose `x` is `no`, yes to the others.
 struct Person;
 
@@ -154,9 +175,14 @@ fn reply(step: &Step, t: usize, s: usize) -> Reply {
                 b
             };
             b = b.content(&[&format!("Looking {t}.{s}")]);
+            let interrupted = calls.contains(&CallKind::Interrupts);
             for (i, kind) in calls.iter().enumerate() {
                 let id = format!("c{t}_{s}_{i}");
                 b = match kind {
+                    // Beside an interrupt, a call that works is still running when it comes.
+                    CallKind::Works if interrupted => {
+                        b.tool_call(i, &id, "hang", &json!({"x": id}), 5)
+                    }
                     CallKind::Works => b.tool_call(i, &id, "probe", &json!({"x": id}), 5),
                     CallKind::Fails => b.tool_call(i, &id, "probe", &json!({"y": 1}), 5),
                     CallKind::Unknown => b.tool_call(i, &id, "nope", &json!({}), 5),
@@ -222,6 +248,7 @@ fn live_and_replayed(turns: &[Vec<Step>]) -> (Transcript, Transcript) {
         registry.register(Probe::new("probe", true));
         registry.register(Change);
         registry.register(Interrupter);
+        registry.register(Hang);
         let mut r = rig_with(script, registry, Preset::Flash, 6, |c| c).await;
         r.agent = r
             .agent
