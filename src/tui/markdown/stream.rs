@@ -305,7 +305,11 @@ impl StreamingMarkdown {
                 .extend(tail_lines(&text[end..], in_code, width, theme));
             self.open_key = key;
         }
-        kept && !fresh
+        // A definition rendered everything afresh as well: whoever took the frozen lines must
+        // take them all again.
+        // A definition rendered everything afresh as well: whoever took the frozen lines must
+        // take them all again.
+        kept && !fresh && !defines
     }
 
     fn freeze(&mut self, text: &str, at: usize, width: usize, theme: &Theme) {

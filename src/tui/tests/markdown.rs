@@ -13,7 +13,7 @@ use crate::tui::state::{Entry, EntryKind};
 use crate::tui::theme::ColorDepth;
 use proptest::prelude::*;
 
-const ANSWERS: [&str; 8] = [
+const ANSWERS: [&str; 9] = [
     "# Plan\n\n1. read\n2. write\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
     "Code:\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nDone, $x^2$ too.",
     "- 你好 **世界**\n- emoji 🦀\n\n> quoted\n> text",
@@ -22,6 +22,8 @@ const ANSWERS: [&str; 8] = [
     "> outer\n> > inner quote with enough words to wrap\n\n- [ ] task\n- [x] done\n\n---\n",
     "| key | a rather long value column |\n|---|---|\n| x | words words words words |\n",
     "中文段落，其中包含English words和数字123，需要正确换行。\n",
+    // A link definition after blocks that froze: the finished answer is rendered whole again.
+    "Intro paragraph.\n\nSee [the docs][d] for more.\n\n- a list\n- of two\n\n[d]: https://example.com\n",
 ];
 
 fn whole(text: &str, width: usize) -> Vec<ratatui::text::Line<'static>> {
