@@ -307,8 +307,6 @@ impl StreamingMarkdown {
         }
         // A definition rendered everything afresh as well: whoever took the frozen lines must
         // take them all again.
-        // A definition rendered everything afresh as well: whoever took the frozen lines must
-        // take them all again.
         kept && !fresh && !defines
     }
 

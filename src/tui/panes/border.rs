@@ -1,9 +1,10 @@
 //! A pane's border and titles, drawn cell by cell.
 //!
 //! ratatui's `Block` first sets its style on every cell of its area, the inside included: for
-//! five panes that is the whole screen once a frame, about a sixth of a streamed frame's drawing in a profile. A
-//! pane's block has no style of its own (the border and titles carry theirs), so [`PaneBorder`]
-//! touches only the border's cells, and draws what `Block` draws there.
+//! five panes that is the whole screen once a frame, about a sixth of a streamed frame's
+//! drawing in a profile. A pane's block has no style of its own (the border and titles carry
+//! theirs), so [`PaneBorder`] touches only the border's cells, and draws what `Block` draws
+//! there.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -26,6 +26,32 @@ const ANSWERS: [&str; 9] = [
     "Intro paragraph.\n\nSee [the docs][d] for more.\n\n- a list\n- of two\n\n[d]: https://example.com\n",
 ];
 
+/// Where the answer is cut into deltas: `cuts` within it on character boundaries, with its
+/// start and end, in order.
+fn cut_points(answer: &str, cuts: Vec<usize>) -> Vec<usize> {
+    let mut points: Vec<usize> = cuts
+        .into_iter()
+        .map(|c| c % (answer.len() + 1))
+        .filter(|&c| answer.is_char_boundary(c))
+        .chain([0, answer.len()])
+        .collect();
+    points.sort();
+    points.dedup();
+    points
+}
+
+/// A state whose turn has begun its first step, ready for the answer's deltas.
+fn answering(t0: Instant) -> crate::tui::state::State {
+    let mut s = state();
+    send(&mut s, t0, "q");
+    feed(
+        &mut s,
+        t0,
+        vec![AgentEvent::StepStarted { step: 1, max: 10 }],
+    );
+    s
+}
+
 fn whole(text: &str, width: usize) -> Vec<ratatui::text::Line<'static>> {
     let mut e = Entry::new(EntryKind::Assistant, text);
     e.done = true;
@@ -37,15 +63,9 @@ proptest! {
     #[test]
     fn streamed_pieces_end_as_the_whole_rendering(which in 0..ANSWERS.len(), cuts in proptest::collection::vec(0usize..200, 0..12), width in 30usize..90) {
         let answer = ANSWERS[which];
-        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (answer.len() + 1)).filter(|&c| answer.is_char_boundary(c)).collect();
-        points.push(0);
-        points.push(answer.len());
-        points.sort();
-        points.dedup();
+        let points = cut_points(answer, cuts);
         let t0 = Instant::now();
-        let mut s = state();
-        send(&mut s, t0, "q");
-        feed(&mut s, t0, vec![AgentEvent::StepStarted { step: 1, max: 10 }]);
+        let mut s = answering(t0);
         for pair in points.windows(2) {
             let piece = &answer[pair[0]..pair[1]];
             feed(&mut s, t0, vec![AgentEvent::ContentDelta(piece.into())]);
@@ -74,15 +94,9 @@ proptest! {
     #[test]
     fn a_resize_while_streaming_ends_as_the_whole_rendering_at_the_new_width(which in 0..ANSWERS.len(), cuts in proptest::collection::vec(0usize..200, 1..12), resize_after in 0usize..12, width in 30usize..90, new_width in 30usize..90) {
         let answer = ANSWERS[which];
-        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (answer.len() + 1)).filter(|&c| answer.is_char_boundary(c)).collect();
-        points.push(0);
-        points.push(answer.len());
-        points.sort();
-        points.dedup();
+        let points = cut_points(answer, cuts);
         let t0 = Instant::now();
-        let mut s = state();
-        send(&mut s, t0, "q");
-        feed(&mut s, t0, vec![AgentEvent::StepStarted { step: 1, max: 10 }]);
+        let mut s = answering(t0);
         let mut at = width;
         for (i, pair) in points.windows(2).enumerate() {
             feed(&mut s, t0, vec![AgentEvent::ContentDelta(answer[pair[0]..pair[1]].into())]);
