@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use super::client::LlmClient;
-use super::error::describe;
+use super::error::{LlmError, describe};
+use super::wire::{self, SendError};
 use crate::secrets::Secret;
 
 /// The longest a check may take: the person is waiting for it.
@@ -35,22 +36,26 @@ impl LlmClient {
     /// Asks the server whether it accepts `key`, with one request and a short timeout.
     pub async fn check_key(&self, key: &Secret) -> KeyCheck {
         let url = format!("{}/models", self.base_url);
-        let sent = self
+        let request = self
             .http
             .get(&url)
             .bearer_auth(key.expose())
-            .timeout(CHECK_TIMEOUT)
-            .send()
-            .await;
-        let response = match sent {
+            .timeout(CHECK_TIMEOUT);
+        // Sent where the chats are, so the connection it leaves in the pool is read there too.
+        let response = match wire::send(request).await {
             Ok(response) => response,
-            Err(e) => {
+            Err(SendError::Http(e)) => {
                 return KeyCheck::Unchecked {
                     reason: describe(&e, key.expose()),
                 };
             }
+            Err(SendError::Lost) => {
+                return KeyCheck::Unchecked {
+                    reason: LlmError::wire_lost().to_string(),
+                };
+            }
         };
-        let status = response.status().as_u16();
+        let status = response.status.as_u16();
         match status {
             200..=299 => KeyCheck::Accepted,
             401 | 403 => KeyCheck::Refused { status },

@@ -21,6 +21,7 @@ use super::retry::{
 use super::sse::{Frame, SseParser};
 use super::text_protocol::{TextCalls, render};
 use super::types::{ChatMessage, Completion, StreamEvent, ToolSchema};
+use super::wire::{self, Body, Reply, SendError};
 use crate::secrets::Secret;
 
 /// What the client reports while a request runs.
@@ -321,8 +322,8 @@ impl LlmClient {
         let send = post
             .header(reqwest::header::ACCEPT, "text/event-stream")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(request.body.clone())
-            .send();
+            .body(request.body.clone());
+        let send = wire::send(send);
         let send = async {
             tokio::select! {
                 r = tokio::time::timeout(idle, send) => Some(r),
@@ -339,13 +340,16 @@ impl LlmClient {
                 };
                 return Err(Failure::retry(error));
             }
-            Some(Ok(Err(e))) if e.is_builder() => {
+            Some(Ok(Err(SendError::Http(e)))) if e.is_builder() => {
                 return Err(Failure::fatal(LlmError::setup(describe(&e, key), e)));
             }
-            Some(Ok(Err(e))) => return Err(Failure::retry(LlmError::transport(e, key))),
-            Some(Ok(Ok(response))) => response,
+            Some(Ok(Err(SendError::Http(e)))) => {
+                return Err(Failure::retry(LlmError::transport(e, key)));
+            }
+            Some(Ok(Err(SendError::Lost))) => return Err(Failure::retry(LlmError::wire_lost())),
+            Some(Ok(Ok(reply))) => reply,
         };
-        if !response.status().is_success() {
+        if !response.status.is_success() {
             return Err(http_failure(response, key, idle).await);
         }
         let mut acc = Accumulator::new();
@@ -360,7 +364,7 @@ impl LlmClient {
             idle,
             queue: self.queue_limit,
         };
-        let read = read_stream(response, key, limits, cancel, &mut sink).await;
+        let read = read_stream(response.body, key, limits, cancel, &mut sink).await;
         match read {
             Ok(()) => Ok(acc.finish()),
             Err(failure) => Err(failure.with_partial(acc.finish())),
@@ -451,15 +455,15 @@ fn request_body(
 }
 
 /// Turns an error status into a failure carrying the server's own message.
-async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) -> Failure {
-    let status = response.status().as_u16();
+async fn http_failure(response: Reply, key: &str, idle: Duration) -> Failure {
+    let status = response.status.as_u16();
     let retry_after = response
-        .headers()
+        .headers
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_retry_after);
     // An error body that never finishes, or a huge proxy page, must not hold the request up.
-    let text = tokio::time::timeout(idle, read_capped(response, 64 * 1024))
+    let text = tokio::time::timeout(idle, read_capped(response.body, 64 * 1024))
         .await
         .unwrap_or_default();
     let message = redact(&error_message(&text), Some(key));
@@ -473,7 +477,7 @@ async fn http_failure(response: reqwest::Response, key: &str, idle: Duration) ->
 }
 
 /// Reads at most `cap` bytes of a body as text.
-async fn read_capped(mut response: reqwest::Response, cap: usize) -> String {
+async fn read_capped(mut response: Body, cap: usize) -> String {
     let mut body = Vec::new();
     while body.len() < cap {
         match response.chunk().await {
@@ -494,27 +498,9 @@ struct Limits {
     queue: Duration,
 }
 
-/// How often a fast stream is read. Events that arrive closer together than this are taken
-/// in one batch: each read of the connection wakes a thread or two, which on a virtual
-/// machine costs more than the event's own work, while a token shown 8 ms later is not seen
-/// (frames of streamed text come every 33 ms). A stream slower than this is read as each
-/// event arrives.
-const READ_PACE: Duration = Duration::from_millis(8);
-
-/// How many turns of the runtime a batch waits for its next event: the connection's task
-/// hands events over one by one, and may first have to read them from the socket.
-const GATHER_TURNS: usize = 3;
-
-/// Lets the runtime's other tasks run `turns` times.
-async fn yield_turns(turns: usize) {
-    for _ in 0..turns {
-        tokio::task::yield_now().await;
-    }
-}
-
 /// Reads the event stream to `[DONE]`, reporting each event as it arrives.
 async fn read_stream(
-    mut response: reqwest::Response,
+    mut body: Body,
     key: &str,
     limits: Limits,
     cancel: &CancellationToken,
@@ -537,25 +523,13 @@ async fn read_stream(
     tokio::pin!(timer);
     let cancelled = cancel.cancelled();
     tokio::pin!(cancelled);
-    // When the batch being read began: what is ready at once joins it; then reading pauses
-    // until `READ_PACE` after its start.
-    let mut batch: Option<Instant> = None;
     loop {
+        // A batch: what arrived together (the connections' thread reads a fast stream at a
+        // pace, see `wire`).
         let chunk = tokio::select! {
             biased;
             _ = &mut cancelled => return Err(Failure::fatal(LlmError::Cancelled)),
-            c = response.chunk() => Ok(c),
-            // The connection had a few turns to hand over what it holds and did not: nothing
-            // more is ready, so the batch is over.
-            _ = yield_turns(GATHER_TURNS), if batch.is_some() => {
-                let until = batch.take().map_or(Instant::now(), |b| b + READ_PACE);
-                tokio::select! {
-                    biased;
-                    _ = &mut cancelled => return Err(Failure::fatal(LlmError::Cancelled)),
-                    _ = tokio::time::sleep_until(until) => {}
-                }
-                continue;
-            }
+            c = body.chunk() => Ok(c),
             _ = &mut timer => {
                 if Instant::now() < deadline {
                     timer.as_mut().reset(deadline);
@@ -564,7 +538,6 @@ async fn read_stream(
                 Err(())
             }
         };
-        batch.get_or_insert_with(Instant::now);
         let bytes = match chunk {
             // Queued the whole bound: the person is told to send it again later.
             Err(_) if queued && deadline >= queue_end => {

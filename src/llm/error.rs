@@ -103,6 +103,14 @@ impl LlmError {
         }
     }
 
+    /// The connections' thread dropped a request without an answer.
+    pub(super) fn wire_lost() -> Self {
+        Self::Transport {
+            message: "the request was lost before an answer came".into(),
+            source: None,
+        }
+    }
+
     /// A set-up failure caused by `source`.
     pub(super) fn setup(
         message: String,

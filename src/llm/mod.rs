@@ -15,6 +15,7 @@ pub(crate) mod retry;
 pub mod sse;
 pub mod text_protocol;
 pub(crate) mod types;
+pub(crate) mod wire;
 
 pub use catalog::Providers;
 pub use check::KeyCheck;

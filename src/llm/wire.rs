@@ -1,0 +1,288 @@
+//! The model server's connections, on a thread of their own that reads a fast stream at a pace.
+//!
+//! A fast stream sends a packet every millisecond or so. Read on the program's runtime thread,
+//! every packet woke that thread (an `epoll_wait` return, ~25 µs on a virtual machine) even
+//! while the reader paused: a socket registered with a runtime reports each arrival to whoever
+//! waits in it. Here the connections live on a runtime of their own, and after each batch of a
+//! stream its thread sleeps outside the runtime for [`READ_PACE`]: what arrives meanwhile waits
+//! in the socket and wakes nobody, and the next batch takes it all at once. The caller gets one
+//! message per batch.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use reqwest::header::HeaderMap;
+use reqwest::{RequestBuilder, Response, StatusCode};
+use tokio::sync::{Notify, mpsc, oneshot};
+
+/// How often a fast stream is read. Events that arrive closer together than this are taken in
+/// one batch: each batch wakes this thread and the program's own, which on a virtual machine
+/// costs more than the events' work, while text shown 16 ms later is not seen (streamed text
+/// is drawn at most every 33 ms). A stream slower than this is read as each event arrives.
+const READ_PACE: Duration = Duration::from_millis(16);
+
+/// How many turns of the runtime a batch waits for its next piece: the connection's task hands
+/// the body over piece by piece, and may first have to read it from the socket.
+const GATHER_TURNS: usize = 3;
+
+/// The most a batch holds: a burst (a server that sends everything at once) is passed on in
+/// pieces this size rather than gathered whole.
+const BATCH_CAP: usize = 256 * 1024;
+
+/// Batches held for a caller that is behind; past them the connection is not read (the server
+/// is held back by TCP) until the caller catches up.
+const QUEUED_BATCHES: usize = 16;
+
+/// A response's status and headers, and its body as it arrives.
+pub(crate) struct Reply {
+    /// The response's status.
+    pub status: StatusCode,
+    /// The response's headers.
+    pub headers: HeaderMap,
+    /// The body, in batches.
+    pub body: Body,
+}
+
+/// A response body, passed on in batches; dropping it closes the connection.
+pub(crate) struct Body(mpsc::Receiver<Result<Bytes, reqwest::Error>>);
+
+impl Body {
+    /// The next batch, `None` at the body's end.
+    pub async fn chunk(&mut self) -> Result<Option<Bytes>, reqwest::Error> {
+        self.0.recv().await.transpose()
+    }
+}
+
+/// Why no response came.
+#[derive(Debug)]
+pub(crate) enum SendError {
+    /// The request failed: it could not be built, connected or sent, or the head was bad.
+    Http(reqwest::Error),
+    /// The connections' thread dropped the request without an answer (it cannot start, or a
+    /// task of it panicked).
+    Lost,
+}
+
+/// Sends `request` from the connections' thread and returns the response's head; its body
+/// follows in batches. Dropping the returned future, or the body, abandons the request.
+pub(crate) async fn send(request: RequestBuilder) -> Result<Reply, SendError> {
+    let (head, reply) = oneshot::channel();
+    let wire = wire();
+    let task = exchange(request, head, wire.map(|w| w.paced.clone()));
+    match wire {
+        Some(wire) => drop(wire.runtime.spawn(task)),
+        // No thread of its own (it could not start): the stream is read here, without pauses.
+        None => drop(tokio::spawn(task)),
+    }
+    match reply.await {
+        Ok(Ok(reply)) => Ok(reply),
+        Ok(Err(e)) => Err(SendError::Http(e)),
+        Err(_) => Err(SendError::Lost),
+    }
+}
+
+/// The runtime the connections live on, and what its thread waits for to pause.
+struct Wire {
+    runtime: tokio::runtime::Handle,
+    paced: Arc<Pace>,
+}
+
+/// How a batch passed on tells the connections' thread to pause.
+#[derive(Default)]
+struct Pace {
+    /// Whether a batch was passed on since the thread last woke.
+    due: AtomicBool,
+    told: Notify,
+}
+
+impl Pace {
+    /// A batch was passed on.
+    fn tell(&self) {
+        self.due.store(true, Ordering::Release);
+        self.told.notify_one();
+    }
+
+    /// Until a batch is passed on after this call began. (A telling from before it, kept by
+    /// `Notify` as a permit, does not count: that batch's pause was already slept.)
+    async fn wait(&self) {
+        self.due.store(false, Ordering::Release);
+        while !self.due.swap(false, Ordering::AcqRel) {
+            self.told.notified().await;
+        }
+    }
+}
+
+/// The connections' thread, started on the first request (`None` if it could not start).
+fn wire() -> Option<&'static Wire> {
+    static WIRE: OnceLock<Option<Wire>> = OnceLock::new();
+    WIRE.get_or_init(|| start().ok()).as_ref()
+}
+
+fn start() -> std::io::Result<Wire> {
+    let paced = Arc::new(Pace::default());
+    let pace = paced.clone();
+    let (handle, started) = std::sync::mpsc::channel();
+    // The runtime is built on its own thread and stays there: dropped on an async task (as a
+    // failed start would drop it here), it would panic.
+    std::thread::Builder::new()
+        .name("model-wire".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    let _ = handle.send(Err(e));
+                    return;
+                }
+            };
+            if handle.send(Ok(runtime.handle().clone())).is_err() {
+                return;
+            }
+            // The runtime runs its tasks only inside `block_on`: between batches the thread
+            // sleeps outside it, where no packet can wake it.
+            loop {
+                runtime.block_on(pace.wait());
+                std::thread::sleep(READ_PACE);
+            }
+        })?;
+    let runtime = started
+        .recv()
+        .map_err(|_| std::io::Error::other("the connections' thread ended at its start"))??;
+    Ok(Wire { runtime, paced })
+}
+
+/// One request on the connections' runtime: sends it, hands the head back, passes the body on.
+async fn exchange(
+    request: RequestBuilder,
+    mut head: oneshot::Sender<Result<Reply, reqwest::Error>>,
+    paced: Option<Arc<Pace>>,
+) {
+    let response = tokio::select! {
+        biased;
+        _ = head.closed() => return,
+        sent = request.send() => sent,
+    };
+    let response = match response {
+        Ok(response) => response,
+        Err(e) => {
+            let _ = head.send(Err(e));
+            return;
+        }
+    };
+    let (batches, body) = mpsc::channel(QUEUED_BATCHES);
+    let reply = Reply {
+        status: response.status(),
+        headers: response.headers().clone(),
+        body: Body(body),
+    };
+    if head.send(Ok(reply)).is_ok() {
+        pass_on(response, batches, paced).await;
+    }
+}
+
+/// Reads the body in batches, each what is ready when its first piece came, until it ends, fails
+/// or its reader is gone.
+async fn pass_on(
+    mut response: Response,
+    batches: mpsc::Sender<Result<Bytes, reqwest::Error>>,
+    paced: Option<Arc<Pace>>,
+) {
+    loop {
+        let first = tokio::select! {
+            biased;
+            _ = batches.closed() => return,
+            piece = response.chunk() => piece,
+        };
+        let mut batch = match first {
+            Ok(Some(piece)) => Batch::new(piece),
+            // The end: the closed channel says so.
+            Ok(None) => return,
+            Err(e) => {
+                let _ = batches.send(Err(e)).await;
+                return;
+            }
+        };
+        let mut ended = None;
+        while batch.len() < BATCH_CAP {
+            tokio::select! {
+                biased;
+                piece = response.chunk() => match piece {
+                    Ok(Some(piece)) => batch.push(piece),
+                    other => {
+                        ended = Some(other);
+                        break;
+                    }
+                },
+                // The connection had a few turns to hand over what it holds and did not:
+                // nothing more is ready.
+                _ = yield_turns(GATHER_TURNS) => break,
+            }
+        }
+        if batches.send(Ok(batch.finish())).await.is_err() {
+            return;
+        }
+        match ended {
+            None => {}
+            Some(Err(e)) => {
+                let _ = batches.send(Err(e)).await;
+                return;
+            }
+            Some(Ok(_)) => return,
+        }
+        if let Some(paced) = &paced {
+            paced.tell();
+        }
+    }
+}
+
+/// Pieces of a body gathered into one: the first as it came, copied only when a second joins it.
+enum Batch {
+    One(Bytes),
+    Joined(BytesMut),
+}
+
+impl Batch {
+    fn new(piece: Bytes) -> Self {
+        Self::One(piece)
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::One(piece) => piece.len(),
+            Self::Joined(joined) => joined.len(),
+        }
+    }
+
+    fn push(&mut self, piece: Bytes) {
+        match self {
+            Self::One(first) => {
+                let mut joined = BytesMut::with_capacity(first.len() + piece.len());
+                joined.extend_from_slice(first);
+                joined.extend_from_slice(&piece);
+                *self = Self::Joined(joined);
+            }
+            Self::Joined(joined) => joined.extend_from_slice(&piece),
+        }
+    }
+
+    fn finish(self) -> Bytes {
+        match self {
+            Self::One(piece) => piece,
+            Self::Joined(joined) => joined.freeze(),
+        }
+    }
+}
+
+/// Lets the runtime's other tasks run `turns` times.
+async fn yield_turns(turns: usize) {
+    for _ in 0..turns {
+        tokio::task::yield_now().await;
+    }
+}
+
+#[cfg(test)]
+mod tests;
