@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
+use ratatui::layout::Rect;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -22,10 +23,6 @@ use crate::agent::{AgentEvent, AgentHandle};
 
 /// How often the spinner and elapsed time move while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
-
-/// While streamed text waits for its frame, how long the loop lets agent events gather
-/// before it takes them again (to see one that should be drawn sooner).
-const GATHER: Duration = Duration::from_millis(4);
 
 /// Runs until the person quits, a signal arrives, or something fails.
 pub async fn event_loop(
@@ -46,22 +43,24 @@ pub async fn event_loop(
     let mut sighup = signal(SignalKind::hangup())?;
     let mut hangup = terminal::hangup();
     let mut watching_hangup = true;
-    // Whether the loop takes agent events now. After the first events since the last frame it
-    // stops listening until that frame drains what queued up meanwhile: a stream written a
-    // token at a time wakes the loop a few times a frame, not once a token. When streamed text
-    // put the frame off to the streaming rate, it looks again every `GATHER` once a frame could
-    // be drawn sooner, so an event that ends a step or a turn is not kept waiting behind it.
-    let mut hold = Hold::Listening;
+    // Agent events are taken as they come: a fast stream arrives in batches (the model's
+    // connection is read at a pace, see `llm::wire`), and streamed text is drawn with the batch
+    // that finds its frame due (see `FrameSchedule::request_streamed`), so a stream costs a
+    // wake-up a batch, not one a token and another for each frame.
     schedule.request(Instant::now());
     loop {
         let deadline = schedule.deadline();
+        let was_busy = state.busy();
         tokio::select! {
-            // Polled in this order, each turn stopping at the first that is ready. Input is not
-            // starved: frames come at most every `MIN_INTERVAL`, agent events at most once
-            // between two frames. (The input is polled only once crossterm woke it: see
-            // `input`.)
+            // Polled in this order, each turn stopping at the first that is ready: frames come
+            // at most every `MIN_INTERVAL` (a typed key's at once), and a key is taken before
+            // agent events, so a flood of them cannot keep it waiting. (The input is polled only
+            // once crossterm woke it: see `input`.)
             biased;
+            // A frame that is due is drawn in this turn, not through the timer: that would
+            // wake the thread once more for it a millisecond later.
             _ = async { match deadline {
+                Some(at) if at <= Instant::now() => {}
                 Some(at) => tokio::time::sleep_until(at.into()).await,
                 None => std::future::pending().await,
             } } => {
@@ -73,10 +72,8 @@ pub async fn event_loop(
                     request_for(&mut schedule, urgent, Instant::now());
                 }
                 perform(effects, agent, keys, files);
-                hold = Hold::Listening;
                 let now = Instant::now();
-                // Laid out inside `draw`, for the size it has just read (asking the terminal
-                // once more for it would open /dev/tty once more every frame).
+                // Laid out inside `draw`, for the viewport's size.
                 terminal.draw(|f| {
                     layout::prepare(state, &mut caches, f.area());
                     view::draw(f, state, &caches, now);
@@ -93,11 +90,32 @@ pub async fn event_loop(
                     schedule.request(*until);
                 }
             }
-            _ = async { match hold {
-                Hold::Until(at) => tokio::time::sleep_until(at.into()).await,
-                _ => std::future::pending().await,
-            } } => hold = Hold::Listening,
-            ev = events.recv(), if hold == Hold::Listening => match ev {
+            ev = input.next() => {
+                let mut next = ev;
+                for _ in 0..MAX_INPUT_PER_BATCH {
+                    match next {
+                        // Whether the person looks at the terminal decides whether to notify.
+                        Some(Ok(Event::FocusLost)) => notifier.focus(false),
+                        Some(Ok(Event::FocusGained)) => notifier.focus(true),
+                        Some(Ok(ev)) => {
+                            on_input(terminal, state, ev, agent, keys, files, &mut schedule)?;
+                        }
+                        Some(Err(e)) => return Err(e.into()),
+                        None => return Ok(()),
+                    }
+                    if state.quit {
+                        break;
+                    }
+                    // What else is typed already (a burst, a paste without bracketed paste) is
+                    // taken now, so it costs one frame, not one a key. (Polled without the
+                    // loop's waker: the next `select!` registers it again before it waits.)
+                    match input.next().now_or_never() {
+                        Some(ev) => next = ev,
+                        None => break,
+                    }
+                }
+            }
+            ev = events.recv() => match ev {
                 Some(ev) => {
                     // The agent reads the key file again before a turn: the state follows.
                     state.key_set = keys.is_set(&state.preset);
@@ -107,14 +125,7 @@ pub async fn event_loop(
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
                     let drained = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects);
                     perform(effects, agent, keys, files);
-                    let now = Instant::now();
-                    request_for(&mut schedule, urgent || drained.urgent(), now);
-                    let listen = schedule.soonest_urgent().map_or(now, |at| at.max(now)) + GATHER;
-                    hold = if schedule.deadline().is_some_and(|d| d > listen) {
-                        Hold::Until(listen)
-                    } else {
-                        Hold::UntilFrame
-                    };
+                    request_for(&mut schedule, urgent || drained.urgent(), Instant::now());
                 }
                 None => return Err(TuiError::AgentStopped),
             },
@@ -122,14 +133,6 @@ pub async fn event_loop(
             Some(batch) = files.recv() => {
                 update::on_files(state, batch, Instant::now());
                 schedule.request(Instant::now());
-            },
-            ev = input.next() => match ev {
-                // Whether the person looks at the terminal decides whether to notify.
-                Some(Ok(Event::FocusLost)) => notifier.focus(false),
-                Some(Ok(Event::FocusGained)) => notifier.focus(true),
-                Some(Ok(ev)) => on_input(state, ev, agent, keys, files, &mut schedule),
-                Some(Err(e)) => return Err(e.into()),
-                None => return Ok(()),
             },
             Some(report) = key_reports.recv() => {
                 update::on_key_report(state, report);
@@ -142,6 +145,10 @@ pub async fn event_loop(
                 // No watcher (it could not start): SIGHUP still ends the program.
                 Err(_) => watching_hangup = false,
             },
+        }
+        // A turn's passing allocations (a streamed answer's) leave freed memory behind.
+        if was_busy && !state.busy() {
+            super::give_back_freed_memory();
         }
         // The title follows what MiniClaw needs from the person; a turn's end or a waiting
         // call also notifies when they look away. A terminal that cannot be written to is
@@ -161,17 +168,29 @@ pub async fn event_loop(
     }
 }
 
+/// At most this many input events, the one that woke the loop and those already waiting, are
+/// taken before a frame.
+const MAX_INPUT_PER_BATCH: usize = 256;
+
 /// A key, mouse, paste or resize: its action applied, its effects carried out, a frame asked.
 fn on_input(
+    terminal: &mut Tui,
     state: &mut State,
     ev: Event,
     agent: &AgentHandle,
     keys: &KeyJobs,
     files: &mut FileLister,
     schedule: &mut FrameSchedule,
-) {
+) -> Result<(), TuiError> {
+    // The viewport is fixed (see `terminal::init`): it follows the terminal here.
+    if let Event::Resize(cols, rows) = ev {
+        terminal.resize(Rect::new(0, 0, cols, rows))?;
+    }
     let now = Instant::now();
     let ctx = update::key_context(state, now);
+    // What the person typed is drawn at once, even right after a frame; the mouse (whose
+    // moves come by the hundred) and a resize keep to the frame rate.
+    let typed = matches!(ev, Event::Key(_) | Event::Paste(_));
     let action = match ev {
         Event::Key(k) => keymap::map_key(&ctx, k),
         Event::Mouse(m) => keymap::map_mouse(&ctx, m),
@@ -180,11 +199,16 @@ fn on_input(
     };
     let effects = update::apply(state, action, now);
     perform(effects, agent, keys, files);
-    schedule.request(now);
+    if typed {
+        schedule.request_now(now);
+    } else {
+        schedule.request(now);
+    }
     // A flash hint goes away by itself: one frame when it expires.
     if let Some((_, until)) = &state.flash {
         schedule.request(now + until.saturating_duration_since(now));
     }
+    Ok(())
 }
 
 /// At most this many agent events are applied before keys are read and a frame is drawn again.
@@ -209,16 +233,6 @@ fn drain(
         }
     }
     Drained::More { urgent }
-}
-
-/// Whether the event loop takes agent events.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Hold {
-    Listening,
-    /// Not until the next frame.
-    UntilFrame,
-    /// Not until then (sooner than the next frame).
-    Until(Instant),
 }
 
 /// What [`drain`] did, and whether any event it applied was more than streamed text.

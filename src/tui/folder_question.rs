@@ -156,8 +156,10 @@ pub fn ask(q: &FolderQuestion, theme: &Theme) -> std::io::Result<FolderAnswer> {
                     return Ok(answer);
                 }
             }
-            // Drawn again at the new size.
-            Event::Resize(..) => {}
+            // Drawn again at the new size (the viewport is fixed, see `terminal::init`).
+            Event::Resize(cols, rows) => {
+                terminal.resize(ratatui::layout::Rect::new(0, 0, cols, rows))?;
+            }
             _ => {}
         }
     }

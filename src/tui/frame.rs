@@ -1,7 +1,7 @@
 //! The frame scheduler: anyone may ask for a frame "now" or "after d"; requests coalesce into one
-//! deadline, at most one frame per `MIN_INTERVAL`. Text streaming in asks for its frame at most
-//! every `STREAM_INTERVAL`: what the eye sees as smooth, at half the drawing. Nothing ticks while
-//! no one asks.
+//! deadline, at most one frame per `MIN_INTERVAL` (a typed key excepted). Text streaming in asks
+//! for its frame at most every `STREAM_INTERVAL`: what the eye sees as smooth, at half the
+//! drawing. Nothing ticks while no one asks.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,11 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(16);
 
 /// The shortest time between two frames asked for only by streamed text (30 a second).
 pub const STREAM_INTERVAL: Duration = Duration::from_millis(33);
+
+/// How long streamed text that came before its frame was due waits past that for more text to
+/// bring the frame: a fast stream's next batch comes within it (the model's connection is read
+/// every 16 ms, see `llm::wire`, and reading takes a little more).
+pub const STREAM_PATIENCE: Duration = Duration::from_millis(20);
 
 /// The single pending frame deadline, kept by the event loop.
 #[derive(Debug, Default)]
@@ -27,16 +32,21 @@ impl FrameSchedule {
         self.next = Some(self.next.map_or(at, |n| n.min(at)));
     }
 
-    /// Adds a request for text that streamed in: like [`FrameSchedule::request`], but never
-    /// sooner than `STREAM_INTERVAL` after the last frame. A keystroke's request still wins.
-    pub fn request_streamed(&mut self, at: Instant) {
-        let earliest = self.last_draw.map_or(at, |last| last + STREAM_INTERVAL);
-        self.request(at.max(earliest));
+    /// Adds a request for a frame at `at` even if the last one was drawn less than
+    /// `MIN_INTERVAL` ago: for what the person typed, which is seen at once.
+    pub fn request_now(&mut self, at: Instant) {
+        self.next = Some(self.next.map_or(at, |n| n.min(at)));
     }
 
-    /// The soonest a frame asked for now could be drawn (`None`: at once).
-    pub fn soonest_urgent(&self) -> Option<Instant> {
-        self.last_draw.map(|last| last + MIN_INTERVAL)
+    /// Adds a request for text that streamed in at `at`: at most one such frame every
+    /// `STREAM_INTERVAL`. Text that finds its frame due is drawn at once, with the wake-up that
+    /// brought it; text that came sooner is drawn by the next text that finds the frame due, or
+    /// `STREAM_PATIENCE` after it was due, whichever is first. So a fast stream's frames ride on
+    /// its batches instead of waking the program on timers of their own. A keystroke's request
+    /// still wins.
+    pub fn request_streamed(&mut self, at: Instant) {
+        let due = self.last_draw.map_or(at, |last| last + STREAM_INTERVAL);
+        self.request(if at >= due { at } else { due + STREAM_PATIENCE });
     }
 
     /// When the next frame is due, if any is.
@@ -80,7 +90,11 @@ mod tests {
         assert_eq!(s.deadline(), Some(t0), "the first frame is not held back");
         s.drawn(t0);
         s.request_streamed(t0 + Duration::from_millis(1));
-        assert_eq!(s.deadline(), Some(t0 + STREAM_INTERVAL));
+        assert_eq!(
+            s.deadline(),
+            Some(t0 + STREAM_INTERVAL + STREAM_PATIENCE),
+            "text that came early waits for the next batch, or a little past its frame"
+        );
         s.request(t0 + Duration::from_millis(2));
         assert_eq!(
             s.deadline(),
@@ -90,5 +104,36 @@ mod tests {
         s.drawn(t0 + MIN_INTERVAL);
         s.request_streamed(t0 + Duration::from_millis(100));
         assert_eq!(s.deadline(), Some(t0 + Duration::from_millis(100)));
+    }
+
+    #[test]
+    fn a_typed_key_is_drawn_even_right_after_a_frame() {
+        let t0 = Instant::now();
+        let mut s = FrameSchedule::default();
+        s.drawn(t0);
+        s.request_streamed(t0 + Duration::from_millis(2));
+        s.request_now(t0 + Duration::from_millis(3));
+        assert_eq!(s.deadline(), Some(t0 + Duration::from_millis(3)));
+        // A later request does not put it off.
+        s.request(t0 + Duration::from_millis(4));
+        assert_eq!(s.deadline(), Some(t0 + Duration::from_millis(3)));
+    }
+
+    #[test]
+    fn streamed_frames_ride_on_the_batches_that_find_them_due() {
+        let t0 = Instant::now();
+        let mut s = FrameSchedule::default();
+        s.drawn(t0);
+        // A batch 16 ms after the frame: too soon, it waits.
+        s.request_streamed(t0 + Duration::from_millis(16));
+        assert_eq!(s.deadline(), Some(t0 + STREAM_INTERVAL + STREAM_PATIENCE));
+        // The next batch finds the frame due: drawn now, with it.
+        let next = t0 + STREAM_INTERVAL + Duration::from_millis(1);
+        s.request_streamed(next);
+        assert_eq!(s.deadline(), Some(next));
+        s.drawn(next);
+        // A stream that stops: its last text is drawn STREAM_PATIENCE past the frame's time.
+        s.request_streamed(next + Duration::from_millis(5));
+        assert_eq!(s.deadline(), Some(next + STREAM_INTERVAL + STREAM_PATIENCE));
     }
 }

@@ -98,6 +98,17 @@ pub enum TuiError {
     Panicked,
 }
 
+/// Hands the allocator's free pages back to the system: glibc keeps the memory freed between
+/// what stays allocated unless asked (after a session is told again, and after each turn: a
+/// streamed answer's passing allocations leave a few hundred KB of it).
+pub(crate) fn give_back_freed_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only returns the allocator's free pages; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Runs the full-screen UI for `agent` until the person quits; the terminal is restored on every
 /// way out.
 pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
@@ -105,12 +116,8 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     let notices = std::mem::take(&mut state.view.entries);
     update::show_session(&mut state, agent.session(), std::time::Instant::now());
     // Telling a long session again leaves freed memory between what stays (the events, the
-    // grown lists); glibc keeps it unless asked to give it back.
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim only returns the allocator's free pages; it takes no pointers.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    // grown lists).
+    give_back_freed_memory();
     state.view.entries.extend(notices);
     state.session_id = Some(agent.session().id.clone());
     // When to notify: the person's environment says (see the README); a value it does not

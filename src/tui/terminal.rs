@@ -14,8 +14,9 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 
 /// The terminal the UI draws on, written through a buffer as large as a frame usually is
 /// (std's 1 KB stdout buffer would send one frame in several writes to the pty).
@@ -72,11 +73,16 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
         MOUSE.store(true, Ordering::SeqCst);
     }
     // No `clear()`: it asks the terminal for the cursor position, which some (and test
-    // emulators) never answer; the alternate screen starts empty anyway.
-    let terminal = Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
-        64 * 1024,
-        stdout(),
-    )))?;
+    // emulators) never answer; the alternate screen starts empty anyway. The viewport is fixed
+    // to the terminal's size, which the event loop follows on each resize event: a full-screen
+    // viewport asked the terminal for its size before every frame (opening /dev/tty each time).
+    let (cols, rows) = crossterm::terminal::size()?;
+    let terminal = Terminal::with_options(
+        CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, stdout())),
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, cols, rows)),
+        },
+    )?;
     Ok((terminal, guard))
 }
 

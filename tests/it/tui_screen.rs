@@ -74,3 +74,32 @@ fn reasoning_is_a_line_that_counts_while_it_streams_and_enter_shows_it() {
     assert!(shown.contains("First I weigh the-bold-idea."), "{shown}");
     assert!(!shown.contains("**"), "{shown}");
 }
+
+#[test]
+fn a_resized_terminal_is_drawn_again_at_its_new_size() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let pty = start(dir.path(), &server.url());
+    // The status line is the last row.
+    let last_row = |rows: usize| {
+        move |s: &str| {
+            let lines: Vec<&str> = s.lines().collect();
+            lines.len() == rows && lines[rows - 1].contains("F1 help")
+        }
+    };
+    pty.wait_until("the status line on row 24 of 24", last_row(24));
+    pty.resize(30, 100);
+    // The panes are laid out again for the new width: the top border reaches its right edge.
+    let top_border = |cols: usize| {
+        move |s: &str| {
+            s.lines()
+                .next()
+                .is_some_and(|top| top.chars().count() == cols && top.ends_with(['╮', '┓']))
+        }
+    };
+    pty.wait_until("the status line on row 30 of 30", last_row(30));
+    pty.wait_until("a top border 100 columns wide", top_border(100));
+    pty.resize(20, 70);
+    pty.wait_until("the status line on row 20 of 20", last_row(20));
+    pty.wait_until("a top border 70 columns wide", top_border(70));
+}

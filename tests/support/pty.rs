@@ -140,8 +140,8 @@ pub struct Pty {
     child: Box<dyn Child + Send + Sync>,
     reader: Option<JoinHandle<()>>,
     log: PathBuf,
-    // Kept so the pty stays open while the child runs.
-    _master: Box<dyn MasterPty + Send>,
+    // Kept so the pty stays open while the child runs (and to resize it).
+    master: Box<dyn MasterPty + Send>,
 }
 
 impl Pty {
@@ -193,8 +193,26 @@ impl Pty {
             child,
             reader: Some(reader),
             log: data_home.join("miniclaw/miniclaw.log"),
-            _master: pty.master,
+            master: pty.master,
         }
+    }
+
+    /// Resizes the terminal, as a person dragging its window does (the program gets SIGWINCH),
+    /// and the screen the tests read with it.
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.parser
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(rows, cols);
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
     }
 
     /// The program's process id.

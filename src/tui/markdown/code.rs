@@ -39,6 +39,18 @@ fn code_theme(light: bool) -> &'static CodeTheme {
     if light { light_theme } else { dark }
 }
 
+/// The highlighter for each code theme, made once: making one reads the whole theme.
+fn highlighter(light: bool) -> &'static Highlighter<'static> {
+    static HIGHLIGHTERS: OnceLock<(Highlighter<'static>, Highlighter<'static>)> = OnceLock::new();
+    let (dark, light_one) = HIGHLIGHTERS.get_or_init(|| {
+        (
+            Highlighter::new(code_theme(false)),
+            Highlighter::new(code_theme(true)),
+        )
+    });
+    if light { light_one } else { dark }
+}
+
 thread_local! {
     /// Code lines highlighted on this thread (tests read it to prove each line is done once).
     static HIGHLIGHTED: Cell<usize> = const { Cell::new(0) };
@@ -145,11 +157,10 @@ pub(crate) fn highlight(
         key,
         ..Resume::default()
     });
-    let code_theme = code_theme(theme.light);
-    let highlighter = Highlighter::new(code_theme);
+    let highlighter = highlighter(theme.light);
     let (mut hs, mut ps) = r.state.clone().unwrap_or_else(|| {
         (
-            HighlightState::new(&highlighter, ScopeStack::new()),
+            HighlightState::new(highlighter, ScopeStack::new()),
             ParseState::new(syntax),
         )
     });
@@ -157,7 +168,7 @@ pub(crate) fn highlight(
     for line in code[r.src.len()..].split_inclusive('\n') {
         HIGHLIGHTED.with(|n| n.set(n.get() + 1));
         let row = match ps.parse_line(line, syntaxes()) {
-            Ok(ops) => HighlightIterator::new(&mut hs, &ops, line, &highlighter)
+            Ok(ops) => HighlightIterator::new(&mut hs, &ops, line, highlighter)
                 .map(|(style, text)| span(text, style, theme.color_depth))
                 .filter(|s| !s.content.is_empty())
                 .collect(),
