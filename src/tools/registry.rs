@@ -379,6 +379,8 @@ impl ToolRegistry {
             tool.call(args, ctx).await
         }));
         tokio::select! {
+            // A call that finished as the interrupt came is told as it ended: it did run.
+            biased;
             r = tokio::time::timeout(limit, call) => {
                 r.unwrap_or(Err(ToolError::Timeout(limit.as_secs().max(1))))
             }
@@ -494,6 +496,49 @@ pub fn parse_arguments(raw: &str, schema: &Value) -> Result<Map<String, Value>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tool whose call finishes when its gate opens.
+    struct Gated(Arc<tokio::sync::Notify>);
+
+    impl Tool for Gated {
+        fn schema(&self) -> ToolSchema {
+            ToolSchema {
+                name: "gated".into(),
+                description: "finishes when its gate opens".into(),
+                parameters: serde_json::json!({"type": "object", "properties": {}}),
+            }
+        }
+        fn read_only(&self) -> bool {
+            true
+        }
+        fn call<'a>(&'a self, _args: Map<String, Value>, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+            Box::pin(async move {
+                self.0.notified().await;
+                Ok(Map::new())
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_call_that_finished_as_the_interrupt_came_is_told_as_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Arc::new(Sandbox::new(dir.path()).unwrap());
+        let gate = Arc::new(tokio::sync::Notify::new());
+        let mut registry = ToolRegistry::new();
+        registry.register(Gated(gate.clone()));
+        // Without an order between the two, either would win about half the time.
+        for _ in 0..64 {
+            let ctx = ToolContext::standalone(sandbox.clone());
+            let run = registry.run("gated", "{}", &ctx);
+            tokio::pin!(run);
+            assert!(futures::poll!(&mut run).is_pending(), "the call waits");
+            // Both are ready before the registry looks again.
+            gate.notify_one();
+            ctx.cancel.cancel();
+            let (_, outcome) = run.await;
+            assert_eq!(outcome, CallOutcome::Ok);
+        }
+    }
 
     #[test]
     fn a_huge_error_is_kept_short_in_the_outcome() {
