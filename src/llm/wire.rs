@@ -60,8 +60,7 @@ impl Body {
 pub(crate) enum SendError {
     /// The request failed: it could not be built, connected or sent, or the head was bad.
     Http(reqwest::Error),
-    /// The connections' thread dropped the request without an answer (it cannot start, or a
-    /// task of it panicked).
+    /// The request was dropped without an answer (its task panicked).
     Lost,
 }
 
