@@ -557,6 +557,24 @@ pub enum AgentEvent {
         /// The session told as the events of its turns (empty for a new one).
         replay: Vec<AgentEvent>,
     },
+    /// The session the history held, read while the UI started (its first frame showed the
+    /// history's glimpse): the view starts again from `replay`. Sent once, before anything
+    /// else the agent does.
+    SessionLoaded {
+        /// Its id.
+        id: String,
+        /// Its title (none while it is empty and unnamed).
+        title: Option<String>,
+        /// The session told as the events of its turns.
+        replay: Vec<AgentEvent>,
+        /// Its prompts as typed, oldest first (what Up recalls).
+        prompts: Vec<String>,
+        /// What to tell the person about it (a damaged file moved aside, changed instructions).
+        notices: Vec<String>,
+    },
+    /// The history could not be read at all (a damaged one is moved aside and never this): the
+    /// agent stops rather than save over it. The reason, for the person.
+    SessionUnavailable(String),
     /// The active session was renamed.
     SessionRenamed(String),
     /// The archived sessions of this workspace, newest first (for the picker).

@@ -513,7 +513,8 @@ fn run_start(
 }
 
 async fn run_tui(config: Config) -> ExitCode {
-    let mut started = match startup::start(&config).await {
+    // The history is read once the agent runs (see `Opening`).
+    let (mut started, opening) = match startup::begin(&config).await {
         Ok(s) => s,
         Err(e) => {
             say!("miniclaw-tui: {e}");
@@ -521,6 +522,21 @@ async fn run_tui(config: Config) -> ExitCode {
         }
     };
     let mut choice = startup::SessionChoice::from_flags(&config.cli, false);
+    // Going on with the active session, the UI starts while it is read, showing its last turns
+    // (its glimpse) meanwhile; another session is opened from it first, as before.
+    let opening = if choice == startup::SessionChoice::Continue && opening.is_loading() {
+        let glimpse = miniclaw::agent::history::glimpse(&config.history_path());
+        (opening, glimpse)
+    } else {
+        match started.agent.open(opening).await {
+            Ok(said) => started.notices.extend(said),
+            Err(e) => {
+                say!("miniclaw-tui: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        (miniclaw::agent::Opening::Open, None)
+    };
     if let Some(holder) = &started.active_held_by {
         // `-c` beside another window: the newest session this one can open, as headless.
         if config.cli.continue_session && choice == startup::SessionChoice::Continue {
@@ -572,7 +588,7 @@ async fn run_tui(config: Config) -> ExitCode {
         skills: started.agent.sandbox().skills().clone(),
         custom_commands: std::sync::Arc::new(custom_commands),
     };
-    let result = tui::run(started.agent, options).await;
+    let result = tui::run(started.agent, opening, options).await;
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::agent::{Agent, AgentSettings, history};
+use crate::agent::{Agent, AgentSettings, Opening, history};
 use crate::config::Config;
 use crate::llm::{ApiKey, LlmClient};
 use crate::settings::{McpServerConfig, Settings, SettingsFiles};
@@ -269,9 +269,37 @@ fn command_rules(workspace: &Path) -> (crate::command_rules::CommandRules, Vec<S
     )
 }
 
-/// Builds the agent for `config`.
+/// Builds the agent for `config`, its session read from the history.
 pub async fn start(config: &Config) -> Result<Started, StartupError> {
+    let (mut started, opening) = begin(config).await?;
+    let notices = started.agent.open(opening).await?;
+    started.notices.extend(notices);
+    Ok(started)
+}
+
+/// Builds the agent for `config` without reading its history: the agent holds a placeholder
+/// session until [`Agent::open`] reads the [`Opening`] (before it does anything else). The UI
+/// draws its first frame before that.
+pub async fn begin(config: &Config) -> Result<(Started, Opening), StartupError> {
     let plan_presets = plan_presets(config)?;
+    let history_path = config.history_path();
+    let mut held_by = None;
+    // The folder's active session, unless another MiniClaw has it open: then a new session,
+    // kept in the archive (each session is locked on its own; see `history::Slot`).
+    let (slot, session, opening) = match history::Slot::active(&history_path) {
+        Ok(slot) => (
+            slot,
+            crate::agent::Session::new(),
+            Opening::load(history_path.clone()),
+        ),
+        Err(history::LockError::Held { holder, .. }) => {
+            let session = crate::agent::Session::new();
+            let slot = history::Slot::in_archive(&history_path, &session.id)?;
+            held_by = Some(holder);
+            (slot, session, Opening::Open)
+        }
+        Err(e) => return Err(e.into()),
+    };
     // The jail's check waits on a child process for a while (building the jail, running a
     // command in it). The runtime has one thread: the check runs until it waits on its child,
     // then the child works while this thread reads the settings and the history.
@@ -323,23 +351,6 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     notices.extend(warnings);
     crate::tools::skill::register(&mut tools, &skills);
     let sandbox = sandbox.with_skills(Arc::new(skills));
-    let history_path = config.history_path();
-    let mut held_by = None;
-    // The folder's active session, unless another MiniClaw has it open: then a new session,
-    // kept in the archive (each session is locked on its own; see `history::Slot`).
-    let (slot, session, store, history_notice) = match history::Slot::active(&history_path) {
-        Ok(slot) => {
-            let loaded = history::load(&history_path)?;
-            (slot, loaded.session, Some(loaded.store), loaded.notice)
-        }
-        Err(history::LockError::Held { holder, .. }) => {
-            let session = crate::agent::Session::new();
-            let slot = history::Slot::in_archive(&history_path, &session.id)?;
-            held_by = Some(holder);
-            (slot, session, None, None)
-        }
-        Err(e) => return Err(e.into()),
-    };
     let (commands, command_timeouts, warnings) = match command_check.await {
         Ok(checked) => checked,
         // The check panicked: the same panic as when it ran on this thread.
@@ -360,7 +371,6 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     };
     let (mcp, warnings) = start_mcp(config, &mut tools, sandbox.root());
     notices.extend(warnings);
-    notices.extend(history_notice);
     if let crate::llm::Preset::Custom(name) = &config.preset {
         notices.push(format!(
             "Model \"{name}\" is not one of the presets ({}): it is sent as it is, without thinking settings.",
@@ -407,9 +417,6 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
     // The person's own file only (a project's `[cost]` is ignored, and said so where the
     // settings' warnings are told).
     .with_prices(crate::llm::prices::Prices::new(&settings.cost));
-    if let Some(store) = store {
-        agent = agent.with_history(store);
-    }
     if let Some(hub) = mcp {
         agent = agent.with_mcp(hub);
     }
@@ -422,14 +429,16 @@ pub async fn start(config: &Config) -> Result<Started, StartupError> {
         let hooks = crate::hooks::Hooks::new(settings.hooks, config.workspace.clone());
         agent = agent.with_hooks(Arc::new(hooks));
     }
-    // Rebuilt at every start, also for a continued session: the project's AGENTS.md as it is now.
-    notices.extend(agent.load_project_instructions());
-    Ok(Started {
-        agent,
-        notices,
-        active_held_by: held_by,
-        command_status,
-    })
+    // The project's AGENTS.md as it is now is read when the session is opened (`Agent::open`).
+    Ok((
+        Started {
+            agent,
+            notices,
+            active_held_by: held_by,
+            command_status,
+        },
+        opening,
+    ))
 }
 
 #[cfg(test)]

@@ -34,12 +34,27 @@ where
             Err(e) => Err(Unfinished(e.to_string())),
         };
     }
-    match tokio::task::spawn_blocking(work).await {
-        Ok(value) => Ok(value),
-        Err(e) => match e.try_into_panic() {
-            Ok(payload) => std::panic::resume_unwind(payload),
-            Err(e) => Err(Unfinished(e.to_string())),
-        },
+    begin_off_runtime(work).await
+}
+
+/// Starts `work` on a blocking thread at once; the future waits for it as [`off_runtime`]
+/// does (outside a tool call), so work can begin long before anything waits for it.
+pub(crate) fn begin_off_runtime<T, F>(
+    work: F,
+) -> impl std::future::Future<Output = Result<T, Unfinished>> + Send + 'static
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let running = tokio::task::spawn_blocking(work);
+    async move {
+        match running.await {
+            Ok(value) => Ok(value),
+            Err(e) => match e.try_into_panic() {
+                Ok(payload) => std::panic::resume_unwind(payload),
+                Err(e) => Err(Unfinished(e.to_string())),
+            },
+        }
     }
 }
 

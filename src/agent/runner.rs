@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approvals::PendingAnswers;
 use super::hook_points::SessionSource;
+use super::opening::Opening;
 use super::turn::Agent;
 use super::undo::UndoOutcome;
 use crate::approval::{ApprovalMode, Decision};
@@ -229,7 +230,16 @@ impl AgentHandle {
 }
 
 /// Starts `agent` on its own task; returns its handle and the receiver of its events.
-pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+pub fn spawn(agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+    spawn_opening(agent, Opening::Open)
+}
+
+/// Starts `agent` on its own task, which first takes the session `opening` reads and tells it
+/// (`SessionLoaded`, or `SessionUnavailable` and the task ends); commands sent meanwhile wait.
+pub fn spawn_opening(
+    mut agent: Agent,
+    opening: Opening,
+) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEvent>) {
     let answers = PendingAnswers::default();
     agent.set_asker(Arc::new(answers.clone()));
     let (job_tx, job_rx) = mpsc::unbounded_channel();
@@ -251,11 +261,43 @@ pub fn spawn(mut agent: Agent) -> (AgentHandle, mpsc::UnboundedReceiver<AgentEve
         events: events.clone(),
         command_rules: agent.command_rules(),
     };
-    tokio::spawn(run(agent, job_rx, events));
+    tokio::spawn(run(agent, opening, job_rx, events));
     (handle, ev_rx)
 }
 
-async fn run(mut agent: Agent, mut jobs: mpsc::UnboundedReceiver<Job>, events: EventSink) {
+/// Takes the session `opening` reads and tells it; false when it cannot be read.
+async fn open(agent: &mut Agent, opening: Opening, events: &EventSink) -> bool {
+    if !opening.is_loading() {
+        return true;
+    }
+    match agent.open(opening).await {
+        Ok(notices) => {
+            let session = agent.session();
+            events.send(AgentEvent::SessionLoaded {
+                id: session.id.clone(),
+                title: session.title(),
+                replay: super::replay::replay(session, agent.settings().max_steps),
+                prompts: session.prompts().map(str::to_string).collect(),
+                notices,
+            });
+            true
+        }
+        Err(e) => {
+            events.send(AgentEvent::SessionUnavailable(e.to_string()));
+            false
+        }
+    }
+}
+
+async fn run(
+    mut agent: Agent,
+    opening: Opening,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+    events: EventSink,
+) {
+    if !open(&mut agent, opening, &events).await {
+        return;
+    }
     agent
         .start_session_hooks(SessionSource::Startup, &events, &CancellationToken::new())
         .await;

@@ -575,6 +575,12 @@ fn wire_event(event: &AgentEvent) -> WireEvent<'_> {
             title: title.as_deref(),
             notice,
         },
+        // A headless run opens its session before its turn: these come only to the UI.
+        AgentEvent::SessionLoaded { title, .. } => WireEvent::SessionOpened {
+            title: title.as_deref(),
+            notice: "",
+        },
+        AgentEvent::SessionUnavailable(message) => WireEvent::Error { message },
         AgentEvent::SessionRenamed(title) => WireEvent::SessionRenamed { title },
         AgentEvent::FileChanges(diff) => WireEvent::FileChanges { diff },
         AgentEvent::InstructionsDiff(diff) => WireEvent::InstructionsDiff { diff },

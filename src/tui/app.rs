@@ -51,6 +51,7 @@ pub async fn event_loop(
     loop {
         let deadline = schedule.deadline();
         let was_busy = state.busy();
+        let was_opening = state.view.opening.is_some();
         tokio::select! {
             // Polled in this order, each turn stopping at the first that is ready: frames come
             // at most every `MIN_INTERVAL` (a typed key's at once), and a key is taken before
@@ -146,9 +147,13 @@ pub async fn event_loop(
                 Err(_) => watching_hangup = false,
             },
         }
-        // A turn's passing allocations (a streamed answer's) leave freed memory behind.
-        if was_busy && !state.busy() {
+        // A turn's passing allocations (a streamed answer's) leave freed memory behind, and
+        // so does telling a long session again.
+        if (was_busy && !state.busy()) || (was_opening && state.view.opening.is_none()) {
             super::give_back_freed_memory();
+        }
+        if let Some(why) = state.unavailable.take() {
+            return Err(TuiError::SessionUnavailable(why));
         }
         // The title follows what MiniClaw needs from the person; a turn's end or a waiting
         // call also notifies when they look away. A terminal that cannot be written to is

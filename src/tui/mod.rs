@@ -36,7 +36,8 @@ pub use screen::{Screen, render_markdown, wrap_lines};
 pub use state::FileBatch;
 pub use theme::{ColorDepth, Theme};
 
-use crate::agent::{Agent, AgentEvent, spawn};
+use crate::agent::history::Glimpse;
+use crate::agent::{Agent, AgentEvent, Opening, spawn_opening};
 use crate::llm::Preset;
 
 /// What the UI starts with.
@@ -93,6 +94,9 @@ pub enum TuiError {
     /// The agent task ended unexpectedly.
     #[error("the agent stopped unexpectedly")]
     AgentStopped,
+    /// The session's history could not be read (the reason says which file and why).
+    #[error("{0}")]
+    SessionUnavailable(String),
     /// A task panicked (the terminal was restored).
     #[error("a task panicked; the terminal was restored")]
     Panicked,
@@ -110,16 +114,27 @@ pub(crate) fn give_back_freed_memory() {
 }
 
 /// Runs the full-screen UI for `agent` until the person quits; the terminal is restored on every
-/// way out.
-pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
+/// way out. While `opening` reads the session, the first frames show `glimpse` (its last turns
+/// read from the end of the history) and the agent takes the session before its first command.
+pub async fn run(
+    agent: Agent,
+    (opening, glimpse): (Opening, Option<Glimpse>),
+    options: TuiOptions,
+) -> Result<(), TuiError> {
     let mut state = state::State::new(&options);
     let notices = std::mem::take(&mut state.view.entries);
-    update::show_session(&mut state, agent.session(), std::time::Instant::now());
-    // Telling a long session again leaves freed memory between what stays (the events, the
-    // grown lists).
-    give_back_freed_memory();
+    let now = std::time::Instant::now();
+    if opening.is_loading() {
+        update::show_glimpse(&mut state, glimpse.as_ref(), now);
+    } else {
+        update::show_session(&mut state, agent.session(), now);
+        state.session_id = Some(agent.session().id.clone());
+        // Telling a long session again leaves freed memory between what stays (the events,
+        // the grown lists).
+        give_back_freed_memory();
+    }
+    drop(glimpse);
     state.view.entries.extend(notices);
-    state.session_id = Some(agent.session().id.clone());
     // When to notify: the person's environment says (see the README); a value it does not
     // know is said once, and the default used.
     state.notify = match std::env::var(notify::NOTIFY_VAR) {
@@ -134,7 +149,7 @@ pub async fn run(agent: Agent, options: TuiOptions) -> Result<(), TuiError> {
     state.key_set = !state.preset.is_deepseek() || agent.client().has_key();
     let (keys, mut key_reports) = key_jobs::KeyJobs::new(agent.client().clone());
     let mut files = files::FileLister::new(Some(agent.sandbox().clone()));
-    let (handle, mut events) = spawn(agent);
+    let (handle, mut events) = spawn_opening(agent, opening);
     if options.resume_picker {
         let mut effects = Vec::new();
         update::open_sessions(&mut state, &mut effects);

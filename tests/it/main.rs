@@ -78,6 +78,7 @@ mod tui_folder;
 mod tui_interrupt;
 mod tui_key;
 mod tui_keys;
+mod tui_opening;
 mod tui_plan;
 mod tui_retry;
 mod tui_screen;

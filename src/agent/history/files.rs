@@ -62,6 +62,21 @@ pub(super) fn read_plain(path: &Path) -> io::Result<Vec<u8>> {
     })
 }
 
+/// Opens a plain file of at most [`MAX_HISTORY_FILE_BYTES`] to read parts of it, never through
+/// a link and never blocking on a pipe; with its size.
+pub(super) fn open_plain(path: &Path) -> io::Result<(File, u64)> {
+    let file = careful(OpenOptions::new().read(true)).open(path)?;
+    ensure_plain(&file)?;
+    let len = file.metadata()?.len();
+    if len > MAX_HISTORY_FILE_BYTES {
+        return Err(io::Error::new(
+            TOO_LARGE,
+            "larger than a history file may be",
+        ));
+    }
+    Ok((file, len))
+}
+
 /// When `e` says the file is a link, not a plain file or too large: those words, for a notice.
 pub(super) fn unusable(e: &io::Error) -> Option<&'static str> {
     if e.raw_os_error() == Some(libc::ELOOP) {

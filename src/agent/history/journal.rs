@@ -18,16 +18,17 @@ struct EntryOut<'a> {
 
 /// One entry as read.
 #[derive(Deserialize)]
-struct EntryIn {
+pub(super) struct EntryIn {
     /// The id of the session it belongs to.
-    session: String,
+    pub session: String,
     /// The message's position in the session (0 is the system prompt).
-    index: usize,
+    pub index: usize,
     /// The id of the message before it.
-    prev: String,
+    pub prev: String,
     /// The session's time of change once it is appended.
-    updated_at: DateTime<Utc>,
-    message: Message,
+    pub updated_at: DateTime<Utc>,
+    /// The message.
+    pub message: Message,
 }
 
 /// Messages to append to a session whose first `base` messages are saved already.

@@ -32,6 +32,7 @@
 mod archive;
 mod checkpoints;
 mod files;
+mod glimpse;
 mod journal;
 mod lock;
 mod slot;
@@ -44,6 +45,7 @@ pub use archive::{Archive, ArchiveError, SESSIONS_DIR, short_id, summary};
 pub use checkpoints::{
     CHECKPOINTS_DIR, Checkpoints, FileMark, RememberedInstructions, TurnChanges, TurnMark, hash,
 };
+pub use glimpse::{Glimpse, glimpse};
 pub use lock::{HistoryLock, LockError};
 pub use slot::Slot;
 pub use store::{CompactionPolicy, HistoryStore};

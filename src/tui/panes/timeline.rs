@@ -417,11 +417,26 @@ fn build_step(
 /// Draws the visible part of the timeline.
 pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
     let scroll = &state.scroll[Pane::Timeline];
-    let title = format!("Timeline ({})", state.view.transcript.steps.len());
+    let title = match state.view.opening {
+        Some(_) => "Timeline".to_string(),
+        None => format!("Timeline ({})", state.view.transcript.steps.len()),
+    };
     let block = pane_block(state, title, Focus::Timeline, Some(scroll), area.width);
     let height = inner(area).height as usize;
     let top = scroll.effective_top();
     let cache = &caches.timeline.steps;
+    // The glimpse's steps are the session's last, numbered as if they were its first: none is
+    // shown until the whole session is read.
+    if state.view.opening.is_some() {
+        let reading = [Line::styled("Reading the session…", state.theme.muted)];
+        let at_top = Scroll {
+            top: 0,
+            follow: false,
+            ..*scroll
+        };
+        draw_lines(frame, area, block, &reading, &at_top);
+        return;
+    }
     if cache.is_empty() {
         let empty = [Line::styled("No steps yet.", state.theme.muted)];
         draw_lines(frame, area, block, &empty, scroll);

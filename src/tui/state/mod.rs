@@ -27,7 +27,7 @@ pub use popup::{Choice, FileBatch, Popup, PopupKind, PopupRow};
 pub use scroll::{Areas, Pane, Scroll, Scrolls};
 pub use search::PromptSearch;
 pub use status::{ContextGauge, RetryView, TurnStatus};
-pub use view::TranscriptView;
+pub use view::{Glimpsed, TranscriptView};
 
 use super::TuiOptions;
 use super::theme::Theme;
@@ -223,6 +223,8 @@ pub struct State {
     pub allowed_by: Vec<(String, String)>,
     /// Set when the person asked to quit.
     pub quit: bool,
+    /// Set when the session's history could not be read: the UI ends, saying why.
+    pub unavailable: Option<String>,
     /// The key file a key is saved to, as shown (`<config dir>/miniclaw/.env`).
     pub key_file: String,
     /// Whether the model client has a key (the event loop keeps it current).
@@ -272,6 +274,7 @@ impl State {
                 &options.workspace,
             )),
             quit: false,
+            unavailable: None,
             key_file: crate::secrets::recommended_key_file(),
             key_set: true,
             find: None,

@@ -34,6 +34,17 @@ pub struct TranscriptView {
     pub session_title: Option<String>,
     /// The `/plan` runs' blocks in the conversation.
     pub plans: Plans,
+    /// Set while the session is read (the view shows its glimpse, or nothing of it yet).
+    pub opening: Option<Glimpsed>,
+}
+
+/// What of the view a session's glimpse made, for the whole session to take its place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Glimpsed {
+    /// The conversation's first entries are the glimpse's (those after it came since).
+    pub entries: usize,
+    /// The prompts Up recalls from `prompts.0` up to `prompts.1` are the glimpse's.
+    pub prompts: (usize, usize),
 }
 
 impl TranscriptView {

@@ -15,6 +15,7 @@ mod key_dialog;
 mod keys;
 mod look_and_keys;
 mod markdown;
+mod opening;
 mod plan;
 mod popups;
 mod providers;

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::effect::Effect;
+use crate::agent::history::Glimpse;
 use crate::agent::replay::replay;
 use crate::agent::{AgentCommand, AgentEvent, Session, TurnOutcome};
 use crate::events::{CallOutcome, FailCause, StepEnd};
@@ -12,8 +13,8 @@ use crate::llm::Role;
 use crate::transcript::{Change, Group};
 use crate::tui::calls;
 use crate::tui::state::{
-    ApprovalView, CallStatus, ContextGauge, Entry, EntryKind, Overlay, Pane, PickerKind, Preview,
-    RetryView, State,
+    ApprovalView, CallStatus, ContextGauge, Entry, EntryKind, Glimpsed, Overlay, Pane, PickerKind,
+    Preview, RetryView, State,
 };
 
 /// Whether an event happens now or tells a saved session again.
@@ -338,6 +339,14 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
             state.view.session_title = title;
             state.view.push(EntryKind::Notice, notice);
         }
+        AgentEvent::SessionLoaded {
+            id,
+            title,
+            replay,
+            prompts,
+            notices,
+        } => session_loaded(state, (id, title), replay, prompts, notices, now),
+        AgentEvent::SessionUnavailable(why) => state.unavailable = Some(why),
         AgentEvent::SessionRenamed(title) => {
             state.view.push(
                 EntryKind::Notice,
@@ -388,6 +397,56 @@ fn between_turns(state: &mut State, event: AgentEvent, now: Instant) {
         // The transcript holds a call's output and a sub-agent's work; the panes read it there.
         _ => {}
     }
+}
+
+/// The whole session takes the place of its glimpse: told again from the start, the notices
+/// and anything shown since the glimpse after it; the prompts typed meanwhile stay recallable.
+fn session_loaded(
+    state: &mut State,
+    (id, title): (String, Option<String>),
+    replay: Vec<AgentEvent>,
+    prompts: Vec<String>,
+    notices: Vec<String>,
+    now: Instant,
+) {
+    let glimpsed = state.view.opening.unwrap_or_default();
+    let after = state
+        .view
+        .entries
+        .split_off(glimpsed.entries.min(state.view.entries.len()));
+    let history = &mut state.composer.prompt_history;
+    let typed = history.split_off(glimpsed.prompts.1.min(history.len()));
+    history.truncate(glimpsed.prompts.0);
+    history.extend(prompts);
+    history.extend(typed);
+    state.clear_conversation();
+    state.session_id = Some(id);
+    for event in replay {
+        apply(state, event, now, Told::Again);
+    }
+    state.status.step = 0;
+    state.view.session_title = title;
+    for notice in notices {
+        state.view.push(EntryKind::Notice, notice);
+    }
+    for entry in after {
+        state.view.push_entry(entry);
+    }
+}
+
+/// Shows the glimpse of the session being read (its last turns): the whole session takes its
+/// place when it is read (`SessionLoaded`); until then the timeline says it is being read.
+pub fn show_glimpse(state: &mut State, glimpse: Option<&Glimpse>, now: Instant) {
+    let from = state.composer.prompt_history.len();
+    if let Some(glimpse) = glimpse {
+        show_session(state, &glimpse.session, now);
+        state.view.session_title = glimpse.title.clone();
+        state.session_id = Some(glimpse.session.id.clone());
+    }
+    state.view.opening = Some(Glimpsed {
+        entries: state.view.entries.len(),
+        prompts: (from, state.composer.prompt_history.len()),
+    });
 }
 
 /// Shows a saved session as its turns were seen live: its events, replayed through

@@ -25,7 +25,7 @@ mod search;
 mod slash;
 
 pub use effect::Effect;
-pub use events::{on_event, show_session};
+pub use events::{on_event, show_glimpse, show_session};
 pub use key_dialog::{KeyReport, on_report as on_key_report, open as open_key_dialog};
 pub use keys::{apply, key_context};
 pub(crate) use picker::open_sessions;

@@ -1,0 +1,199 @@
+use super::*;
+use crate::agent::history::{CompactionPolicy, HistoryStore, load, save};
+use crate::llm::{FunctionCall, ToolCall};
+use std::fs;
+
+/// A session of `turns` turns, each a prompt, a call, its `bytes`-long result and an answer.
+fn grown(turns: usize, bytes: usize) -> Session {
+    let mut s = Session::new();
+    s.title = None;
+    for t in 0..turns {
+        s.push(Message::user(format!(
+            "question {t}: \"quoted\"\nsecond line"
+        )));
+        let call = ToolCall {
+            id: format!("call-{t}"),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "read_text_file".into(),
+                arguments: format!("{{\"path\":\"f{t}\"}}"),
+            },
+        };
+        s.push(Message::assistant("", Some("thinking".into()), vec![call]));
+        let body = format!(
+            "{{\"ok\":true,\"text\":\"{}\\n    {{\\n  ]\"}}",
+            "x".repeat(bytes)
+        );
+        s.push(Message::tool(format!("call-{t}"), body));
+        s.push(Message::assistant(format!("answer {t}"), None, vec![]));
+    }
+    s
+}
+
+/// The end of `full` from the first prompt `glimpse` begins with.
+fn tail_of(full: &Session, glimpse: &Glimpse) -> Vec<Message> {
+    let first = &glimpse.session.messages[0];
+    let at = full
+        .messages
+        .iter()
+        .position(|m| m.id == first.id)
+        .expect("in the session");
+    full.messages[at..].to_vec()
+}
+
+fn history(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    dir.path().join(crate::paths::HISTORY_FILE)
+}
+
+#[test]
+fn a_long_snapshot_is_glimpsed_from_its_end_as_load_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = history(&dir);
+    // Far more than a window: the glimpse reads only the end.
+    let session = grown(400, 2000);
+    save(&path, &session).unwrap();
+    assert!(fs::metadata(&path).unwrap().len() > 3 * WINDOW);
+    let g = glimpse(&path).expect("a glimpse");
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(g.session.id, loaded.id);
+    assert_eq!(g.title, loaded.title());
+    assert_eq!(g.title.as_deref(), Some("question 0: \"quoted\""));
+    assert_eq!(g.session.messages[0].role, Role::User);
+    assert!(g.session.messages.len() >= 8, "several turns");
+    assert!(
+        g.session.messages.len() < loaded.messages.len() / 2,
+        "only the end"
+    );
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+    // A small history is glimpsed whole, from its first prompt.
+    let small = grown(2, 10);
+    save(&path, &small).unwrap();
+    let g = glimpse(&path).unwrap();
+    assert_eq!(g.session.messages, small.messages[1..].to_vec());
+}
+
+#[test]
+fn the_journal_continues_the_glimpse_as_it_continues_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = history(&dir);
+    let policy = CompactionPolicy {
+        small_history_bytes: 0,
+        max_journal_percent: 1000,
+    };
+    let mut session = grown(100, 2000);
+    let mut store = HistoryStore::open(&path).with_policy(policy);
+    store.save(&session).unwrap();
+    let mut store = load(&path).unwrap().store.with_policy(policy);
+    for t in 0..3 {
+        session.push(Message::user(format!("later {t}")));
+        session.push(Message::assistant(
+            format!("later answer {t}"),
+            None,
+            vec![],
+        ));
+        store.save(&session).unwrap();
+    }
+    assert!(fs::metadata(journal_path(&path)).unwrap().len() > 0);
+    let g = glimpse(&path).unwrap();
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(loaded, session);
+    assert_eq!(
+        g.session.messages.last().unwrap().content.as_str(),
+        "later answer 2"
+    );
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+    // A journal longer than a window: its own last entries stand for the end.
+    for t in 3..200 {
+        session.push(Message::user(format!("later {t} {}", "y".repeat(2000))));
+        session.push(Message::assistant(
+            format!("later answer {t}"),
+            None,
+            vec![],
+        ));
+        store.save(&session).unwrap();
+    }
+    assert!(fs::metadata(journal_path(&path)).unwrap().len() > WINDOW);
+    let g = glimpse(&path).unwrap();
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(loaded, session);
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+    assert!(g.session.messages.len() < 300);
+}
+
+#[test]
+fn a_stale_or_torn_journal_adds_only_what_load_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = history(&dir);
+    let session = grown(20, 100);
+    save(&path, &session).unwrap();
+    // Another session's journal, and a torn last line.
+    let mut other = grown(1, 10);
+    other.push(Message::user("SHOULD NOT SHOW"));
+    let mut lines = super::super::journal::Append {
+        session_id: other.id.clone(),
+        base: 5,
+        prev: other.messages[4].id.clone(),
+        updated_at: other.updated_at,
+        messages: vec![other.messages[5].clone()],
+    }
+    .encode()
+    .unwrap();
+    let next = Message::user("mine, torn");
+    let mine = super::super::journal::Append {
+        session_id: session.id.clone(),
+        base: session.messages.len(),
+        prev: session.messages.last().unwrap().id.clone(),
+        updated_at: session.updated_at,
+        messages: vec![next],
+    }
+    .encode()
+    .unwrap();
+    lines.extend_from_slice(&mine[..mine.len() - 1]);
+    fs::write(journal_path(&path), &lines).unwrap();
+    let g = glimpse(&path).unwrap();
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(loaded.messages.len(), session.messages.len());
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+    assert!(!format!("{:?}", g.session.messages).contains("SHOULD NOT SHOW"));
+}
+
+#[test]
+fn files_not_as_miniclaw_writes_them_have_no_glimpse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = history(&dir);
+    let session = grown(5, 100);
+    // Compact JSON: another layout.
+    fs::write(&path, serde_json::to_vec(&session).unwrap()).unwrap();
+    assert!(glimpse(&path).is_none());
+    // Cut short: the list never closes.
+    let pretty = serde_json::to_vec_pretty(&session).unwrap();
+    fs::write(&path, &pretty[..pretty.len() - 200]).unwrap();
+    assert!(glimpse(&path).is_none());
+    // A message in the end that does not parse.
+    let text = String::from_utf8(pretty.clone()).unwrap();
+    let broken = text.replacen("\"role\": \"assistant\"", "\"role\": 7", 100);
+    fs::write(&path, broken).unwrap();
+    assert!(glimpse(&path).is_none());
+    // No prompt at all.
+    fs::write(&path, serde_json::to_vec_pretty(&Session::new()).unwrap()).unwrap();
+    assert!(glimpse(&path).is_none());
+    // A link to a real history, and a FIFO (which must not block).
+    let elsewhere = dir.path().join("elsewhere.json");
+    fs::write(&elsewhere, &pretty).unwrap();
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    assert!(glimpse(&path).is_none());
+    fs::remove_file(&path).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert!(glimpse(&path).is_none());
+    // None at all.
+    fs::remove_file(&path).unwrap();
+    assert!(glimpse(&path).is_none());
+}
