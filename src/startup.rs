@@ -302,7 +302,8 @@ pub async fn begin(config: &Config) -> Result<(Started, Opening), StartupError> 
     };
     // The jail's check waits on a child process for a while (building the jail, running a
     // command in it). The runtime has one thread: the check runs until it waits on its child,
-    // then the child works while this thread reads the settings and the history.
+    // then the child works while this thread reads the settings (the history is read later, by
+    // `Agent::open`, while the UI draws its first frames).
     let command_check = tokio::spawn(command_tools());
     tokio::task::yield_now().await;
     let workspace = &config.workspace;

@@ -329,7 +329,8 @@ pub struct Session {
     /// The name given with `/rename` (until then the first prompt's first line stands in).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Every message, the system prompt first.
+    /// Every message, the system prompt first. Written last: a history's glimpse finds the
+    /// session's end as the end of the file (`history::glimpse`).
     pub messages: Vec<Message>,
 }
 

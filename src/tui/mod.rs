@@ -183,7 +183,8 @@ pub async fn run(
     drop(_guard);
     // A turn still running is interrupted and given a moment to save what it has, so quitting,
     // a signal or a closed terminal never loses the prompt or the partial answer.
-    if state.busy() {
+    // (An agent that could not read the session ran no turn, and will tell none's end.)
+    if state.busy() && !matches!(result, Err(TuiError::SessionUnavailable(_))) {
         handle.interrupt();
         let settled = async {
             while let Some(event) = events.recv().await {

@@ -59,13 +59,18 @@ pub fn glimpse(path: &Path) -> Option<Glimpse> {
         .clone()
         .filter(|t| !t.trim().is_empty())
         .or_else(|| first.map(|m| title_from_prompt(m.shown())));
+    // None, or a link or a pipe: the load moves such a file aside and goes on without it.
+    let journal = files::open_plain(&journal_path(path)).ok();
     let mut window = WINDOW;
     loop {
         let from = len.saturating_sub(window);
         let tail = read_at(&file, from, len - from)?;
         let mut messages = last_messages(&tail, from == 0)?;
-        let journal = journal_tail(&journal_path(path), &session, messages.last())?;
-        match journal {
+        let (more, whole_journal) = match &journal {
+            Some(journal) => journal_tail(journal, window, &session, messages.last())?,
+            None => (Journal::Continues(Vec::new()), true),
+        };
+        match more {
             Journal::Continues(more) => messages.extend(more),
             Journal::Replaces(newer) => messages = newer,
         }
@@ -74,7 +79,7 @@ pub fn glimpse(path: &Path) -> Option<Glimpse> {
             session.messages = messages;
             return Some(Glimpse { session, title });
         }
-        if from == 0 || window >= MAX_WINDOW {
+        if (from == 0 && whole_journal) || window >= MAX_WINDOW {
             return None;
         }
         window *= 4;
@@ -111,10 +116,10 @@ fn header(head: &[u8]) -> Option<(Session, Option<Message>)> {
     Some((session, first))
 }
 
-/// The whole messages that open at or after `from` in `bytes`, in order, and whether they run
-/// to the close of the list. They stop at the first that does not parse (the last one of a
-/// stretch cut short, or a layout this does not know).
-fn messages_from(bytes: &[u8], from: usize) -> (Vec<Message>, bool) {
+/// The whole messages that open at or after `from` in `bytes`, in order, and where the list
+/// closes when they run to its close. They stop at the first that does not parse (the last one
+/// of a stretch cut short, or a layout this does not know).
+fn messages_from(bytes: &[u8], from: usize) -> (Vec<Message>, Option<usize>) {
     let mut out = Vec::new();
     let mut at = from;
     while let Some(open) = find(bytes, OPENS, at) {
@@ -122,7 +127,7 @@ fn messages_from(bytes: &[u8], from: usize) -> (Vec<Message>, bool) {
         // Up to the next opening line (less its comma) or the close of the list.
         let (end, closes) = match find(bytes, OPENS, start) {
             Some(next) if bytes[next - 1] == b',' => (next - 1, false),
-            Some(_) => return (out, false),
+            Some(_) => return (out, None),
             None => match find(bytes, CLOSES, start) {
                 Some(close) => (close, true),
                 None => (bytes.len(), false),
@@ -130,56 +135,67 @@ fn messages_from(bytes: &[u8], from: usize) -> (Vec<Message>, bool) {
         };
         match serde_json::from_slice::<Message>(&bytes[start..end]) {
             Ok(m) => out.push(m),
-            Err(_) => return (out, false),
+            Err(_) => return (out, None),
         }
         if closes {
-            return (out, true);
+            return (out, Some(end));
         }
         at = end;
     }
-    (out, false)
+    (out, None)
 }
 
 /// The messages of the end of the snapshot: from the first that opens in `tail` (the whole list
-/// when `whole`) to the close of the list; none unless every one of them parses and the list
-/// closes in it.
+/// when `whole`) to the close of the list, which closes the file; none unless every one of them
+/// parses and the file ends so (a list after `messages` is not the session's).
 fn last_messages(tail: &[u8], whole: bool) -> Option<Vec<Message>> {
     let from = if whole { find(tail, MESSAGES, 0)? } else { 0 };
-    match messages_from(tail, from) {
-        (messages, true) => Some(messages),
-        (_, false) => None,
-    }
+    let (messages, close) = messages_from(tail, from);
+    let rest = tail.get(close? + CLOSES.len()..)?;
+    let ends = rest
+        .strip_prefix(b"\n}")?
+        .iter()
+        .all(u8::is_ascii_whitespace);
+    ends.then_some(messages)
 }
 
 /// What the journal adds to the end of the snapshot.
 enum Journal {
     /// These messages follow the snapshot's last (none when there is no journal).
     Continues(Vec<Message>),
-    /// The journal is longer than a window: its last entries, which follow each other, stand
+    /// The journal is longer than the window: its last entries, which follow each other, stand
     /// for the end of the session by themselves.
     Replaces(Vec<Message>),
 }
 
-/// The entries at the end of the journal beside the snapshot whose session is `session` and
-/// whose last message is `last`. Entries count as `super::journal::replay` counts them: those of
-/// another session, and those before the first that follows `last`, are skipped; the run ends
-/// at the first that does not follow the one before (damage, which the load moves aside).
-fn journal_tail(path: &Path, session: &Session, last: Option<&Message>) -> Option<Journal> {
-    let (file, len) = match files::open_plain(path) {
-        Ok(found) => found,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Some(Journal::Continues(Vec::new()));
-        }
-        // A link or a pipe: the load moves it aside, and the session goes on without it.
-        Err(_) => return Some(Journal::Continues(Vec::new())),
-    };
-    let from = len.saturating_sub(WINDOW);
-    let bytes = read_at(&file, from, len - from)?;
+/// The entries at the end of the `journal` (the file and its size) beside the snapshot whose
+/// session is `session` and whose last message is `last`, read from at most `window` bytes
+/// before its end; and whether that reached its start. Entries count as
+/// `super::journal::replay` counts them: those of another session, and those before the first
+/// that follows `last`, are skipped; the run ends at the first that does not follow the one
+/// before (damage, which the load moves aside).
+fn journal_tail(
+    (file, len): &(File, u64),
+    window: u64,
+    session: &Session,
+    last: Option<&Message>,
+) -> Option<(Journal, bool)> {
+    let len = *len;
+    let from = len.saturating_sub(window);
+    // A journal longer than the window counts only if it continues this snapshot at all: one
+    // the snapshot superseded (left behind by a compaction cut short) adds nothing to it.
+    if from > 0 && !first_entry_follows(file, len, session, last)? {
+        return Some((Journal::Continues(Vec::new()), true));
+    }
+    let bytes = read_at(file, from, len - from)?;
     // A window that starts inside the journal starts after its first newline.
     let begin = if from == 0 {
         0
     } else {
-        bytes.iter().position(|&b| b == b'\n')? + 1
+        match bytes.iter().position(|&b| b == b'\n') {
+            Some(newline) => newline + 1,
+            None => bytes.len(),
+        }
     };
     let mut run: Vec<Message> = Vec::new();
     let mut prev: Option<(String, usize)> = None;
@@ -214,10 +230,34 @@ fn journal_tail(path: &Path, session: &Session, last: Option<&Message>) -> Optio
         run.push(entry.message);
     }
     Some(if from == 0 {
-        Journal::Continues(run)
+        (Journal::Continues(run), true)
     } else {
-        Journal::Replaces(run)
+        (Journal::Replaces(run), false)
     })
+}
+
+/// Whether the journal's first entry follows the snapshot's `last` message (as every entry a
+/// journal begins with does until a compaction supersedes it); none when its first line is
+/// longer than [`MAX_WINDOW`] or cannot be read.
+fn first_entry_follows(
+    file: &File,
+    len: u64,
+    session: &Session,
+    last: Option<&Message>,
+) -> Option<bool> {
+    let mut size = HEAD;
+    loop {
+        let bytes = read_at(file, 0, size.min(len))?;
+        if let Some(newline) = bytes.iter().position(|&b| b == b'\n') {
+            let follows = serde_json::from_slice::<EntryIn>(&bytes[..newline])
+                .is_ok_and(|e| e.session == session.id && last.is_some_and(|m| m.id == e.prev));
+            return Some(follows);
+        }
+        if size >= len.min(MAX_WINDOW) {
+            return None;
+        }
+        size *= 4;
+    }
 }
 
 #[cfg(test)]

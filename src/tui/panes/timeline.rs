@@ -305,8 +305,16 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
         steps: cache,
         starts,
     } = &mut caches.timeline;
-    cache.truncate(steps.len());
     starts.clear();
+    // The glimpse's steps are never drawn (see `draw`), and none of their lines may stand for
+    // the whole session's steps of the same index once it takes their place.
+    if state.view.opening.is_some() {
+        cache.clear();
+        starts.push(0);
+        state.scroll[Pane::Timeline].resize(1, inner.height as usize);
+        return;
+    }
+    cache.truncate(steps.len());
     let mut total = 0;
     for i in 0..steps.len() {
         let (shown, separator) = shown_step(state, i);

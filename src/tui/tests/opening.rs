@@ -146,3 +146,110 @@ fn without_a_glimpse_the_session_comes_when_read_and_an_unreadable_one_ends_the_
         Some("history file x: Permission denied")
     );
 }
+
+/// Turns of one shape: every label, text and result the same length, so the glimpse's steps
+/// and the whole session's at the same index look alike to a cache that keys on sizes.
+fn uniform(turns: usize) -> Session {
+    let mut s = Session::new();
+    for t in 0..turns {
+        s.push(Message::user(format!("question {t:03}")));
+        let call = ToolCall {
+            id: format!("c{t:03}"),
+            kind: "function".into(),
+            function: FunctionCall {
+                name: "read_text_file".into(),
+                arguments: format!("{{\"path\":\"src/f{t:03}.rs\"}}"),
+            },
+        };
+        s.push(Message::assistant("", None, vec![call]));
+        let result = serde_json::json!({"ok": true, "content": "z".repeat(8000)});
+        s.push(Message::tool(format!("c{t:03}"), result.to_string()));
+        s.push(Message::assistant(format!("answer {t:03}"), None, vec![]));
+    }
+    s
+}
+
+fn loaded_event(s: &Session, max_steps: usize) -> AgentEvent {
+    AgentEvent::SessionLoaded {
+        id: s.id.clone(),
+        title: s.title(),
+        replay: crate::agent::replay::replay(s, max_steps),
+        prompts: s.prompts().map(str::to_string).collect(),
+        notices: Vec::new(),
+    }
+}
+
+/// A state showing the glimpse of a saved session of `turns` turns; the session as loaded, and
+/// how many prompts the glimpse holds.
+fn glimpsed(turns: usize) -> (crate::tui::state::State, Session, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.json");
+    save(&path, &uniform(turns)).unwrap();
+    let g = glimpse(&path).expect("a glimpse");
+    let mut s = state();
+    update::show_glimpse(&mut s, Some(&g), Instant::now());
+    (s, load(&path).unwrap().session, g.session.prompts().count())
+}
+
+#[test]
+fn clearing_waits_for_the_session_and_a_recalled_prompt_stays_the_one_shown() {
+    use crate::tui::keymap::Action;
+    let t0 = Instant::now();
+    let (mut s, loaded, n) = glimpsed(100);
+    assert!(n < 100, "only the end: {n}");
+    // Clearing now would be answered after the session read meanwhile, showing it again.
+    let effects = update::apply(&mut s, Action::AskClear, t0);
+    assert!(effects.is_empty());
+    assert!(matches!(s.overlay, crate::tui::state::Overlay::None));
+    let flash = s.flash.as_ref().map(|f| f.0.as_str()).unwrap_or_default();
+    assert!(flash.contains("still being read"), "{flash}");
+    // Up twice: the prompt before the last; after the swap Down gives the last.
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    assert_eq!(s.composer.input_text(), "question 098");
+    // `/steps 9` meanwhile: the replay's limit does not put the old one back.
+    s.status.max_steps = 9;
+    feed(&mut s, t0, vec![loaded_event(&loaded, 6)]);
+    assert_eq!(s.composer.prompt_history.len(), 100);
+    assert_eq!(s.status.max_steps, 9);
+    update::apply(&mut s, Action::HistoryNext, t0);
+    assert_eq!(s.composer.input_text(), "question 099");
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    update::apply(&mut s, Action::HistoryPrev, t0);
+    assert_eq!(s.composer.input_text(), "question 097");
+    // Now it may be cleared.
+    update::apply(&mut s, Action::AskClear, t0);
+    assert!(matches!(
+        s.overlay,
+        crate::tui::state::Overlay::ConfirmClear
+    ));
+}
+
+#[test]
+fn the_timeline_keeps_none_of_the_glimpses_lines_for_the_whole_sessions_steps() {
+    use crate::tui::state::Pane;
+    let t0 = Instant::now();
+    let (mut s, loaded, n) = glimpsed(100);
+    let first_glimpsed = 100 - n;
+    assert!(render(&mut s, 200, 60, t0).contains("Reading the session"));
+    feed(&mut s, t0, vec![loaded_event(&loaded, 6)]);
+    render(&mut s, 200, 60, t0);
+    // Where the glimpse's steps were drawn (the same indices, at the session's start): each
+    // turn is a label and two steps.
+    let scroll = &mut s.scroll[Pane::Timeline];
+    scroll.follow = false;
+    scroll.top = (3 * n).saturating_sub(40).min(scroll.max_top());
+    let screen = render(&mut s, 200, 60, t0);
+    let stale: Vec<&str> = screen
+        .lines()
+        .filter(|l| (first_glimpsed..100).any(|t| l.contains(&format!("f{t:03}.rs"))))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "the glimpse's lines: {stale:#?}\n{screen}"
+    );
+    assert!(
+        (0..first_glimpsed).any(|t| screen.contains(&format!("f{t:03}.rs"))),
+        "the session's own steps there: {screen}"
+    );
+}

@@ -417,13 +417,28 @@ fn session_loaded(
     let history = &mut state.composer.prompt_history;
     let typed = history.split_off(glimpsed.prompts.1.min(history.len()));
     history.truncate(glimpsed.prompts.0);
+    // A prompt being recalled stays the one shown: those after the glimpse's move with them.
+    let (glimpsed_count, loaded_count) = (glimpsed.prompts.1 - glimpsed.prompts.0, prompts.len());
+    state.composer.history_pos = match state.composer.history_pos {
+        Some(pos) if pos >= glimpsed.prompts.1 => Some(pos - glimpsed_count + loaded_count),
+        Some(pos) if pos < glimpsed.prompts.0 => Some(pos),
+        // One of the glimpse's: the whole session's own copy of it (the glimpse's are its
+        // last), unless the session read is not the one glimpsed (a damaged history).
+        Some(pos) if loaded_count >= glimpsed_count => Some(pos + loaded_count - glimpsed_count),
+        Some(_) => None,
+        None => None,
+    };
     history.extend(prompts);
     history.extend(typed);
+    // The replay tells the limit the session was saved with; one set meanwhile (`/steps`)
+    // reached the agent after it and stands.
+    let max_steps = state.status.max_steps;
     state.clear_conversation();
     state.session_id = Some(id);
     for event in replay {
         apply(state, event, now, Told::Again);
     }
+    state.status.max_steps = max_steps;
     state.status.step = 0;
     state.view.session_title = title;
     for notice in notices {

@@ -19,13 +19,20 @@ pub(super) fn waits_for_the_turn(state: &State, command: &str) -> bool {
 }
 
 /// Asks before clearing; refuses under a running turn, whose answer would otherwise land in a
-/// history just emptied.
+/// history just emptied, and while the session is still being read.
 pub(super) fn ask_clear(state: &mut State, now: Instant) {
     if state.busy() {
         flash(
             state,
             now,
             "A turn is running: press Esc to interrupt it, then clear the history",
+        );
+    } else if state.view.opening.is_some() {
+        // Its answer would come after the session read meanwhile, which would show it again.
+        flash(
+            state,
+            now,
+            "The session is still being read: clear it in a moment",
         );
     } else {
         state.overlay = Overlay::ConfirmClear;

@@ -197,3 +197,131 @@ fn files_not_as_miniclaw_writes_them_have_no_glimpse() {
     fs::remove_file(&path).unwrap();
     assert!(glimpse(&path).is_none());
 }
+
+fn turn(s: &mut Session, t: usize, pad: usize) {
+    s.push(Message::user(format!("q{t} {}", "y".repeat(pad))));
+    s.push(Message::assistant(format!("answer {t}"), None, vec![]));
+}
+
+/// A compaction (or any rewrite) that renamed its new snapshot in, then was killed before
+/// it removed the journal: load skips every entry (all already in the snapshot).
+#[test]
+fn a_long_journal_a_cut_short_compaction_left_behind_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.json");
+    let policy = CompactionPolicy {
+        small_history_bytes: 0,
+        max_journal_percent: 1000,
+    };
+    let mut session = Session::new();
+    for t in 0..100 {
+        turn(&mut session, t, 2000);
+    }
+    HistoryStore::open(&path)
+        .with_policy(policy)
+        .save(&session)
+        .unwrap();
+    let mut store = load(&path).unwrap().store.with_policy(policy);
+    for t in 100..300 {
+        turn(&mut session, t, 2000);
+        store.save(&session).unwrap();
+    }
+    assert!(fs::metadata(journal_path(&path)).unwrap().len() > WINDOW);
+    // The compaction's new snapshot: everything, and the turn whose save triggered it.
+    session.push(Message::user("FINAL QUESTION"));
+    session.push(Message::assistant("FINAL ANSWER", None, vec![]));
+    fs::write(&path, serde_json::to_vec_pretty(&session).unwrap()).unwrap();
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(
+        loaded, session,
+        "load: the snapshot, the stale journal skipped"
+    );
+    let g = glimpse(&path).expect("a glimpse");
+    let last = g.session.messages.last().unwrap().content.to_string();
+    assert_eq!(
+        last, "FINAL ANSWER",
+        "the glimpse ends where the session does"
+    );
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+}
+
+/// A field after `messages` (another writer, a planted file): load ignores it, and the glimpse
+/// does not take its elements for the session's last messages. (MiniClaw writes `messages`
+/// last; a list after it longer than the widest window could not be told apart from it, and
+/// would be shown until the whole session took its place.)
+#[test]
+fn a_list_after_the_messages_is_never_taken_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.json");
+    let mut session = Session::new();
+    for t in 0..200 {
+        turn(&mut session, t, 2000);
+    }
+    let mut fake = Session::new();
+    for _ in 0..10 {
+        fake.push(Message::user("NOT IN THE SESSION"));
+        fake.push(Message::assistant("FAKE ANSWER", None, vec![]));
+    }
+    let mut value = serde_json::to_value(&session).unwrap();
+    value["zz_extra"] = serde_json::to_value(&fake.messages[1..]).unwrap();
+    fs::write(&path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    assert!(fs::metadata(&path).unwrap().len() > WINDOW);
+    let loaded = load(&path).unwrap();
+    assert!(loaded.notice.is_none());
+    assert_eq!(loaded.session, session);
+    assert!(
+        glimpse(&path).is_none(),
+        "not laid out as MiniClaw writes it"
+    );
+    // Without the field, the same session is glimpsed.
+    save(&path, &session).unwrap();
+    let g = glimpse(&path).expect("a glimpse");
+    assert_eq!(g.session.messages, tail_of(&session, &g));
+}
+
+#[test]
+fn a_long_journal_whose_last_turn_is_large_is_glimpsed_from_a_wider_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.json");
+    let policy = CompactionPolicy {
+        small_history_bytes: 0,
+        max_journal_percent: 100,
+    };
+    let mut session = Session::new();
+    for t in 0..300 {
+        turn(&mut session, t, 2000);
+    }
+    HistoryStore::open(&path)
+        .with_policy(policy)
+        .save(&session)
+        .unwrap();
+    let mut store = load(&path).unwrap().store.with_policy(policy);
+    for t in 300..400 {
+        turn(&mut session, t, 2000);
+        store.save(&session).unwrap();
+    }
+    session.push(Message::user("read both"));
+    for i in 0..2 {
+        let call = crate::llm::ToolCall {
+            id: format!("r{i}"),
+            kind: "function".into(),
+            function: crate::llm::FunctionCall {
+                name: "read_text_file".into(),
+                arguments: "{}".into(),
+            },
+        };
+        session.push(Message::assistant("", None, vec![call]));
+        session.push(Message::tool(
+            format!("r{i}"),
+            "line\n".repeat(150 * 1024 / 5),
+        ));
+    }
+    session.push(Message::assistant("done", None, vec![]));
+    store.save(&session).unwrap();
+    let j = fs::metadata(journal_path(&path)).unwrap().len();
+    assert!(j > WINDOW);
+    let g = glimpse(&path).expect("a glimpse: the first frame would wait for the whole history");
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(loaded, session);
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+}
