@@ -591,6 +591,11 @@ async fn run_tui(config: Config) -> ExitCode {
     let result = tui::run(started.agent, opening, options).await;
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // As when the history could not be read before the UI started.
+        Err(e @ tui::TuiError::SessionUnavailable(_)) => {
+            say!("miniclaw-tui: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             say!("miniclaw-tui: {e}");
             if let Some(log) = miniclaw::paths::log_path() {

@@ -136,3 +136,49 @@ fn a_history_damaged_in_its_middle_or_linked_elsewhere_is_kept_aside_whatever_it
         "the link was followed"
     );
 }
+
+#[test]
+fn escapes_in_the_glimpsed_turns_never_reach_the_terminal() {
+    let (server, _rt) = MockServer::start_blocking(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ws/history.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // A long session (so its first frame is the glimpse) whose last turn carries escapes in
+    // its prompt, its call's result and its answer.
+    let mut session = long_session(300);
+    session.push(Message::user("LAST-PROMPT\x1b]0;pwned\x07 and \x1b[2J"));
+    let call = ToolCall {
+        id: "evil".into(),
+        kind: "function".into(),
+        function: FunctionCall {
+            name: "read_text_file".into(),
+            arguments: "{\"path\":\"x\x1b]52;c;cm0gLXJmIH4=\x07\"}".into(),
+        },
+    };
+    session.push(Message::assistant("", None, vec![call]));
+    let result =
+        serde_json::json!({"ok": true, "content": "RESULT\x1b]52;c;cm0gLXJmIH4=\x07\u{9b}2J"});
+    session.push(Message::tool("evil", result.to_string()));
+    session.push(Message::assistant(
+        "GLIMPSED-END\x1b]0;pwned\x07\x1b[2J\u{9b}2J",
+        None,
+        vec![],
+    ));
+    history::save(&path, &session).unwrap();
+    let mut p = start(dir.path(), &server.url());
+    p.wait_for("GLIMPSED-END");
+    p.wait_for("Timeline (602)");
+    let raw = p.raw();
+    for (what, bytes) in [
+        ("OSC 52", &b"\x1b]52"[..]),
+        ("a title", b"\x1b]0;pwned"),
+        ("C1 CSI", "\u{9b}".as_bytes()),
+    ] {
+        assert!(
+            !raw.windows(bytes.len()).any(|w| w == bytes),
+            "{what} reached the terminal"
+        );
+    }
+    p.send("\x04");
+    p.wait_exit();
+}
