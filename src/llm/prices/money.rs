@@ -15,7 +15,9 @@ use crate::settings::Currency;
 const PICOS_PER_UNIT: u64 = 1_000_000_000_000;
 
 /// An amount in trillionths of a currency unit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Money(u64);
 
@@ -155,7 +157,7 @@ pub struct Billed {
 /// Costs added up (a turn's, a session's): an amount per currency it met, and how many
 /// responses had no price. Normally one currency; a session reopened after `[cost] currency`
 /// changed may hold both, which are never converted into each other.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Spend {
     usd: Option<Money>,
     cny: Option<Money>,

@@ -166,12 +166,14 @@ pub fn group_key(state: &State, i: usize, separator: bool) -> u64 {
         return 0;
     }
     let mut h = DefaultHasher::new();
+    // The turn's cost as it is, not as its label spells it: this runs for every turn at every
+    // frame, and the same spend always reads the same.
     (
         separator,
         last_of_plan,
         step.turn,
         matches!(this, Group::Planner { .. }),
-        turn_cost(state, step.turn),
+        state.view.transcript.turns.get(step.turn).map(|t| t.cost),
     )
         .hash(&mut h);
     if let Group::Item { plan, item } = this
