@@ -430,11 +430,14 @@ async fn bombs_floods_daemons_and_endless_commands_end_with_the_call() {
         "{}",
         &stderr(&bomb)[..stderr(&bomb).len().min(300)]
     );
+    // It runs until its timeout, unless the limit also denies the shell its own `sleep` and
+    // the shell gives up at once (seen under load): either way it ended with the call.
     assert!(
         bomb["stopped"]
             .as_str()
             .unwrap_or_default()
-            .contains("timed out"),
+            .contains("timed out")
+            || bomb["exit_code"].as_i64().is_some_and(|code| code != 0),
         "{bomb}"
     );
     wait::until_async("the fork bomb's processes to end", || {

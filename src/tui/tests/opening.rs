@@ -10,29 +10,6 @@ use crate::llm::{FunctionCall, ToolCall};
 use crate::tui::state::EntryKind;
 use crate::tui::update;
 
-/// A session of `turns` turns, each a prompt, a call with its result and an answer.
-fn long_session(turns: usize) -> Session {
-    let mut s = Session::new();
-    for t in 0..turns {
-        s.push(Message::user(format!("question {t}")));
-        let call = ToolCall {
-            id: format!("c{t}"),
-            kind: "function".into(),
-            function: FunctionCall {
-                name: "read_text_file".into(),
-                arguments: format!("{{\"path\":\"src/f{t}.rs\"}}"),
-            },
-        };
-        s.push(Message::assistant("", None, vec![call]));
-        let text = format!("line of file {t}\n").repeat(60);
-        let result =
-            serde_json::json!({"ok": true, "path": format!("src/f{t}.rs"), "content": text});
-        s.push(Message::tool(format!("c{t}"), result.to_string()));
-        s.push(Message::assistant(format!("answer {t}"), None, vec![]));
-    }
-    s
-}
-
 /// The lines of the conversation pane (the left `cols` columns of each row).
 fn left(screen: &str, cols: usize) -> String {
     screen
@@ -46,7 +23,7 @@ fn left(screen: &str, cols: usize) -> String {
 fn the_glimpse_shows_the_last_page_and_the_whole_session_takes_its_place_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
-    let session = long_session(1000);
+    let session = long_session(1000, 1000);
     save(&path, &session).unwrap();
     let t0 = Instant::now();
     // As the UI starts: the glimpse, then the start's notices.
@@ -147,9 +124,10 @@ fn without_a_glimpse_the_session_comes_when_read_and_an_unreadable_one_ends_the_
     );
 }
 
-/// Turns of one shape: every label, text and result the same length, so the glimpse's steps
-/// and the whole session's at the same index look alike to a cache that keys on sizes.
-fn uniform(turns: usize) -> Session {
+/// A session of `turns` turns, each a prompt, a call with its result and an answer, all of one
+/// shape: every label, text and result the same length, so the glimpse's steps and the whole
+/// session's at the same index look alike to a cache that keys on sizes.
+fn long_session(turns: usize, result_bytes: usize) -> Session {
     let mut s = Session::new();
     for t in 0..turns {
         s.push(Message::user(format!("question {t:03}")));
@@ -162,7 +140,7 @@ fn uniform(turns: usize) -> Session {
             },
         };
         s.push(Message::assistant("", None, vec![call]));
-        let result = serde_json::json!({"ok": true, "content": "z".repeat(8000)});
+        let result = serde_json::json!({"ok": true, "content": "z".repeat(result_bytes)});
         s.push(Message::tool(format!("c{t:03}"), result.to_string()));
         s.push(Message::assistant(format!("answer {t:03}"), None, vec![]));
     }
@@ -179,12 +157,13 @@ fn loaded_event(s: &Session, max_steps: usize) -> AgentEvent {
     }
 }
 
-/// A state showing the glimpse of a saved session of `turns` turns; the session as loaded, and
-/// how many prompts the glimpse holds.
+/// A state showing the glimpse of a saved session of `turns` turns with 8 KB results (so that
+/// it holds fewer than half of them); the session as loaded, and how many prompts the glimpse
+/// holds.
 fn glimpsed(turns: usize) -> (crate::tui::state::State, Session, usize) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
-    save(&path, &uniform(turns)).unwrap();
+    save(&path, &long_session(turns, 8000)).unwrap();
     let g = glimpse(&path).expect("a glimpse");
     let mut s = state();
     update::show_glimpse(&mut s, Some(&g), Instant::now());
@@ -230,6 +209,8 @@ fn the_timeline_keeps_none_of_the_glimpses_lines_for_the_whole_sessions_steps() 
     use crate::tui::state::Pane;
     let t0 = Instant::now();
     let (mut s, loaded, n) = glimpsed(100);
+    // The glimpse's steps then sit where the session's first turns do, not its glimpsed ones.
+    assert!(n < 50, "{n}");
     let first_glimpsed = 100 - n;
     assert!(render(&mut s, 200, 60, t0).contains("Reading the session"));
     feed(&mut s, t0, vec![loaded_event(&loaded, 6)]);

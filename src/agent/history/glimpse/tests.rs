@@ -203,30 +203,37 @@ fn turn(s: &mut Session, t: usize, pad: usize) {
     s.push(Message::assistant(format!("answer {t}"), None, vec![]));
 }
 
+/// A session of `snapshot` turns saved whole, then `journal` more turns appended one save at a
+/// time (some 2 KB a turn, never compacted into the snapshot); its store.
+fn journaled(path: &std::path::Path, snapshot: usize, journal: usize) -> (Session, HistoryStore) {
+    let policy = CompactionPolicy {
+        small_history_bytes: 0,
+        max_journal_percent: 1000,
+    };
+    let mut session = Session::new();
+    for t in 0..snapshot {
+        turn(&mut session, t, 2000);
+    }
+    HistoryStore::open(path)
+        .with_policy(policy)
+        .save(&session)
+        .unwrap();
+    let mut store = load(path).unwrap().store.with_policy(policy);
+    for t in snapshot..snapshot + journal {
+        turn(&mut session, t, 2000);
+        store.save(&session).unwrap();
+    }
+    assert!(fs::metadata(journal_path(path)).unwrap().len() > WINDOW);
+    (session, store)
+}
+
 /// A compaction (or any rewrite) that renamed its new snapshot in, then was killed before
 /// it removed the journal: load skips every entry (all already in the snapshot).
 #[test]
 fn a_long_journal_a_cut_short_compaction_left_behind_adds_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
-    let policy = CompactionPolicy {
-        small_history_bytes: 0,
-        max_journal_percent: 1000,
-    };
-    let mut session = Session::new();
-    for t in 0..100 {
-        turn(&mut session, t, 2000);
-    }
-    HistoryStore::open(&path)
-        .with_policy(policy)
-        .save(&session)
-        .unwrap();
-    let mut store = load(&path).unwrap().store.with_policy(policy);
-    for t in 100..300 {
-        turn(&mut session, t, 2000);
-        store.save(&session).unwrap();
-    }
-    assert!(fs::metadata(journal_path(&path)).unwrap().len() > WINDOW);
+    let (mut session, _store) = journaled(&path, 100, 200);
     // The compaction's new snapshot: everything, and the turn whose save triggered it.
     session.push(Message::user("FINAL QUESTION"));
     session.push(Message::assistant("FINAL ANSWER", None, vec![]));
@@ -283,23 +290,7 @@ fn a_list_after_the_messages_is_never_taken_for_them() {
 fn a_long_journal_whose_last_turn_is_large_is_glimpsed_from_a_wider_window() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.json");
-    let policy = CompactionPolicy {
-        small_history_bytes: 0,
-        max_journal_percent: 100,
-    };
-    let mut session = Session::new();
-    for t in 0..300 {
-        turn(&mut session, t, 2000);
-    }
-    HistoryStore::open(&path)
-        .with_policy(policy)
-        .save(&session)
-        .unwrap();
-    let mut store = load(&path).unwrap().store.with_policy(policy);
-    for t in 300..400 {
-        turn(&mut session, t, 2000);
-        store.save(&session).unwrap();
-    }
+    let (mut session, mut store) = journaled(&path, 300, 200);
     session.push(Message::user("read both"));
     for i in 0..2 {
         let call = crate::llm::ToolCall {
