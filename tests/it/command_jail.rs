@@ -419,7 +419,7 @@ async fn bombs_floods_daemons_and_endless_commands_end_with_the_call() {
         ..CommandSettings::default()
     })
     .await;
-    // A fork bomb hits the process limit; the call ends at its timeout and nothing is left.
+    // A fork bomb hits the process limit; the call ends and nothing is left.
     let bomb = r
         .run_for("b() { b | b & }; b; sleep 600 # forkbomb-marker", 3)
         .await;

@@ -169,6 +169,10 @@ fn escapes_in_the_glimpsed_turns_never_reach_the_terminal() {
     p.wait_for("GLIMPSED-END");
     p.wait_for("Timeline (602)");
     let raw = p.raw();
+    assert!(
+        String::from_utf8_lossy(&raw).contains("Reading the session"),
+        "the glimpse was drawn first"
+    );
     for (what, bytes) in [
         ("OSC 52", &b"\x1b]52"[..]),
         ("a title", b"\x1b]0;pwned"),

@@ -62,12 +62,23 @@ pub fn glimpse(path: &Path) -> Option<Glimpse> {
     // None, or a link or a pipe: the load moves such a file aside and goes on without it.
     let journal = files::open_plain(&journal_path(path)).ok();
     let mut window = WINDOW;
+    // Whether a journal longer than the window continues the snapshot: the same at every size.
+    let mut continues = None;
     loop {
         let from = len.saturating_sub(window);
         let tail = read_at(&file, from, len - from)?;
-        let mut messages = last_messages(&tail, from == 0)?;
+        // No whole message in the window (the last one is larger than it): a wider one.
+        let Some(mut messages) = last_messages(&tail, from == 0) else {
+            if from == 0 || window >= MAX_WINDOW {
+                return None;
+            }
+            window *= 4;
+            continue;
+        };
         let (more, whole_journal) = match &journal {
-            Some(journal) => journal_tail(journal, window, &session, messages.last())?,
+            Some(journal) => {
+                journal_tail(journal, window, &session, messages.last(), &mut continues)?
+            }
             None => (Journal::Continues(Vec::new()), true),
         };
         match more {
@@ -170,7 +181,8 @@ enum Journal {
 
 /// The entries at the end of the `journal` (the file and its size) beside the snapshot whose
 /// session is `session` and whose last message is `last`, read from at most `window` bytes
-/// before its end; and whether that reached its start. Entries count as
+/// before its end; and whether that reached its start. `continues` holds whether a journal
+/// longer than the window continues the snapshot, once that was read. Entries count as
 /// `super::journal::replay` counts them: those of another session, and those before the first
 /// that follows `last`, are skipped; the run ends at the first that does not follow the one
 /// before (damage, which the load moves aside).
@@ -179,13 +191,20 @@ fn journal_tail(
     window: u64,
     session: &Session,
     last: Option<&Message>,
+    continues: &mut Option<bool>,
 ) -> Option<(Journal, bool)> {
     let len = *len;
     let from = len.saturating_sub(window);
     // A journal longer than the window counts only if it continues this snapshot at all: one
     // the snapshot superseded (left behind by a compaction cut short) adds nothing to it.
-    if from > 0 && !first_entry_follows(file, len, session, last)? {
-        return Some((Journal::Continues(Vec::new()), true));
+    if from > 0 {
+        let follows = match *continues {
+            Some(known) => known,
+            None => *continues.insert(first_entry_follows(file, len, session, last)?),
+        };
+        if !follows {
+            return Some((Journal::Continues(Vec::new()), true));
+        }
     }
     let bytes = read_at(file, from, len - from)?;
     // A window that starts inside the journal starts after its first newline.

@@ -45,6 +45,8 @@ pub struct TimelineLines {
     pub steps: Vec<StepLines>,
     /// The first timeline line of each step; one more entry holds the total.
     pub starts: Vec<usize>,
+    /// The view the steps' lines were built for (`TranscriptView::generation`).
+    pub generation: u64,
 }
 
 /// How a step looks: the step, whether it is expanded, and how its turn stopped.
@@ -304,10 +306,15 @@ pub fn prepare(state: &mut State, caches: &mut Caches, area: Rect) {
     let TimelineLines {
         steps: cache,
         starts,
+        generation,
     } = &mut caches.timeline;
     starts.clear();
-    // The glimpse's steps are never drawn (see `draw`), and none of their lines may stand for
-    // the whole session's steps of the same index once it takes their place.
+    // Another view's steps at the same index may look alike to the keys (which compare sizes).
+    if *generation != state.view.generation {
+        cache.clear();
+        *generation = state.view.generation;
+    }
+    // The glimpse's steps are never drawn (see `draw`): no lines are built for them.
     if state.view.opening.is_some() {
         cache.clear();
         starts.push(0);

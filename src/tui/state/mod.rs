@@ -290,7 +290,10 @@ impl State {
 
     /// Empties the conversation and the steps (the history was cleared).
     pub fn clear_conversation(&mut self) {
-        self.view = TranscriptView::default();
+        self.view = TranscriptView {
+            generation: self.view.generation.wrapping_add(1),
+            ..TranscriptView::default()
+        };
         self.status.forget_session();
         // Enter's "go on" was the last turn's, of the session that is gone.
         self.status.go_on = false;

@@ -36,6 +36,9 @@ pub struct TranscriptView {
     pub plans: Plans,
     /// Set while the session is read (the view shows its glimpse, or nothing of it yet).
     pub opening: Option<Glimpsed>,
+    /// Counts the views this one replaced (a clear, another session, the whole session after
+    /// its glimpse): what was cached for a step of an earlier view is never this view's.
+    pub generation: u64,
 }
 
 /// What of the view a session's glimpse made, for the whole session to take its place.

@@ -234,3 +234,27 @@ fn the_timeline_keeps_none_of_the_glimpses_lines_for_the_whole_sessions_steps() 
         "the session's own steps there: {screen}"
     );
 }
+
+#[test]
+fn another_session_of_the_same_shape_never_shows_the_last_ones_timeline_lines() {
+    let t0 = Instant::now();
+    let first = long_session(30, 100);
+    let mut s = state();
+    update::show_session(&mut s, &first, t0);
+    assert!(render(&mut s, 200, 60, t0).contains("f029.rs"));
+    // The same shape with other files (as `/resume` or a clear and a new turn bring).
+    let mut second = long_session(30, 100);
+    for m in &mut second.messages {
+        for call in &mut m.tool_calls {
+            call.function.arguments = call.function.arguments.replace("src/f", "lib/g");
+        }
+    }
+    s.clear_conversation();
+    update::show_session(&mut s, &second, t0);
+    let screen = render(&mut s, 200, 60, t0);
+    assert!(screen.contains("lib/g029.rs"), "{screen}");
+    assert!(
+        !screen.contains("src/f0"),
+        "the last session's lines: {screen}"
+    );
+}

@@ -430,8 +430,8 @@ fn session_loaded(
     };
     history.extend(prompts);
     history.extend(typed);
-    // The replay tells the limit the session was saved with; one set meanwhile (`/steps`)
-    // reached the agent after it and stands.
+    // The replay tells the limit the agent had when it read the session; one set meanwhile
+    // (`/steps`) reached the agent after that and stands.
     let max_steps = state.status.max_steps;
     state.clear_conversation();
     state.session_id = Some(id);

@@ -316,3 +316,37 @@ fn a_long_journal_whose_last_turn_is_large_is_glimpsed_from_a_wider_window() {
     assert_eq!(loaded, session);
     assert_eq!(g.session.messages, tail_of(&loaded, &g));
 }
+
+/// A turn that ended on a result larger than the first window (an observation of 256 KiB takes
+/// more in the file once its quotes are escaped): no message starts in that window, so a wider
+/// one is read.
+#[test]
+fn a_last_message_larger_than_the_window_is_glimpsed_from_a_wider_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = history(&dir);
+    let mut session = grown(100, 2000);
+    session.push(Message::user("read the big one"));
+    let call = ToolCall {
+        id: "big".into(),
+        kind: "function".into(),
+        function: FunctionCall {
+            name: "read_text_file".into(),
+            arguments: "{}".into(),
+        },
+    };
+    session.push(Message::assistant("", None, vec![call]));
+    let text = "\"quoted\" ".repeat(240 * 1024 / 9);
+    let body = serde_json::json!({"ok": true, "text": text}).to_string();
+    session.push(Message::tool("big", body));
+    save(&path, &session).unwrap();
+    let g = glimpse(&path).expect("a glimpse from a wider window");
+    let loaded = load(&path).unwrap().session;
+    assert_eq!(g.session.messages, tail_of(&loaded, &g));
+    assert_eq!(g.session.messages.last(), loaded.messages.last());
+    assert!(
+        g.session
+            .messages
+            .iter()
+            .any(|m| m.content.as_str() == "read the big one")
+    );
+}
