@@ -107,7 +107,12 @@ impl SseParser {
 
     /// Handles one complete line; returns a frame when it was the blank line ending an event.
     fn line_done(&mut self, raw: &[u8]) -> Option<Frame> {
-        let decoded = String::from_utf8_lossy(raw);
+        // `from_utf8` checks ASCII a word at a time; the lossy decoder goes through its chunk
+        // iterator even for valid text (2% of a fast stream's samples), so only bad bytes take it.
+        let decoded = match std::str::from_utf8(raw) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
         let mut line: &str = &decoded;
         if !self.started {
             self.started = true;
@@ -160,6 +165,15 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_that_are_not_utf8_become_replacement_characters_and_the_rest_is_kept() {
+        let mut p = SseParser::new();
+        assert_eq!(
+            p.push(b"data: caf\xc3\xa9 a\xffb\xe4\xb8\n\n"),
+            vec![Frame::Data("café a\u{FFFD}b\u{FFFD}".into())]
+        );
+    }
 
     #[test]
     fn a_line_or_an_event_past_the_cap_stops_the_parser_and_frees_its_buffer() {
