@@ -167,22 +167,15 @@ pub(crate) fn highlight(
     let mut partial: Option<Row> = None;
     for line in code[r.src.len()..].split_inclusive('\n') {
         HIGHLIGHTED.with(|n| n.set(n.get() + 1));
-        let row = match ps.parse_line(line, syntaxes()) {
-            Ok(ops) => HighlightIterator::new(&mut hs, &ops, line, highlighter)
-                .map(|(style, text)| span(text, style, theme.color_depth))
-                .filter(|s| !s.content.is_empty())
-                .collect(),
-            // A syntax that fails on a line shows it plainly rather than not at all.
-            Err(_) => vec![Span::styled(
-                line.trim_end_matches('\n').to_string(),
-                theme.text,
-            )],
-        };
         if line.ends_with('\n') {
+            r.rows
+                .push(highlight_line(line, &mut hs, &mut ps, highlighter, theme));
             r.src.push_str(line);
-            r.rows.push(row);
         } else {
-            partial = Some(row);
+            // The unfinished last line is highlighted from a copy of the state: the state
+            // kept is the one at its start, where the whole line will be read from again.
+            let (mut hs, mut ps) = (hs.clone(), ps.clone());
+            partial = Some(highlight_line(line, &mut hs, &mut ps, highlighter, theme));
         }
     }
     r.state = Some((hs, ps));
@@ -192,6 +185,27 @@ pub(crate) fn highlight(
         *resume = Some(r);
     }
     rows
+}
+
+/// One source line highlighted from `hs` and `ps`, which are left at its end.
+fn highlight_line(
+    line: &str,
+    hs: &mut HighlightState,
+    ps: &mut ParseState,
+    highlighter: &Highlighter<'_>,
+    theme: &Theme,
+) -> Row {
+    match ps.parse_line(line, syntaxes()) {
+        Ok(ops) => HighlightIterator::new(hs, &ops, line, highlighter)
+            .map(|(style, text)| span(text, style, theme.color_depth))
+            .filter(|s| !s.content.is_empty())
+            .collect(),
+        // A syntax that fails on a line shows it plainly rather than not at all.
+        Err(_) => vec![Span::styled(
+            line.trim_end_matches('\n').to_string(),
+            theme.text,
+        )],
+    }
 }
 
 /// A highlighted piece as a span (newline and tabs made terminal-safe).
@@ -456,5 +470,17 @@ mod tests {
         assert_eq!(highlighted_lines() - before, 50);
         let whole = highlight(&code, "rust", &theme, &mut None, false);
         assert_eq!(highlight(&code, "rust", &theme, &mut resume, false), whole);
+    }
+
+    #[test]
+    fn a_line_seen_unfinished_is_highlighted_from_its_start_once_whole() {
+        // The state kept after an unfinished line was the one at its end: the whole line was
+        // then read from inside the string it opened, and so was the rest of the block.
+        let theme = Theme::dark();
+        let mut resume = None;
+        let full = "let s = \"ab\";\nlet t = 1;\n";
+        highlight("let s = \"a", "rust", &theme, &mut resume, true);
+        let streamed = highlight(full, "rust", &theme, &mut resume, true);
+        assert_eq!(streamed, highlight(full, "rust", &theme, &mut None, false));
     }
 }
