@@ -63,7 +63,7 @@ impl SseParser {
                 rest = &rest[1..];
                 continue;
             }
-            let end = rest.iter().position(|&b| b == b'\n' || b == b'\r');
+            let end = memchr::memchr2(b'\n', b'\r', rest);
             let (text, terminator) = match end {
                 Some(i) => (&rest[..i], Some(rest[i])),
                 None => (rest, None),

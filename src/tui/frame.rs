@@ -13,8 +13,8 @@ pub const STREAM_INTERVAL: Duration = Duration::from_millis(33);
 
 /// How long streamed text that came before its frame was due waits past that for more text to
 /// bring the frame: a fast stream's next batch comes within it (the model's connection is read
-/// every 16 ms, see `llm::wire`, and reading takes a little more).
-pub const STREAM_PATIENCE: Duration = Duration::from_millis(20);
+/// every 20 ms, see `llm::wire`, and reading takes a little more).
+pub const STREAM_PATIENCE: Duration = Duration::from_millis(25);
 
 /// The single pending frame deadline, kept by the event loop.
 #[derive(Debug, Default)]
