@@ -2,6 +2,7 @@
 //! and status, driven by the agent's event stream.
 
 pub(crate) mod app;
+pub(crate) mod backend;
 pub(crate) mod calls;
 pub(crate) mod commands;
 pub mod files;

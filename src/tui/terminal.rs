@@ -14,13 +14,14 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
+use super::backend::CellWriter;
+
 /// The terminal the UI draws on, written through a buffer as large as a frame usually is
 /// (std's 1 KB stdout buffer would send one frame in several writes to the pty).
-pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+pub type Tui = Terminal<CellWriter<BufWriter<Stdout>>>;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static MOUSE: AtomicBool = AtomicBool::new(false);
@@ -78,7 +79,11 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     // viewport asked the terminal for its size before every frame (opening /dev/tty each time).
     let (cols, rows) = crossterm::terminal::size()?;
     let terminal = Terminal::with_options(
-        CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, stdout())),
+        CellWriter::new(
+            BufWriter::with_capacity(64 * 1024, stdout()),
+            // As the theme decides (see `Theme`): a set, non-empty NO_COLOR means no colour.
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        ),
         TerminalOptions {
             viewport: Viewport::Fixed(Rect::new(0, 0, cols, rows)),
         },
