@@ -150,7 +150,7 @@ pub async fn event_loop(
         // A turn's passing allocations (a streamed answer's) leave freed memory behind, and
         // so does telling a long session again.
         if (was_busy && !state.busy()) || (was_opening && state.view.opening.is_none()) {
-            super::give_back_freed_memory();
+            super::memory::give_back();
         }
         if let Some(why) = state.unavailable.take() {
             return Err(TuiError::SessionUnavailable(why));

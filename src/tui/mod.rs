@@ -15,6 +15,7 @@ pub(crate) mod key_jobs;
 pub(crate) mod keymap;
 pub(crate) mod layout;
 pub(crate) mod markdown;
+pub(crate) mod memory;
 pub(crate) mod notify;
 pub(crate) mod panes;
 pub(crate) mod paste;
@@ -103,17 +104,6 @@ pub enum TuiError {
     Panicked,
 }
 
-/// Hands the allocator's free pages back to the system: glibc keeps the memory freed between
-/// what stays allocated unless asked (after a session is told again, and after each turn: a
-/// streamed answer's passing allocations leave a few hundred KB of it).
-pub(crate) fn give_back_freed_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim only returns the allocator's free pages; it takes no pointers.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Runs the full-screen UI for `agent` until the person quits; the terminal is restored on every
 /// way out. While `opening` reads the session, the first frames show `glimpse` (its last turns
 /// read from the end of the history) and the agent takes the session before its first command.
@@ -132,7 +122,7 @@ pub async fn run(
         state.session_id = Some(agent.session().id.clone());
         // Telling a long session again leaves freed memory between what stays (the events,
         // the grown lists).
-        give_back_freed_memory();
+        memory::give_back();
     }
     drop(glimpse);
     state.view.entries.extend(notices);
