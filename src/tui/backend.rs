@@ -3,8 +3,8 @@
 //!
 //! crossterm's backend formats every changed cell through `fmt` (a `write!` for the cursor move,
 //! another for the colours, another for the symbol). A streamed answer scrolls the conversation,
-//! so most of its ~3,500 cells change at every frame, and that formatting was about a tenth of
-//! the program's CPU while streaming. The escapes written here have the same effect: the cursor
+//! so most of its ~3,500 cells change at every frame, and that formatting was about 5% of the
+//! program's CPU samples while streaming. The escapes written here have the same effect: the cursor
 //! moves only where the cells are not contiguous, attributes change only when a cell's differ
 //! from the last one's (the same removals crossterm's backend makes), and colours are set as
 //! crossterm sets them, or not at all when `NO_COLOR` is set (crossterm then left its colour

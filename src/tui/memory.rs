@@ -1,5 +1,5 @@
-//! Memory the program no longer uses, given back after a turn and after a session is told
-//! again: the allocator's free pages, and the pages of its own code mapped since.
+//! Memory the program no longer uses, given back after a turn and once a session read in the
+//! background is shown: the allocator's free pages, and the pages of its own code mapped since.
 //!
 //! The code is mapped from the executable 64 KB around each page the program runs (the
 //! kernel's fault-around), so a turn that went through start-up, the session's reading,
@@ -9,13 +9,19 @@
 
 /// Gives back what the last stretch of work left behind (see the module's doc).
 pub(crate) fn give_back() {
+    give_back_heap();
+    #[cfg(target_os = "linux")]
+    release_code_pages();
+}
+
+/// Gives back the allocator's free pages only: before the first frame, whose code would
+/// otherwise be mapped again page by page on the way to it.
+pub(crate) fn give_back_heap() {
     #[cfg(target_env = "gnu")]
     // SAFETY: malloc_trim only returns the allocator's free pages; it takes no pointers.
     unsafe {
         libc::malloc_trim(0);
     }
-    #[cfg(target_os = "linux")]
-    release_code_pages();
 }
 
 /// Unmaps the resident pages of the program's code: the executable's mapping that holds this

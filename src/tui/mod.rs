@@ -121,8 +121,8 @@ pub async fn run(
         update::show_session(&mut state, agent.session(), now);
         state.session_id = Some(agent.session().id.clone());
         // Telling a long session again leaves freed memory between what stays (the events,
-        // the grown lists).
-        memory::give_back();
+        // the grown lists). The code stays mapped: the first frame is about to run it.
+        memory::give_back_heap();
     }
     drop(glimpse);
     state.view.entries.extend(notices);
