@@ -48,6 +48,7 @@ pub async fn event_loop(
     // that finds its frame due (see `FrameSchedule::request_streamed`), so a stream costs a
     // wake-up a batch, not one a token and another for each frame.
     schedule.request(Instant::now());
+    let mut give_back_after_frame = false;
     loop {
         let deadline = schedule.deadline();
         let was_busy = state.busy();
@@ -80,6 +81,9 @@ pub async fn event_loop(
                     view::draw(f, state, &caches, now);
                 })?;
                 schedule.drawn(now);
+                if std::mem::take(&mut give_back_after_frame) {
+                    super::memory::give_back();
+                }
                 if state.busy() {
                     schedule.request(now + TICK);
                 }
@@ -148,9 +152,10 @@ pub async fn event_loop(
             },
         }
         // A turn's passing allocations (a streamed answer's) leave freed memory behind, and
-        // so does telling a long session again.
+        // so does telling a long session again. Given back once the frame that shows it is
+        // drawn, so that frame's code is not mapped again page by page on the way to it.
         if (was_busy && !state.busy()) || (was_opening && state.view.opening.is_none()) {
-            super::memory::give_back();
+            give_back_after_frame = true;
         }
         if let Some(why) = state.unavailable.take() {
             return Err(TuiError::SessionUnavailable(why));

@@ -17,6 +17,9 @@ use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 use ratatui::style::{Color, Modifier};
 
+/// The most room kept between frames for a frame's bytes.
+const KEPT_BYTES: usize = 256 * 1024;
+
 /// crossterm's backend with the cells' encoding done here.
 pub struct CellWriter<W: Write> {
     inner: CrosstermBackend<W>,
@@ -49,6 +52,11 @@ impl<W: Write> Backend for CellWriter<W> {
         encode(&mut bytes, content, self.colors);
         // crossterm's backend passes writes through to its writer.
         let written = self.inner.write_all(&bytes);
+        // A whole screen redrawn in RGB on a large terminal can take a megabyte; that is not
+        // kept for the frames after it, which are a few KB.
+        if bytes.capacity() > KEPT_BYTES {
+            bytes = Vec::new();
+        }
         self.bytes = bytes;
         written
     }

@@ -4,8 +4,9 @@
 //! The code is mapped from the executable 64 KB around each page the program runs (the
 //! kernel's fault-around), so a turn that went through start-up, the session's reading,
 //! the syntaxes' loading and a streamed answer leaves ~9 MB of code resident, most of it
-//! never run again. Unmapping it costs nothing to keep: the pages stay in the page cache, and
-//! the code the next frames run is mapped again from there (a few hundred minor faults).
+//! never run again. Unmapping it frees no memory of the system's (the pages stay in its page
+//! cache) but the program's resident set, and the code the next frames run is mapped again from
+//! there (a few hundred minor faults), after the frame that shows the turn's end.
 
 /// Gives back what the last stretch of work left behind (see the module's doc).
 pub(crate) fn give_back() {
@@ -25,34 +26,73 @@ pub(crate) fn give_back_heap() {
 }
 
 /// Unmaps the resident pages of the program's code: the executable's mapping that holds this
-/// very function. Only that one is touched: it is read and executed, never written (the kernel
-/// refuses writes to a running executable's file), so the pages mapped again are the same
-/// code. Written mappings (relocated data) would lose their contents and are left alone.
+/// very function, when it is still the file's pages as they are on disk. A mapping with
+/// anonymous pages in it (code the loader relocated, a debugger's breakpoints) or one that is
+/// not backed by a file (code moved to huge pages by a remapping tool) is left alone: its
+/// pages would come back as the file's bytes, or as zeros. Unmapping clean file pages adds no
+/// risk of its own: the kernel drops them by itself under memory pressure, and maps them again
+/// from the file the same way.
 #[cfg(target_os = "linux")]
 fn release_code_pages() {
-    let Some((start, end)) = code_mapping() else {
+    let Some(Mapping {
+        start,
+        end,
+        file_backed: true,
+        anonymous_kb: 0,
+    }) = code_mapping()
+    else {
         return;
     };
-    // SAFETY: the range is a whole mapping of the executable's code, read-only and never
-    // written; MADV_DONTNEED on a private file mapping only drops its page-table entries, and
-    // the next access maps the file's (unchanged) pages again.
+    // SAFETY: the range is a whole read-only mapping of the executable's code, backed by its
+    // file and holding no page of its own; MADV_DONTNEED on a private file mapping only drops
+    // its page-table entries, and the next access maps the file's pages again.
     unsafe {
         libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
     }
 }
 
-/// The start and end of the executable mapping (`r-xp`) that holds this function's code.
+/// The executable mapping (`r-xp`) that holds this function's code, as `/proc/self/smaps`
+/// describes it.
 #[cfg(target_os = "linux")]
-fn code_mapping() -> Option<(usize, usize)> {
-    let here = code_mapping as fn() -> Option<(usize, usize)> as usize;
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines().find_map(|line| {
+#[derive(Debug, PartialEq, Eq)]
+struct Mapping {
+    start: usize,
+    end: usize,
+    /// Whether a file backs it (a non-zero inode).
+    file_backed: bool,
+    /// Its pages that are the process's own (written, or not from a file).
+    anonymous_kb: u64,
+}
+
+#[cfg(target_os = "linux")]
+fn code_mapping() -> Option<Mapping> {
+    let here = code_mapping as fn() -> Option<Mapping> as usize;
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut lines = smaps.lines();
+    // A mapping's header: "start-end perms offset dev inode [path]".
+    let (start, end, inode) = lines.by_ref().find_map(|line| {
         let mut fields = line.split_whitespace();
         let (range, perms) = (fields.next()?, fields.next()?);
+        let inode = fields.nth(2)?;
         let (start, end) = range.split_once('-')?;
         let start = usize::from_str_radix(start, 16).ok()?;
         let end = usize::from_str_radix(end, 16).ok()?;
-        (perms == "r-xp" && (start..end).contains(&here)).then_some((start, end))
+        (perms == "r-xp" && (start..end).contains(&here)).then(|| (start, end, inode.to_string()))
+    })?;
+    // Its fields follow, up to the next header (the next line without a `Name:` shape).
+    let anonymous_kb = lines
+        .take_while(|line| {
+            line.split_whitespace()
+                .next()
+                .is_some_and(|f| f.ends_with(':'))
+        })
+        .find_map(|line| line.strip_prefix("Anonymous:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())?;
+    Some(Mapping {
+        start,
+        end,
+        file_backed: inode != "0",
+        anonymous_kb,
     })
 }
 
@@ -74,17 +114,20 @@ mod tests {
 
     #[test]
     fn the_code_mapped_is_given_back_and_still_runs() {
-        let (start, end) = code_mapping().expect("this test's own code is mapped");
-        assert!(end > start);
-        let before = resident_kb(start);
+        let mapping = code_mapping().expect("this test's own code is mapped");
+        assert!(mapping.end > mapping.start);
+        assert!(mapping.file_backed, "{mapping:?}");
+        assert_eq!(mapping.anonymous_kb, 0, "nothing written in the code");
+        let before = resident_kb(mapping.start);
         release_code_pages();
-        let after = resident_kb(start);
+        let after = resident_kb(mapping.start);
+        // Other tests run meanwhile and map some of their code again, never all of it.
         assert!(
             after < before,
             "{after} KB resident after, {before} KB before"
         );
         // The code runs on, mapped again as it is reached (the same function, found again).
-        assert_eq!(code_mapping(), Some((start, end)));
+        assert_eq!(code_mapping(), Some(mapping));
         let text: String = ["still", " ", "runs"].concat();
         assert_eq!(text, "still runs");
     }
