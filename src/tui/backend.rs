@@ -23,7 +23,7 @@ const KEPT_BYTES: usize = 256 * 1024;
 /// crossterm's backend with the cells' encoding done here.
 pub struct CellWriter<W: Write> {
     inner: CrosstermBackend<W>,
-    /// Whether colours are written (`NO_COLOR` unset).
+    /// Whether colours are written (the theme has some: not under `NO_COLOR`).
     colors: bool,
     /// The frame's bytes, kept between frames so encoding one allocates nothing.
     bytes: Vec<u8>,

@@ -134,7 +134,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &FolderQuestion, theme: &Theme) {
 /// Asks `q` on the full-screen terminal and waits for the answer; the terminal is restored
 /// before it returns. Blocking: call it before the async runtime's work starts.
 pub fn ask(q: &FolderQuestion, theme: &Theme) -> std::io::Result<FolderAnswer> {
-    let (mut terminal, _guard) = super::terminal::init(false)?;
+    let (mut terminal, _guard) = super::terminal::init(false, !theme.monochrome)?;
     let mut shown: Option<std::time::Instant> = None;
     loop {
         terminal.draw(|frame| draw(frame, frame.area(), q, theme))?;

@@ -151,7 +151,7 @@ pub async fn run(
     if !state.key_set && state.overlay.is_none() {
         update::open_key_dialog(&mut state);
     }
-    let (mut terminal, _guard) = terminal::init(options.mouse)?;
+    let (mut terminal, _guard) = terminal::init(options.mouse, !options.theme.monochrome)?;
     state.keyboard_enhanced = terminal::keyboard_enhanced();
     let result = app::event_loop(
         &mut terminal,

@@ -44,8 +44,9 @@ impl Drop for TerminalGuard {
 }
 
 /// Enters full-screen mode and installs the panic hook (which leaves tool calls' panics to the
-/// tool registry); the guard restores the terminal.
-pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
+/// tool registry); the guard restores the terminal. Colours are written only when `colors` (a
+/// monochrome theme, as under `NO_COLOR`, has none to write).
+pub fn init(mouse: bool, colors: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     install_panic_hook();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
@@ -79,11 +80,7 @@ pub fn init(mouse: bool) -> std::io::Result<(Tui, TerminalGuard)> {
     // viewport asked the terminal for its size before every frame (opening /dev/tty each time).
     let (cols, rows) = crossterm::terminal::size()?;
     let terminal = Terminal::with_options(
-        CellWriter::new(
-            BufWriter::with_capacity(64 * 1024, stdout()),
-            // As the theme decides (see `Theme`): a set, non-empty NO_COLOR means no colour.
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        ),
+        CellWriter::new(BufWriter::with_capacity(64 * 1024, stdout()), colors),
         TerminalOptions {
             viewport: Viewport::Fixed(Rect::new(0, 0, cols, rows)),
         },
