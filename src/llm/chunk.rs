@@ -96,6 +96,14 @@ const SNIPPET_CHARS: usize = 200;
 
 /// Decodes one chunk's data text into events: reasoning, content, tool-call fragments, finish, usage.
 pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
+    let mut events = Vec::new();
+    decode_chunk_into(data, &mut events)?;
+    Ok(events)
+}
+
+/// [`decode_chunk`] appending to `events` (a stream's reader keeps one list for all its
+/// chunks); nothing is appended when the chunk is bad.
+pub fn decode_chunk_into(data: &str, events: &mut Vec<StreamEvent>) -> Result<(), ChunkError> {
     let chunk: WireChunk = serde_json::from_str(data).map_err(|e| ChunkError::Invalid {
         reason: e.to_string(),
         snippet: snippet(data),
@@ -108,10 +116,9 @@ pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
             .unwrap_or_else(|| snippet(&error.to_string()));
         return Err(ChunkError::ServerError(message));
     }
-    let mut events = Vec::new();
     for choice in chunk.choices.unwrap_or_default() {
         if let Some(delta) = choice.delta {
-            push_delta(delta, &mut events);
+            push_delta(delta, events);
         }
         if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
             events.push(StreamEvent::Finish(FinishReason::parse(&reason)));
@@ -130,7 +137,7 @@ pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
                 .unwrap_or(0),
         }));
     }
-    Ok(events)
+    Ok(())
 }
 
 /// Adds the events of one delta; empty or null texts add nothing.

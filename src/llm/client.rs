@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::accumulate::Accumulator;
 use super::catalog::Providers;
-use super::chunk::{ChunkError, decode_chunk};
+use super::chunk::{ChunkError, decode_chunk_into};
 use super::endpoint::Endpoints;
 use super::error::{ChatError, LlmError, describe};
 use super::key::ApiKey;
@@ -394,11 +394,13 @@ struct Sink<'a, 'b> {
 
 impl Sink<'_, '_> {
     fn take(&mut self, event: StreamEvent) {
-        let events = match &mut self.text {
-            Some(text) => text.push(event),
-            None => vec![event],
-        };
-        self.deliver(events);
+        match &mut self.text {
+            Some(text) => {
+                let events = text.push(event);
+                self.deliver(events);
+            }
+            None => self.deliver_one(event),
+        }
     }
 
     /// The stream is over: what the text parser held back.
@@ -411,10 +413,14 @@ impl Sink<'_, '_> {
 
     fn deliver(&mut self, events: Vec<StreamEvent>) {
         for event in events {
-            self.acc.push(&event);
-            self.reported = true;
-            (self.on_event)(ClientEvent::Stream(event));
+            self.deliver_one(event);
         }
+    }
+
+    fn deliver_one(&mut self, event: StreamEvent) {
+        self.acc.push(&event);
+        self.reported = true;
+        (self.on_event)(ClientEvent::Stream(event));
     }
 }
 
@@ -516,6 +522,8 @@ async fn read_stream(
     let mut deadline = began + idle;
     let mut data_seen = false;
     let mut queued = false;
+    // The events of one chunk, the list kept for the whole stream.
+    let mut events = Vec::new();
     // One timer and one cancellation waiter for the whole stream, not one of each per event:
     // the timer is left where it was set and, when it fires, moved on to where data has since
     // moved the deadline.
@@ -562,7 +570,9 @@ async fn read_stream(
             }
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
-        for frame in parser.push(&bytes) {
+        // Taken one at a time: each event's text goes back to the parser for the next one.
+        let mut rest: &[u8] = &bytes;
+        while let Some(frame) = parser.next_frame(&mut rest) {
             let now = Instant::now();
             let text = match frame {
                 Frame::Comment if !data_seen => {
@@ -589,14 +599,15 @@ async fn read_stream(
                 });
             }
             data_seen = true;
-            let events = decode_chunk(&text).map_err(|e| {
+            decode_chunk_into(&text, &mut events).map_err(|e| {
                 let text = redact(&e.to_string(), Some(key));
                 Failure::fatal(match e {
                     ChunkError::ServerError(_) => LlmError::InStream(text),
                     _ => LlmError::Malformed(text),
                 })
             })?;
-            for event in events {
+            parser.recycle(text);
+            for event in events.drain(..) {
                 sink.take(event);
             }
         }

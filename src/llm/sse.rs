@@ -57,10 +57,22 @@ impl SseParser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Frame> {
         let mut frames = Vec::new();
         let mut rest = bytes;
-        while !rest.is_empty() && !self.overflowed {
+        while let Some(frame) = self.next_frame(&mut rest) {
+            frames.push(frame);
+        }
+        frames
+    }
+
+    /// Reads `input` up to the end of the next frame and returns that frame, leaving what
+    /// follows it in `input`; `None` once `input` is used up (an unfinished line or event stays
+    /// buffered) or the parser [overflowed](SseParser::overflowed). A stream's reader takes its
+    /// frames one at a time so that each event's text can be [given back](SseParser::recycle).
+    pub fn next_frame(&mut self, input: &mut &[u8]) -> Option<Frame> {
+        while !input.is_empty() && !self.overflowed {
+            let rest = *input;
             // An LF right after a CR ends nothing: the two were one line end.
             if std::mem::take(&mut self.after_cr) && rest[0] == b'\n' {
-                rest = &rest[1..];
+                *input = &rest[1..];
                 continue;
             }
             let end = memchr::memchr2(b'\n', b'\r', rest);
@@ -74,21 +86,38 @@ impl SseParser {
                 break;
             }
             let Some(terminator) = terminator else {
-                break;
+                *input = &[];
+                return None;
             };
             self.after_cr = terminator == b'\r';
-            rest = &rest[text.len() + 1..];
+            *input = &rest[text.len() + 1..];
             // The line's buffer is kept for the next one.
             let mut line = std::mem::take(&mut self.line);
-            if let Some(frame) = self.line_done(&line) {
-                frames.push(frame);
-            }
+            let frame = self.line_done(&line);
             line.clear();
             if !self.overflowed {
                 self.line = line;
             }
+            if frame.is_some() {
+                return frame;
+            }
         }
-        frames
+        if self.overflowed {
+            *input = &[];
+        }
+        None
+    }
+
+    /// Takes back the text of a [`Frame::Data`] once it was read: the next event's data is
+    /// gathered in it, so a stream allocates no text per event. (A text grown past a few
+    /// events' size is let go rather than kept for the rest of the stream.)
+    pub fn recycle(&mut self, mut text: String) {
+        const KEPT: usize = 64 * 1024;
+        // Empty with no room: taken by the frame this text came in, and nothing gathered since.
+        if self.data.capacity() == 0 && text.capacity() <= KEPT && !self.overflowed {
+            text.clear();
+            self.data = text;
+        }
     }
 
     /// At the end of the byte stream: the event a last line without its blank line would have
@@ -285,5 +314,46 @@ mod tests {
             all("\u{FEFF}data: x\n\n".as_bytes()),
             vec![Frame::Data("x".into())]
         );
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Frames taken one at a time, each text given back, from the bytes cut anywhere, are
+        /// the frames of the whole read at once; and a recycled text carries nothing over.
+        #[test]
+        fn frames_one_at_a_time_with_texts_given_back_are_the_frames_of_the_whole(
+            events in proptest::collection::vec(
+                prop_oneof![
+                    "[a-z{}\":, é天]{0,40}".prop_map(|d| format!("data: {d}\n\n")),
+                    "[a-z ]{0,10}".prop_map(|c| format!(": {c}\r\n")),
+                    ("[a-z]{0,8}", "[a-z]{0,8}").prop_map(|(a, b)| format!("data:{a}\rdata: {b}\r\r")),
+                    Just("data: [DONE]\n\n".to_string()),
+                ],
+                0..12,
+            ),
+            cuts in proptest::collection::vec(0usize..400, 0..8),
+        ) {
+            let bytes = events.concat().into_bytes();
+            let whole = SseParser::new().push(&bytes);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            let mut p = SseParser::new();
+            let mut frames = Vec::new();
+            let mut from = 0;
+            for to in cuts {
+                let mut rest = &bytes[from..to];
+                while let Some(frame) = p.next_frame(&mut rest) {
+                    if let Frame::Data(text) = &frame {
+                        p.recycle(text.clone());
+                    }
+                    frames.push(frame);
+                }
+                prop_assert!(rest.is_empty());
+                from = to;
+            }
+            prop_assert_eq!(frames, whole);
+        }
     }
 }

@@ -6,11 +6,11 @@
 //! waits in it. Here the connections live on a runtime of their own, and after each batch of a
 //! stream its thread sleeps outside the runtime for [`READ_PACE`]: what arrives meanwhile waits
 //! in the socket and wakes nobody, and the next batch takes it all at once. The caller gets one
-//! message per batch.
+//! message per hand-over, at most every [`HAND_OVER_PACE`] while a stream runs fast.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use reqwest::header::HeaderMap;
@@ -26,6 +26,19 @@ use tokio::sync::{Notify, mpsc, oneshot};
 /// frames; at 25 ms the last line's lag reached the budget.) A stream slower than this is read
 /// as each event arrives.
 const READ_PACE: Duration = Duration::from_millis(20);
+
+/// How often a fast stream's batches are handed over: what is read between hand-overs is held
+/// and joined to the next batch. The program's thread, woken by each batch, then wakes once
+/// per frame (streamed text is drawn at most every 33 ms, so with batches every 20 ms every
+/// other one only woke it to file text away), while the connection is still read at
+/// [`READ_PACE`]. The body's end, its failure, an event stream's last event, a batch that
+/// fills [`BATCH_CAP`], and a batch after a quiet spell are handed over at once: a stream's
+/// last text waits for no hand-over, and a slow stream's events come as they arrive.
+const HAND_OVER_PACE: Duration = Duration::from_millis(40);
+
+/// How far from a batch's end an event stream's `data: [DONE]` is looked for (it may be
+/// followed by blank lines, CRLF or not).
+const DONE_TAIL: usize = 32;
 
 /// How many turns of the runtime a batch waits for its next piece: the connection's task hands
 /// the body over piece by piece, and may first have to read it from the socket.
@@ -197,17 +210,46 @@ async fn pass_on(
     // The size of the last batch: a fast stream's batches are alike, so the next one's room
     // is made once, not grown piece by piece (each growth a copy of what it held).
     let mut last_len = 0;
+    // A batch read but held for the next hand-over, and when the last one was made.
+    let mut held: Option<Batch> = None;
+    let mut handed_over: Option<Instant> = None;
     loop {
+        // Held text is handed over when its hand-over is due, whether or not more came: a
+        // stream that pauses shows what it sent before the pause.
+        let hand_over_at = handed_over.map_or_else(Instant::now, |at| at + HAND_OVER_PACE);
         let first = tokio::select! {
             biased;
             _ = batches.closed() => return,
             piece = response.chunk() => piece,
+            _ = tokio::time::sleep_until(hand_over_at.into()), if held.is_some() => {
+                let Some(batch) = held.take() else { continue };
+                last_len = batch.len();
+                handed_over = Some(Instant::now());
+                if batches.send(Ok(batch.finish())).await.is_err() {
+                    return;
+                }
+                continue;
+            }
         };
-        let mut batch = match first {
-            Ok(Some(piece)) => Batch::new(piece, last_len),
+        let mut batch = match (first, held.take()) {
+            (Ok(Some(piece)), Some(mut batch)) => {
+                batch.push(piece);
+                batch
+            }
+            (Ok(Some(piece)), None) => Batch::new(piece, last_len),
+            (end, Some(batch)) => {
+                if batches.send(Ok(batch.finish())).await.is_err() {
+                    return;
+                }
+                // At the end the closed channel says so; a failure is passed on.
+                if let Err(e) = end {
+                    let _ = batches.send(Err(e)).await;
+                }
+                return;
+            }
             // The end: the closed channel says so.
-            Ok(None) => return,
-            Err(e) => {
+            (Ok(None), None) => return,
+            (Err(e), None) => {
                 let _ = batches.send(Err(e)).await;
                 return;
             }
@@ -228,9 +270,21 @@ async fn pass_on(
                 _ = yield_turns(GATHER_TURNS) => break,
             }
         }
-        last_len = batch.len();
-        if batches.send(Ok(batch.finish())).await.is_err() {
-            return;
+        let now = Instant::now();
+        let due = handed_over.is_none_or(|at| now >= at + HAND_OVER_PACE);
+        if paced.is_some()
+            && ended.is_none()
+            && !due
+            && batch.len() < BATCH_CAP
+            && !batch.ends_stream()
+        {
+            held = Some(batch);
+        } else {
+            last_len = batch.len();
+            handed_over = Some(now);
+            if batches.send(Ok(batch.finish())).await.is_err() {
+                return;
+            }
         }
         match ended {
             None => {}
@@ -279,6 +333,17 @@ impl Batch {
             }
             Self::Joined(joined) => joined.extend_from_slice(&piece),
         }
+    }
+
+    /// Whether the batch ends with an event stream's last event, `data: [DONE]`: the server
+    /// may end the body a moment later, and the text before it is not held for that.
+    fn ends_stream(&self) -> bool {
+        let bytes: &[u8] = match self {
+            Self::One { piece, .. } => piece,
+            Self::Joined(joined) => joined,
+        };
+        let tail = &bytes[bytes.len().saturating_sub(DONE_TAIL)..];
+        memchr::memmem::find(tail, b"[DONE]").is_some()
     }
 
     fn finish(self) -> Bytes {

@@ -70,8 +70,8 @@ pub async fn event_loop(
                 // batch: a flood of events cannot hold keys and frames up).
                 state.key_set = keys.is_set(&state.preset);
                 let mut effects = Vec::new();
-                if let Drained::More { urgent } = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects) {
-                    request_for(&mut schedule, urgent, Instant::now());
+                if let Drained::More { need } = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects) {
+                    request_for(&mut schedule, need, Instant::now());
                 }
                 perform(effects, agent, keys, files);
                 let now = Instant::now();
@@ -125,12 +125,12 @@ pub async fn event_loop(
                     // The agent reads the key file again before a turn: the state follows.
                     state.key_set = keys.is_set(&state.preset);
                     // A turn that ends hands over to the oldest queued message at once.
-                    let urgent = !ev.is_stream_delta();
+                    let need = FrameNeed::of(&ev);
                     let mut effects = update::on_event(state, ev, Instant::now());
                     // Drain what else arrived so a fast stream costs one frame, not one per token.
                     let drained = drain(state, events, MAX_EVENTS_PER_BATCH, &mut effects);
                     perform(effects, agent, keys, files);
-                    request_for(&mut schedule, urgent || drained.urgent(), Instant::now());
+                    request_for(&mut schedule, need.max(drained.need()), Instant::now());
                 }
                 None => return Err(TuiError::AgentStopped),
             },
@@ -232,42 +232,67 @@ fn drain(
     limit: usize,
     effects: &mut Vec<Effect>,
 ) -> Drained {
-    let mut urgent = false;
+    let mut need = FrameNeed::Streamed;
     for _ in 0..limit {
         match events.try_recv() {
             Ok(ev) => {
-                urgent |= !ev.is_stream_delta();
+                need = need.max(FrameNeed::of(&ev));
                 effects.extend(update::on_event(state, ev, Instant::now()));
             }
-            Err(_) => return Drained::All { urgent },
+            Err(_) => return Drained::All { need },
         }
     }
-    Drained::More { urgent }
+    Drained::More { need }
 }
 
-/// What [`drain`] did, and whether any event it applied was more than streamed text.
+/// How soon applied agent events need the frame that shows them (the greatest need of a batch
+/// wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum FrameNeed {
+    /// Only text streamed in: drawn at the streaming rate.
+    Streamed,
+    /// Something changed what happens (a step, a call): drawn soon, within the frame rate.
+    Soon,
+    /// The turn ended: drawn at once, so its last text waits for no frame interval (the budget
+    /// from the stream's last byte to the screen is 33 ms, and the pace of reading alone can
+    /// take 20 of them).
+    Now,
+}
+
+impl FrameNeed {
+    fn of(event: &AgentEvent) -> Self {
+        if event.is_stream_delta() {
+            Self::Streamed
+        } else if matches!(event, AgentEvent::TurnFinished { .. }) {
+            Self::Now
+        } else {
+            Self::Soon
+        }
+    }
+}
+
+/// What [`drain`] did, and the frame the events it applied need.
 enum Drained {
     /// Every queued event was applied.
-    All { urgent: bool },
+    All { need: FrameNeed },
     /// The batch's limit was reached with events still queued.
-    More { urgent: bool },
+    More { need: FrameNeed },
 }
 
 impl Drained {
-    fn urgent(&self) -> bool {
+    fn need(&self) -> FrameNeed {
         match self {
-            Self::All { urgent } | Self::More { urgent } => *urgent,
+            Self::All { need } | Self::More { need } => *need,
         }
     }
 }
 
-/// Asks for the frame that shows applied agent events: soon when one changed what happens (a
-/// step, a call, the turn's end), at the streaming rate when all were streamed text.
-fn request_for(schedule: &mut FrameSchedule, urgent: bool, now: Instant) {
-    if urgent {
-        schedule.request(now);
-    } else {
-        schedule.request_streamed(now);
+/// Asks for the frame that shows applied agent events, as soon as they need it.
+fn request_for(schedule: &mut FrameSchedule, need: FrameNeed, now: Instant) {
+    match need {
+        FrameNeed::Now => schedule.request_now(now),
+        FrameNeed::Soon => schedule.request(now),
+        FrameNeed::Streamed => schedule.request_streamed(now),
     }
 }
 
@@ -364,7 +389,9 @@ mod tests {
         assert!(
             matches!(
                 drain(&mut state, &mut rx, 4, &mut effects),
-                Drained::More { urgent: true }
+                Drained::More {
+                    need: FrameNeed::Soon
+                }
             ),
             "the limit was reached"
         );
@@ -376,7 +403,9 @@ mod tests {
         assert!(
             matches!(
                 drain(&mut state, &mut rx, 4, &mut effects),
-                Drained::All { urgent: true }
+                Drained::All {
+                    need: FrameNeed::Soon
+                }
             ),
             "all drained"
         );
@@ -384,17 +413,34 @@ mod tests {
     }
 
     #[test]
-    fn streamed_text_alone_is_not_urgent() {
+    fn streamed_text_alone_is_not_urgent_and_a_turn_end_is_drawn_at_once() {
         let mut state = State::new(&options());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         tx.send(AgentEvent::ContentDelta("a".into())).unwrap();
         tx.send(AgentEvent::ReasoningDelta("b".into())).unwrap();
         let mut effects = Vec::new();
         let drained = drain(&mut state, &mut rx, 8, &mut effects);
-        assert!(matches!(drained, Drained::All { urgent: false }));
+        assert_eq!(drained.need(), FrameNeed::Streamed);
         tx.send(AgentEvent::ContentDelta("c".into())).unwrap();
         tx.send(AgentEvent::StepFinished(crate::events::StepEnd::Answer))
             .unwrap();
-        assert!(drain(&mut state, &mut rx, 8, &mut effects).urgent());
+        let drained = drain(&mut state, &mut rx, 8, &mut effects);
+        assert_eq!(drained.need(), FrameNeed::Soon);
+        tx.send(AgentEvent::ContentDelta("d".into())).unwrap();
+        tx.send(AgentEvent::TurnFinished {
+            outcome: crate::events::TurnOutcome::Answered,
+            usage: None,
+            last_usage: None,
+        })
+        .unwrap();
+        tx.send(AgentEvent::Notice("after".into())).unwrap();
+        let drained = drain(&mut state, &mut rx, 8, &mut effects);
+        assert_eq!(drained.need(), FrameNeed::Now, "the greatest need wins");
+        // Drawn at once, though a frame was drawn a moment ago.
+        let t0 = Instant::now();
+        let mut schedule = FrameSchedule::default();
+        schedule.drawn(t0);
+        request_for(&mut schedule, drained.need(), t0);
+        assert_eq!(schedule.deadline(), Some(t0));
     }
 }

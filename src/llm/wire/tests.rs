@@ -208,3 +208,99 @@ async fn a_pause_told_before_the_wait_began_does_not_end_it() {
         .await
         .expect("a new telling ends the wait");
 }
+
+#[tokio::test]
+async fn a_fast_stream_is_handed_over_at_most_every_hand_over_pace() {
+    let (listener, url) = listen().await;
+    let server = tokio::spawn(async move {
+        let mut socket = accept(&listener).await;
+        write_head(&mut socket, "200 OK", "").await.expect("head");
+        // A server sending a piece every 2 ms: about 300 ms of stream.
+        let mut tick = tokio::time::interval(Duration::from_millis(2));
+        for i in 0..150 {
+            tick.tick().await;
+            write_piece(&mut socket, &piece(i)).await.expect("piece");
+        }
+        socket.write_all(b"0\r\n\r\n").await.expect("end");
+    });
+    let reply = tokio::time::timeout(DEADLINE, send(get(&url)))
+        .await
+        .expect("a head in time")
+        .expect("a reply");
+    let mut body = reply.body;
+    let mut whole = Vec::new();
+    let mut received = Vec::new();
+    while let Some(batch) = tokio::time::timeout(DEADLINE, body.chunk())
+        .await
+        .expect("a batch in time")
+        .expect("no transport error")
+    {
+        received.push(std::time::Instant::now());
+        whole.extend_from_slice(&batch);
+    }
+    server.await.expect("the server ran");
+    let expected: String = (0..150).map(piece).collect();
+    assert_eq!(String::from_utf8_lossy(&whole), expected);
+    // Hand-overs are never closer than the pace but for the first and the body's end, so over
+    // the span they came in there can be no more than the span holds paces, and those two.
+    let span = received[received.len() - 1] - received[0];
+    let most = (span.as_millis() / HAND_OVER_PACE.as_millis()) as usize + 3;
+    assert!(
+        received.len() <= most,
+        "{} batches in {span:?}: handed over more often than every {HAND_OVER_PACE:?}",
+        received.len()
+    );
+}
+
+#[tokio::test]
+async fn text_held_for_the_next_hand_over_comes_though_the_stream_pauses() {
+    let (listener, url) = listen().await;
+    let (told, mut tell) = mpsc::channel::<usize>(64);
+    let server = tokio::spawn(async move {
+        let mut socket = accept(&listener).await;
+        write_head(&mut socket, "200 OK", "").await.expect("head");
+        // The first piece is handed over at once; the next, arriving while the connections'
+        // thread sleeps, is held for the next hand-over.
+        write_piece(&mut socket, &piece(0)).await.expect("piece");
+        assert_eq!(tell.recv().await, Some(0));
+        write_piece(&mut socket, &piece(1)).await.expect("piece");
+        // Nothing more until the reader has seen piece 1: it must come without more data.
+        while let Some(n) = tell.recv().await {
+            if n == 1 {
+                break;
+            }
+        }
+        socket.write_all(b"0\r\n\r\n").await.expect("end");
+    });
+    let reply = tokio::time::timeout(DEADLINE, send(get(&url)))
+        .await
+        .expect("a head in time")
+        .expect("a reply");
+    let mut body = reply.body;
+    let mut whole = String::new();
+    while let Some(batch) = tokio::time::timeout(DEADLINE, body.chunk())
+        .await
+        .expect("the held piece came in time, though nothing followed it")
+        .expect("no transport error")
+    {
+        whole.push_str(&String::from_utf8_lossy(&batch));
+        let seen = (0..2).filter(|&i| whole.contains(&piece(i))).count();
+        let _ = told.send(seen - 1).await;
+    }
+    server.await.expect("the server ran");
+    assert_eq!(whole, format!("{}{}", piece(0), piece(1)));
+}
+
+#[test]
+fn a_batch_ending_an_event_stream_is_told_apart() {
+    let one = |text: &str| Batch::new(Bytes::from(text.to_string()), 0);
+    assert!(one("data: {\"a\":1}\n\ndata: [DONE]\n\n").ends_stream());
+    assert!(one("data: [DONE]\r\n\r\n").ends_stream());
+    let mut joined = one(&"data: {\"n\":1}\n\n".repeat(100));
+    assert!(!joined.ends_stream());
+    joined.push(Bytes::from_static(b"data: [DONE]\n\n"));
+    assert!(joined.ends_stream());
+    // Text that says [DONE] far from the batch's end is not the stream's end.
+    let said = format!("data: {{\"content\":\"[DONE]\"}}\n\n{}", piece(7).repeat(4));
+    assert!(!one(&said).ends_stream());
+}

@@ -267,11 +267,30 @@ pub(crate) fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
 
 /// Cuts a row into pieces, anywhere (code is not prose): the first at most `first` columns,
 /// the others at most `rest`.
-fn hard_wrap(row: &Row, first: usize, rest: usize) -> Vec<Row> {
+fn hard_wrap(row: &Row, first: usize, rest_width: usize) -> Vec<Row> {
     let mut width = first.max(1);
     let mut out: Vec<Row> = vec![Vec::new()];
     let mut used = 0;
     for span in row {
+        // Printable ASCII (most code) is cut by bytes, one cell each: this runs for every line
+        // of a growing block at every frame.
+        if span.content.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            let mut rest: &str = &span.content;
+            while !rest.is_empty() {
+                if used >= width && used > 0 {
+                    out.push(Vec::new());
+                    used = 0;
+                    width = rest_width.max(1);
+                }
+                let take = (width - used).min(rest.len());
+                if let Some(last) = out.last_mut() {
+                    last.push(Span::styled(rest[..take].to_string(), span.style));
+                }
+                used += take;
+                rest = &rest[take..];
+            }
+            continue;
+        }
         let mut piece = String::new();
         for g in span.content.graphemes(true) {
             let w = g.width();
@@ -283,7 +302,7 @@ fn hard_wrap(row: &Row, first: usize, rest: usize) -> Vec<Row> {
                 }
                 out.push(Vec::new());
                 used = 0;
-                width = rest.max(1);
+                width = rest_width.max(1);
             }
             used += w;
             piece.push_str(g);
@@ -482,5 +501,58 @@ mod tests {
         highlight("let s = \"a", "rust", &theme, &mut resume, true);
         let streamed = highlight(full, "rust", &theme, &mut resume, true);
         assert_eq!(streamed, highlight(full, "rust", &theme, &mut None, false));
+    }
+
+    /// [`hard_wrap`] as it was before plain ASCII was cut by bytes: every span by graphemes.
+    fn hard_wrap_by_graphemes(row: &Row, first: usize, rest: usize) -> Vec<Row> {
+        let mut width = first.max(1);
+        let mut out: Vec<Row> = vec![Vec::new()];
+        let mut used = 0;
+        for span in row {
+            let mut piece = String::new();
+            for g in span.content.graphemes(true) {
+                let w = g.width();
+                if used + w > width && used > 0 {
+                    if !piece.is_empty() {
+                        out.last_mut()
+                            .unwrap()
+                            .push(Span::styled(std::mem::take(&mut piece), span.style));
+                    }
+                    out.push(Vec::new());
+                    used = 0;
+                    width = rest.max(1);
+                }
+                used += w;
+                piece.push_str(g);
+            }
+            if !piece.is_empty() {
+                out.last_mut()
+                    .unwrap()
+                    .push(Span::styled(piece, span.style));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_cut_by_bytes_is_cut_as_by_graphemes(
+            spans in proptest::collection::vec(
+                proptest::prop_oneof!["[ -~]{0,12}", "[a-z宽é🦀\u{301} ]{0,6}"],
+                0..6,
+            ),
+            first in 0usize..12,
+            rest in 0usize..12,
+        ) {
+            let row: Row = spans
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| Span::styled(t, Style::new().fg(Color::Indexed(i as u8))))
+                .collect();
+            proptest::prop_assert_eq!(
+                hard_wrap(&row, first, rest),
+                hard_wrap_by_graphemes(&row, first, rest)
+            );
+        }
     }
 }

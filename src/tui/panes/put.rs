@@ -40,6 +40,12 @@ pub fn put_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, width: u16) {
     }
 }
 
+/// Whether `c` is a grapheme of its own (nothing combines with it, it combines with nothing)
+/// one cell wide: printable ASCII, and the box-drawing characters and marks the panes draw.
+fn one_cell(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{2500}'..='\u{259F}' | '•' | '…' | '▸' | '▾')
+}
+
 fn line_width(line: &Line<'_>) -> u16 {
     u16::try_from(line.width()).unwrap_or(u16::MAX)
 }
@@ -54,6 +60,20 @@ fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, room: u16, style: Style
             buf[(cx, y)].set_symbol(&text[i..=i]).set_style(style);
         }
         return (n as u16, n == text.len());
+    }
+    // So are the frames' and lists' own characters (a code block's bars, a table's rules).
+    if text.chars().all(one_cell) {
+        let mut written = 0;
+        for (i, c) in text.char_indices() {
+            if written == room {
+                return (written, false);
+            }
+            buf[(x + written, y)]
+                .set_symbol(&text[i..i + c.len_utf8()])
+                .set_style(style);
+            written += 1;
+        }
+        return (written, true);
     }
     let (end, _) = buf.set_stringn(x, y, text, room as usize, style);
     let written = end - x;
@@ -105,6 +125,40 @@ mod tests {
             let area = Rect::new(2, 1, width, 8);
             let (ours, theirs) = both(&lines, area);
             assert_eq!(ours, theirs, "width {width}");
+        }
+    }
+
+    #[test]
+    fn frame_characters_are_drawn_as_a_paragraph_draws_them() {
+        let red = Style::new().fg(Color::Red);
+        let lines = vec![
+            Line::from(vec![
+                Span::styled("│ ", red),
+                Span::raw("let x = 1;"),
+                Span::styled(" │", red),
+            ]),
+            Line::from("╭─ rust ──── 3 ─╮"),
+            Line::from("• item … ▸ step ▾ ━━┃┏┓┗┛ ░▒▓█"),
+            Line::from(vec![Span::raw("├──┼"), Span::raw("é\u{301}│")]),
+        ];
+        for width in [1u16, 2, 3, 7, 16, 40] {
+            let area = Rect::new(1, 0, width, 4);
+            let (ours, theirs) = both(&lines, area);
+            assert_eq!(ours, theirs, "width {width}");
+        }
+        // Each of them is one grapheme, one cell wide, wherever it stands.
+        for c in (' '..='~')
+            .chain('\u{2500}'..='\u{259F}')
+            .chain(['•', '…', '▸', '▾'])
+        {
+            assert!(one_cell(c));
+            assert_eq!(c.to_string().width(), 1, "{c:?}");
+            let around = format!("a{c}\u{301}b");
+            assert_eq!(
+                unicode_segmentation::UnicodeSegmentation::graphemes(around.as_str(), true).next(),
+                Some("a"),
+                "{c:?}"
+            );
         }
     }
 
