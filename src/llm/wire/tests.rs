@@ -53,6 +53,22 @@ fn get(url: &str) -> RequestBuilder {
     reqwest::Client::new().get(url)
 }
 
+/// The reply to a GET of `url`, its head within the deadline.
+async fn reply_in_time(url: &str) -> Reply {
+    tokio::time::timeout(DEADLINE, send(get(url)))
+        .await
+        .expect("a head in time")
+        .expect("a reply")
+}
+
+/// The body's next batch within the deadline (`late` says what did not come), `None` at its end.
+async fn batch_in_time(body: &mut Body, late: &str) -> Option<Bytes> {
+    tokio::time::timeout(DEADLINE, body.chunk())
+        .await
+        .expect(late)
+        .expect("no transport error")
+}
+
 #[tokio::test]
 async fn pieces_written_during_a_pause_arrive_whole_in_one_batch() {
     let (listener, url) = listen().await;
@@ -68,18 +84,11 @@ async fn pieces_written_during_a_pause_arrive_whole_in_one_batch() {
         }
         socket.write_all(b"0\r\n\r\n").await.expect("end");
     });
-    let reply = tokio::time::timeout(DEADLINE, send(get(&url)))
-        .await
-        .expect("a head in time")
-        .expect("a reply");
+    let reply = reply_in_time(&url).await;
     assert_eq!(reply.status, StatusCode::OK);
     let mut body = reply.body;
     let mut batches = Vec::new();
-    while let Some(batch) = tokio::time::timeout(DEADLINE, body.chunk())
-        .await
-        .expect("a batch in time")
-        .expect("no transport error")
-    {
+    while let Some(batch) = batch_in_time(&mut body, "a batch in time").await {
         if batches.is_empty() {
             received_first.send(()).await.expect("the server waits");
         }
@@ -223,18 +232,11 @@ async fn a_fast_stream_is_handed_over_at_most_every_hand_over_pace() {
         }
         socket.write_all(b"0\r\n\r\n").await.expect("end");
     });
-    let reply = tokio::time::timeout(DEADLINE, send(get(&url)))
-        .await
-        .expect("a head in time")
-        .expect("a reply");
+    let reply = reply_in_time(&url).await;
     let mut body = reply.body;
     let mut whole = Vec::new();
     let mut received = Vec::new();
-    while let Some(batch) = tokio::time::timeout(DEADLINE, body.chunk())
-        .await
-        .expect("a batch in time")
-        .expect("no transport error")
-    {
+    while let Some(batch) = batch_in_time(&mut body, "a batch in time").await {
         received.push(std::time::Instant::now());
         whole.extend_from_slice(&batch);
     }
@@ -272,16 +274,14 @@ async fn text_held_for_the_next_hand_over_comes_though_the_stream_pauses() {
         }
         socket.write_all(b"0\r\n\r\n").await.expect("end");
     });
-    let reply = tokio::time::timeout(DEADLINE, send(get(&url)))
-        .await
-        .expect("a head in time")
-        .expect("a reply");
+    let reply = reply_in_time(&url).await;
     let mut body = reply.body;
     let mut whole = String::new();
-    while let Some(batch) = tokio::time::timeout(DEADLINE, body.chunk())
-        .await
-        .expect("the held piece came in time, though nothing followed it")
-        .expect("no transport error")
+    while let Some(batch) = batch_in_time(
+        &mut body,
+        "the held piece came in time, though nothing followed it",
+    )
+    .await
     {
         whole.push_str(&String::from_utf8_lossy(&batch));
         let seen = (0..2).filter(|&i| whole.contains(&piece(i))).count();
