@@ -207,25 +207,21 @@ async fn pass_on(
     batches: mpsc::Sender<Result<Bytes, reqwest::Error>>,
     paced: Option<Arc<Pace>>,
 ) {
-    // The size of the last batch: a fast stream's batches are alike, so the next one's room
-    // is made once, not grown piece by piece (each growth a copy of what it held).
-    let mut last_len = 0;
-    // A batch read but held for the next hand-over, and when the last one was made.
+    let mut hand_over = HandOver::default();
+    // A batch read but held for the next hand-over.
     let mut held: Option<Batch> = None;
-    let mut handed_over: Option<Instant> = None;
     loop {
         // Held text is handed over when its hand-over is due, whether or not more came: a
         // stream that pauses shows what it sent before the pause.
-        let hand_over_at = handed_over.map_or_else(Instant::now, |at| at + HAND_OVER_PACE);
+        let due_at = hand_over.due_at();
         let first = tokio::select! {
             biased;
             _ = batches.closed() => return,
             piece = response.chunk() => piece,
-            _ = tokio::time::sleep_until(hand_over_at.into()), if held.is_some() => {
-                let Some(batch) = held.take() else { continue };
-                last_len = batch.len();
-                handed_over = Some(Instant::now());
-                if batches.send(Ok(batch.finish())).await.is_err() {
+            _ = tokio::time::sleep_until(due_at.into()), if held.is_some() => {
+                if let Some(batch) = held.take()
+                    && !hand_over.send(&batches, batch).await
+                {
                     return;
                 }
                 continue;
@@ -236,9 +232,9 @@ async fn pass_on(
                 batch.push(piece);
                 batch
             }
-            (Ok(Some(piece)), None) => Batch::new(piece, last_len),
+            (Ok(Some(piece)), None) => Batch::new(piece, hand_over.last_len),
             (end, Some(batch)) => {
-                if batches.send(Ok(batch.finish())).await.is_err() {
+                if !hand_over.send(&batches, batch).await {
                     return;
                 }
                 // At the end the closed channel says so; a failure is passed on.
@@ -270,21 +266,15 @@ async fn pass_on(
                 _ = yield_turns(GATHER_TURNS) => break,
             }
         }
-        let now = Instant::now();
-        let due = handed_over.is_none_or(|at| now >= at + HAND_OVER_PACE);
         if paced.is_some()
             && ended.is_none()
-            && !due
+            && !hand_over.due(Instant::now())
             && batch.len() < BATCH_CAP
             && !batch.ends_stream()
         {
             held = Some(batch);
-        } else {
-            last_len = batch.len();
-            handed_over = Some(now);
-            if batches.send(Ok(batch.finish())).await.is_err() {
-                return;
-            }
+        } else if !hand_over.send(&batches, batch).await {
+            return;
         }
         match ended {
             None => {}
@@ -297,6 +287,38 @@ async fn pass_on(
         if let Some(paced) = &paced {
             paced.tell();
         }
+    }
+}
+
+/// When batches were last handed over, and how large the last one was.
+#[derive(Default)]
+struct HandOver {
+    at: Option<Instant>,
+    /// A fast stream's batches are alike, so the next one's room is made once at this size,
+    /// not grown piece by piece (each growth a copy of what it held).
+    last_len: usize,
+}
+
+impl HandOver {
+    /// Whether a batch read at `now` goes at once.
+    fn due(&self, now: Instant) -> bool {
+        self.at.is_none_or(|at| now >= at + HAND_OVER_PACE)
+    }
+
+    /// When the next batch may be handed over (now, before the first).
+    fn due_at(&self) -> Instant {
+        self.at.map_or_else(Instant::now, |at| at + HAND_OVER_PACE)
+    }
+
+    /// Hands `batch` over; `false` when its reader is gone.
+    async fn send(
+        &mut self,
+        batches: &mpsc::Sender<Result<Bytes, reqwest::Error>>,
+        batch: Batch,
+    ) -> bool {
+        self.last_len = batch.len();
+        self.at = Some(Instant::now());
+        batches.send(Ok(batch.finish())).await.is_ok()
     }
 }
 
