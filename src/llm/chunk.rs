@@ -1,5 +1,7 @@
 //! One `chat.completion.chunk` JSON text -> the stream events it carries.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 
 use super::types::{FinishReason, StreamEvent, Usage};
@@ -20,10 +22,13 @@ pub enum ChunkError {
     ServerError(String),
 }
 
+// Texts are borrowed from the chunk where they hold no escapes: most of a stream's texts are
+// appended to the text before them (see `decode_chunk_into`), so they need no `String` of their
+// own.
 #[derive(Deserialize)]
-struct WireChunk {
-    #[serde(default)]
-    choices: Option<Vec<WireChoice>>,
+struct WireChunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<WireChoice<'a>>>,
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
@@ -31,22 +36,22 @@ struct WireChunk {
 }
 
 #[derive(Deserialize)]
-struct WireChoice {
-    #[serde(default)]
-    delta: Option<WireDelta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
+struct WireChoice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<WireDelta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
-struct WireDelta {
-    #[serde(default)]
-    reasoning_content: Option<String>,
+struct WireDelta<'a> {
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
     /// What Ollama, vLLM and OpenRouter call the reasoning (some send both names).
-    #[serde(default)]
-    reasoning: Option<String>,
-    #[serde(default)]
-    content: Option<String>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
     #[serde(default)]
     tool_calls: Option<Vec<WireToolCall>>,
 }
@@ -101,8 +106,10 @@ pub fn decode_chunk(data: &str) -> Result<Vec<StreamEvent>, ChunkError> {
     Ok(events)
 }
 
-/// [`decode_chunk`] appending to `events` (a stream's reader keeps one list for all its
-/// chunks); nothing is appended when the chunk is bad.
+/// [`decode_chunk`] appending to `events` (a stream's reader keeps one list for a batch of
+/// chunks); nothing is appended when the chunk is bad. A text that follows a text of the same
+/// kind (answer after answer, reasoning after reasoning) is joined to it: a fast stream's batch
+/// then travels on as one event of each kind it holds, not one a token.
 pub fn decode_chunk_into(data: &str, events: &mut Vec<StreamEvent>) -> Result<(), ChunkError> {
     let chunk: WireChunk = serde_json::from_str(data).map_err(|e| ChunkError::Invalid {
         reason: e.to_string(),
@@ -141,13 +148,19 @@ pub fn decode_chunk_into(data: &str, events: &mut Vec<StreamEvent>) -> Result<()
 }
 
 /// Adds the events of one delta; empty or null texts add nothing.
-fn push_delta(delta: WireDelta, events: &mut Vec<StreamEvent>) {
+fn push_delta(delta: WireDelta<'_>, events: &mut Vec<StreamEvent>) {
     let reasoning = delta.reasoning_content.filter(|t| !t.is_empty());
     if let Some(text) = reasoning.or(delta.reasoning.filter(|t| !t.is_empty())) {
-        events.push(StreamEvent::Reasoning(text));
+        match events.last_mut() {
+            Some(StreamEvent::Reasoning(before)) => before.push_str(&text),
+            _ => events.push(StreamEvent::Reasoning(text.into_owned())),
+        }
     }
     if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-        events.push(StreamEvent::Content(text));
+        match events.last_mut() {
+            Some(StreamEvent::Content(before)) => before.push_str(&text),
+            _ => events.push(StreamEvent::Content(text.into_owned())),
+        }
     }
     for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
         // Servers that omit `index` send one call per array slot.
@@ -184,6 +197,32 @@ fn snippet(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_of_a_kind_that_follow_each_other_are_joined_across_chunks() {
+        let chunk = |delta: &str| format!(r#"{{"choices":[{{"delta":{delta}}}]}}"#);
+        let mut events = Vec::new();
+        for delta in [
+            r#"{"reasoning_content":"a"}"#,
+            r#"{"reasoning_content":"b\n\u00e9"}"#,
+            r#"{"content":"c"}"#,
+            r#"{"content":"\"d\""}"#,
+            r#"{"reasoning_content":"e"}"#,
+            r#"{"tool_calls":[{"index":0,"id":"x","function":{"name":"clock","arguments":""}}]}"#,
+            r#"{"content":"f"}"#,
+        ] {
+            decode_chunk_into(&chunk(delta), &mut events).unwrap();
+        }
+        let texts: Vec<_> = events
+            .iter()
+            .map(|e| match e {
+                StreamEvent::Reasoning(t) => format!("R:{t}"),
+                StreamEvent::Content(t) => format!("C:{t}"),
+                _ => "call".into(),
+            })
+            .collect();
+        assert_eq!(texts, ["R:ab\né", "C:c\"d\"", "R:e", "call", "C:f"]);
+    }
 
     #[test]
     fn empty_and_null_texts_produce_nothing() {

@@ -403,6 +403,13 @@ impl Sink<'_, '_> {
         }
     }
 
+    /// Takes every event of `events`, leaving the list empty for the next batch.
+    fn take_all(&mut self, events: &mut Vec<StreamEvent>) {
+        for event in events.drain(..) {
+            self.take(event);
+        }
+    }
+
     /// The stream is over: what the text parser held back.
     fn finish(&mut self) {
         if let Some(text) = &mut self.text {
@@ -522,7 +529,7 @@ async fn read_stream(
     let mut deadline = began + idle;
     let mut data_seen = false;
     let mut queued = false;
-    // The events of one chunk, the list kept for the whole stream.
+    // The events of one batch, the list kept for the whole stream.
     let mut events = Vec::new();
     // One timer and one cancellation waiter for the whole stream, not one of each per event:
     // the timer is left where it was set and, when it fires, moved on to where data has since
@@ -570,10 +577,13 @@ async fn read_stream(
             }
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
-        // Taken one at a time: each event's text goes back to the parser for the next one.
+        // Taken one at a time: each event's text goes back to the parser for the next one. The
+        // batch's events are passed on together at its end, texts of a kind joined (see
+        // `decode_chunk_into`); everything in a batch arrived at the same moment.
+        let now = Instant::now();
         let mut rest: &[u8] = &bytes;
+        let mut done = false;
         while let Some(frame) = parser.next_frame(&mut rest) {
-            let now = Instant::now();
             let text = match frame {
                 Frame::Comment if !data_seen => {
                     queued = true;
@@ -586,8 +596,8 @@ async fn read_stream(
                 }
                 Frame::Comment => continue,
                 Frame::Done => {
-                    sink.finish();
-                    return Ok(());
+                    done = true;
+                    break;
                 }
                 Frame::Data(text) => text,
             };
@@ -599,17 +609,21 @@ async fn read_stream(
                 });
             }
             data_seen = true;
-            decode_chunk_into(&text, &mut events).map_err(|e| {
+            if let Err(e) = decode_chunk_into(&text, &mut events) {
+                // What came before the bad chunk is shown, as it would have been a batch earlier.
+                sink.take_all(&mut events);
                 let text = redact(&e.to_string(), Some(key));
-                Failure::fatal(match e {
+                return Err(Failure::fatal(match e {
                     ChunkError::ServerError(_) => LlmError::InStream(text),
                     _ => LlmError::Malformed(text),
-                })
-            })?;
-            parser.recycle(text);
-            for event in events.drain(..) {
-                sink.take(event);
+                }));
             }
+            parser.recycle(text);
+        }
+        sink.take_all(&mut events);
+        if done {
+            sink.finish();
+            return Ok(());
         }
         if parser.overflowed() {
             // The same server would send the same again: not worth a retry.

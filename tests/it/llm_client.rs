@@ -192,18 +192,59 @@ async fn a_built_stream_with_keep_alives_and_interleaved_calls_is_reported_and_p
         (100, 20, 5)
     );
 
-    // Reported as they arrived, in order, with nothing empty.
-    let stream: Vec<_> = events
+    // Reported in order, with nothing empty; the stream came in one write, so the texts of a
+    // kind that follow each other came as one.
+    let stream = streamed(&events);
+    assert_eq!(stream[0], StreamEvent::Reasoning("Let me think.".into()));
+    assert_eq!(stream[1], StreamEvent::Content("Checking both.".into()));
+    assert!(matches!(stream[2], StreamEvent::ToolCallFragment { .. }));
+    assert!(matches!(stream.last(), Some(StreamEvent::Usage(_))));
+    assert!(retries(&events).is_empty());
+}
+
+/// The stream's events among everything reported.
+fn streamed(events: &[ClientEvent]) -> Vec<StreamEvent> {
+    events
         .iter()
         .filter_map(|e| match e {
             ClientEvent::Stream(s) => Some(s.clone()),
             ClientEvent::Retrying { .. } | ClientEvent::Queued { .. } => None,
         })
+        .collect()
+}
+
+#[tokio::test]
+async fn texts_that_arrive_together_come_as_one_event_and_a_pause_separates_them() {
+    // Each token its own SSE event and HTTP chunk, as a fast server sends them; what one read
+    // takes is passed on as one text of each kind, in order, and nothing is held past its batch.
+    let stream = SseBuilder::new()
+        .role()
+        .reasoning(&["Weigh", "ing ", "it."])
+        .content(&["One, ", "two, "])
+        .pause(150)
+        .content(&["three."])
+        .reasoning(&["Then ", "more."])
+        .finish("stop")
+        .done()
+        .build();
+    let server = MockServer::start(vec![stream]).await;
+    let (result, events) = run(&client(&server.url()), Preset::Pro, &[]).await;
+    let c = result.unwrap();
+    assert_eq!(c.content, "One, two, three.");
+    assert_eq!(c.reasoning, "Weighing it.Then more.");
+    let texts: Vec<_> = streamed(&events)
+        .into_iter()
+        .filter(|e| matches!(e, StreamEvent::Content(_) | StreamEvent::Reasoning(_)))
         .collect();
-    assert_eq!(stream[0], StreamEvent::Reasoning("Let me ".into()));
-    assert_eq!(stream[2], StreamEvent::Content("Checking ".into()));
-    assert!(matches!(stream.last(), Some(StreamEvent::Usage(_))));
-    assert!(retries(&events).is_empty());
+    assert_eq!(
+        texts,
+        [
+            StreamEvent::Reasoning("Weighing it.".into()),
+            StreamEvent::Content("One, two, ".into()),
+            StreamEvent::Content("three.".into()),
+            StreamEvent::Reasoning("Then more.".into()),
+        ]
+    );
 }
 
 #[tokio::test]
@@ -485,10 +526,11 @@ async fn a_stream_closed_before_done_is_asked_for_again_once_then_given_up() {
     .await;
     let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
     assert!(matches!(result, Err(LlmError::StreamCut)), "{result:?}");
-    // Two pieces, the one restart, two pieces again: never a third request.
-    assert_eq!(events.len(), 5, "{events:?}");
+    // The text (its two pieces came together, as one), the one restart, the text again: never
+    // a third request.
+    assert_eq!(events.len(), 3, "{events:?}");
     assert!(matches!(
-        events[2],
+        events[1],
         ClientEvent::Retrying {
             restarts: true,
             cause: miniclaw::llm::RetryCause::StreamCut,
@@ -522,9 +564,14 @@ async fn a_malformed_chunk_is_reported() {
         .done()
         .build();
     let server = MockServer::start(vec![stream]).await;
-    let (result, _) = run(&client(&server.url()), Preset::Flash, &[]).await;
+    let (result, events) = run(&client(&server.url()), Preset::Flash, &[]).await;
     let err = result.unwrap_err();
     assert!(matches!(err, LlmError::Malformed(_)), "{err:?}");
+    // What came before the bad chunk, in the same read, was still shown.
+    assert_eq!(
+        streamed(&events),
+        [StreamEvent::Content("ok so far".into())]
+    );
     assert!(err.to_string().contains("[oops"), "{err}");
 }
 
