@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::{Caches, draw_lines, inner, pane_block, plan};
+use super::{Caches, draw_lines, inner, pane_block, plan, put};
 use crate::events::CallOutcome;
 use crate::transcript::{Call, Step};
 use crate::tui::calls::{self, sub_agent_lines};
@@ -470,23 +470,15 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
             hi = mid
         }
     }
-    let mut i = lo;
-    let mut skip = top.saturating_sub(begin(i));
-    let mut visible: Vec<Line<'static>> = Vec::with_capacity(height);
-    while i < cache.len() && visible.len() < height {
-        for line in cache[i].lines.iter().skip(skip) {
-            if visible.len() >= height {
-                break;
-            }
-            visible.push(line.clone());
-        }
-        skip = 0;
-        i += 1;
-    }
-    let at_top = Scroll {
-        top: 0,
-        follow: false,
-        ..*scroll
-    };
-    draw_lines(frame, area, block, &visible, &at_top);
+    let i = lo;
+    let skip = top.saturating_sub(begin(i));
+    // The visible lines are drawn from the cache where they are, not copied for the frame.
+    let visible = cache[i..]
+        .iter()
+        .enumerate()
+        .flat_map(|(n, step)| step.lines.iter().skip(if n == 0 { skip } else { 0 }))
+        .take(height);
+    let text_area = block.inner(area);
+    frame.render_widget(block, area);
+    put::put_lines(frame.buffer_mut(), text_area, visible);
 }
