@@ -22,9 +22,20 @@ pub enum ChunkError {
     ServerError(String),
 }
 
-// Texts are borrowed from the chunk where they hold no escapes: most of a stream's texts are
-// appended to the text before them (see `decode_chunk_into`), so they need no `String` of their
-// own.
+/// A text borrowed from the chunk where it holds no escapes: most of a stream's texts are
+/// appended to the text before them (see `decode_chunk_into`), so they need no `String` of their
+/// own. (serde borrows a `Cow` only as a field's whole type, not inside an `Option`: hence this
+/// wrapper.)
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl Text<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[derive(Deserialize)]
 struct WireChunk<'a> {
     #[serde(default, borrow)]
@@ -40,18 +51,18 @@ struct WireChoice<'a> {
     #[serde(default, borrow)]
     delta: Option<WireDelta<'a>>,
     #[serde(default, borrow)]
-    finish_reason: Option<Cow<'a, str>>,
+    finish_reason: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 struct WireDelta<'a> {
     #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
+    reasoning_content: Option<Text<'a>>,
     /// What Ollama, vLLM and OpenRouter call the reasoning (some send both names).
     #[serde(default, borrow)]
-    reasoning: Option<Cow<'a, str>>,
+    reasoning: Option<Text<'a>>,
     #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Text<'a>>,
     #[serde(default)]
     tool_calls: Option<Vec<WireToolCall>>,
 }
@@ -128,7 +139,7 @@ pub fn decode_chunk_into(data: &str, events: &mut Vec<StreamEvent>) -> Result<()
             push_delta(delta, events);
         }
         if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
-            events.push(StreamEvent::Finish(FinishReason::parse(&reason)));
+            events.push(StreamEvent::Finish(FinishReason::parse(&reason.0)));
         }
     }
     if let Some(u) = chunk.usage {
@@ -152,14 +163,14 @@ fn push_delta(delta: WireDelta<'_>, events: &mut Vec<StreamEvent>) {
     let reasoning = delta.reasoning_content.filter(|t| !t.is_empty());
     if let Some(text) = reasoning.or(delta.reasoning.filter(|t| !t.is_empty())) {
         match events.last_mut() {
-            Some(StreamEvent::Reasoning(before)) => before.push_str(&text),
-            _ => events.push(StreamEvent::Reasoning(text.into_owned())),
+            Some(StreamEvent::Reasoning(before)) => before.push_str(&text.0),
+            _ => events.push(StreamEvent::Reasoning(text.0.into_owned())),
         }
     }
     if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
         match events.last_mut() {
-            Some(StreamEvent::Content(before)) => before.push_str(&text),
-            _ => events.push(StreamEvent::Content(text.into_owned())),
+            Some(StreamEvent::Content(before)) => before.push_str(&text.0),
+            _ => events.push(StreamEvent::Content(text.0.into_owned())),
         }
     }
     for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
@@ -197,6 +208,14 @@ fn snippet(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_without_escapes_is_borrowed_and_one_with_them_is_not() {
+        let delta: WireDelta<'_> =
+            serde_json::from_str(r#"{"content":"plain","reasoning_content":"a\nb"}"#).unwrap();
+        assert!(matches!(delta.content, Some(Text(Cow::Borrowed("plain")))));
+        assert!(matches!(delta.reasoning_content, Some(Text(Cow::Owned(ref t))) if t == "a\nb"));
+    }
 
     #[test]
     fn texts_of_a_kind_that_follow_each_other_are_joined_across_chunks() {

@@ -577,7 +577,7 @@ async fn read_stream(
             }
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
-        // Taken one at a time: each event's text goes back to the parser for the next one. The
+        // Frames are taken one at a time, each one's text given back to the parser for the next. The
         // batch's events are passed on together at its end, texts of a kind joined (see
         // `decode_chunk_into`); everything in a batch arrived at the same moment.
         let now = Instant::now();
