@@ -577,9 +577,9 @@ async fn read_stream(
             }
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };
-        // Frames are taken one at a time, each one's text given back to the parser for the next. The
-        // batch's events are passed on together at its end, texts of a kind joined (see
-        // `decode_chunk_into`); everything in a batch arrived at the same moment.
+        // Frames are taken one at a time, each one's text given back to the parser for the
+        // next. The batch's events are passed on together at its end, texts of a kind joined
+        // (see `decode_chunk_into`); everything in a batch arrived at the same moment.
         let now = Instant::now();
         let mut rest: &[u8] = &bytes;
         let mut done = false;

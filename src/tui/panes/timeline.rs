@@ -470,13 +470,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, caches: &Caches, area: Rect) {
             hi = mid
         }
     }
-    let i = lo;
-    let skip = top.saturating_sub(begin(i));
+    let skip = top.saturating_sub(begin(lo));
     // The visible lines are drawn from the cache where they are, not copied for the frame.
-    let visible = cache[i..]
+    let visible = cache[lo].lines[skip.min(cache[lo].lines.len())..]
         .iter()
-        .enumerate()
-        .flat_map(|(n, step)| step.lines.iter().skip(if n == 0 { skip } else { 0 }))
+        .chain(cache[lo + 1..].iter().flat_map(|step| &step.lines))
         .take(height);
     let text_area = block.inner(area);
     frame.render_widget(block, area);
