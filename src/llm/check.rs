@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use super::client::LlmClient;
 use super::error::{LlmError, describe};
-use super::wire::{self, SendError};
+use super::reply::SendError;
+use super::wire;
 use crate::secrets::Secret;
 
 /// The longest a check may take: the person is waiting for it.
@@ -47,6 +48,11 @@ impl LlmClient {
             Err(SendError::Http(e)) => {
                 return KeyCheck::Unchecked {
                     reason: describe(&e, key.expose()),
+                };
+            }
+            Err(SendError::Direct(e)) => {
+                return KeyCheck::Unchecked {
+                    reason: LlmError::direct(&e, key.expose()).to_string(),
                 };
             }
             Err(SendError::Lost) => {

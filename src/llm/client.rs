@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use futures::future::Either;
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -9,11 +10,13 @@ use tokio_util::sync::CancellationToken;
 use super::accumulate::Accumulator;
 use super::catalog::Providers;
 use super::chunk::{ChunkError, decode_chunk_into};
+use super::direct;
 use super::endpoint::Endpoints;
 use super::error::{ChatError, LlmError, describe};
 use super::key::ApiKey;
 use super::presets::Preset;
 use super::provider::ToolProtocol;
+use super::reply::{Body, Reply, SendError};
 use super::retry::{
     RetryCause, RetryPolicy, delay_before, error_message, is_retryable_status, parse_retry_after,
     redact,
@@ -21,7 +24,7 @@ use super::retry::{
 use super::sse::{Frame, SseParser};
 use super::text_protocol::{TextCalls, render};
 use super::types::{ChatMessage, Completion, StreamEvent, ToolSchema};
-use super::wire::{self, Body, Reply, SendError};
+use super::wire;
 use crate::secrets::Secret;
 
 /// What the client reports while a request runs.
@@ -73,6 +76,9 @@ pub struct LlmClient {
     /// The longest wait in the server's queue before the first data.
     queue_limit: Duration,
     pub(super) http: reqwest::Client,
+    /// Whether host names are resolved as the system does (a streamed chat may then go
+    /// directly, see `direct`); a test's own resolver sends everything through reqwest.
+    system_names: bool,
     /// The pro preset's reasoning effort.
     effort: super::presets::ReasoningEffort,
 }
@@ -150,6 +156,7 @@ impl LlmClient {
             idle_timeout: Duration::from_secs(120),
             queue_limit: QUEUE_WAIT_LIMIT,
             http,
+            system_names: true,
             effort: Default::default(),
         })
     }
@@ -188,6 +195,7 @@ impl LlmClient {
             .dns_resolver(resolver)
             .build()
             .map_err(|e| LlmError::setup(e.to_string(), e))?;
+        self.system_names = false;
         Ok(self)
     }
 
@@ -315,15 +323,22 @@ impl LlmClient {
     ) -> Result<Completion, Failure> {
         let idle = self.idle_timeout;
         let key = request.key;
-        let mut post = self.http.post(request.url);
-        if !key.is_empty() {
-            post = post.bearer_auth(key);
-        }
-        let send = post
-            .header(reqwest::header::ACCEPT, "text/event-stream")
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(request.body.clone());
-        let send = wire::send(send);
+        // A plain connection reads the stream directly; a proxy or a resolver of the client's
+        // own takes reqwest.
+        let send = match direct::Route::of(request.url, self.system_names) {
+            Some(route) => Either::Left(direct::send(route, key, request.body)),
+            None => {
+                let mut post = self.http.post(request.url);
+                if !key.is_empty() {
+                    post = post.bearer_auth(key);
+                }
+                let post = post
+                    .header(reqwest::header::ACCEPT, "text/event-stream")
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(request.body.clone());
+                Either::Right(wire::send(post))
+            }
+        };
         let send = async {
             tokio::select! {
                 r = tokio::time::timeout(idle, send) => Some(r),
@@ -345,6 +360,12 @@ impl LlmClient {
             }
             Some(Ok(Err(SendError::Http(e)))) => {
                 return Err(Failure::retry(LlmError::transport(e, key)));
+            }
+            Some(Ok(Err(SendError::Direct(e)))) if e.is_setup() => {
+                return Err(Failure::fatal(LlmError::direct_setup(&e, key)));
+            }
+            Some(Ok(Err(SendError::Direct(e)))) => {
+                return Err(Failure::retry(LlmError::direct(&e, key)));
             }
             Some(Ok(Err(SendError::Lost))) => return Err(Failure::retry(LlmError::wire_lost())),
             Some(Ok(Ok(reply))) => reply,
@@ -573,7 +594,7 @@ async fn read_stream(
             Ok(Ok(None)) if !sink.reported => return Err(Failure::retry(LlmError::StreamCut)),
             Ok(Ok(None)) => return Err(Failure::restart(LlmError::StreamCut)),
             Ok(Err(e)) if !sink.reported => {
-                return Err(Failure::retry(LlmError::transport(e, key)));
+                return Err(Failure::retry(LlmError::wire(e, key)));
             }
             Ok(Err(_)) => return Err(Failure::restart(LlmError::StreamCut)),
         };

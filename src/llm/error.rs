@@ -49,9 +49,10 @@ pub enum LlmError {
     Transport {
         /// What happened, in plain words (the key redacted).
         message: String,
-        /// The HTTP library's error, when there was one (for logs; its chain names the cause).
+        /// The HTTP library's error, or the direct stream's, when there was one (for logs; its
+        /// chain names the cause).
         #[source]
-        source: Option<reqwest::Error>,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// No data arrived for too long (keep-alives do not count).
     #[error("the model server sent no data for {0:?}; the stream was abandoned")]
@@ -99,7 +100,31 @@ impl LlmError {
     pub(super) fn transport(source: reqwest::Error, key: &str) -> Self {
         Self::Transport {
             message: describe(&source, key),
-            source: Some(source),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// A body's failure, read through reqwest or directly.
+    pub(super) fn wire(source: super::reply::WireError, key: &str) -> Self {
+        match source {
+            super::reply::WireError::Http(e) => Self::transport(e, key),
+            super::reply::WireError::Direct(e) => Self::direct(&e, key),
+        }
+    }
+
+    /// A direct stream's failure, the key redacted.
+    pub(super) fn direct(error: &super::reply::DirectError, key: &str) -> Self {
+        Self::Transport {
+            message: redact(&error.to_string(), Some(key)),
+            source: Some(Box::new(error.redacted(key))),
+        }
+    }
+
+    /// A direct stream's request that could not be made, the key redacted.
+    pub(super) fn direct_setup(error: &super::reply::DirectError, key: &str) -> Self {
+        Self::Setup {
+            message: redact(&error.to_string(), Some(key)),
+            source: None,
         }
     }
 

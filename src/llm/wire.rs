@@ -7,79 +7,27 @@
 //! stream its thread sleeps outside the runtime for [`READ_PACE`]: what arrives meanwhile waits
 //! in the socket and wakes nobody, and the next batch takes it all at once. The caller gets one
 //! message per hand-over, at most every [`HAND_OVER_PACE`] while a stream runs fast.
+//!
+//! A streamed chat over a plain connection skips reqwest and this runtime: it is read directly
+//! at the same pace (see `direct`). Everything else comes here: key checks, and a chat
+//! through a proxy or a resolver of the client's own.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use reqwest::header::HeaderMap;
-use reqwest::{RequestBuilder, Response, StatusCode};
+use reqwest::{RequestBuilder, Response};
 use tokio::sync::{Notify, mpsc, oneshot};
 
-/// How often a fast stream is read. Events that arrive closer together than this are taken in
-/// one batch: each batch wakes this thread and the program's own, which on a virtual machine
-/// costs more than the events' work, while text shown 20 ms later is not seen. A fast stream is
-/// drawn with every other batch (streamed text is drawn at most every 33 ms), about 23 frames
-/// a second, and its last text waits at most this pace before it is read: the budget from the
-/// last byte to the screen is 33 ms. (At 16 ms a stream took 60 batches a second for the same
-/// frames; at 25 ms the last line's lag reached the budget.) A stream slower than this is read
-/// as each event arrives.
-const READ_PACE: Duration = Duration::from_millis(20);
-
-/// How often a fast stream's batches are handed over: what is read between hand-overs is held
-/// and joined to the next batch. The program's thread, woken by each batch, then wakes once
-/// per frame (streamed text is drawn at most every 33 ms, so with batches every 20 ms every
-/// other one only woke it to file text away), while the connection is still read at
-/// [`READ_PACE`]. The body's end, its failure, an event stream's last event, a batch that
-/// fills [`BATCH_CAP`], and a batch after a quiet spell are handed over at once: a stream's
-/// last text waits for no hand-over, and a slow stream's events come as they arrive.
-const HAND_OVER_PACE: Duration = Duration::from_millis(40);
-
-/// How far from a batch's end an event stream's `data: [DONE]` is looked for (it may be
-/// followed by blank lines, CRLF or not).
-const DONE_TAIL: usize = 32;
+use super::reply::{
+    BATCH_CAP, Body, HAND_OVER_PACE, QUEUED_BATCHES, READ_PACE, Reply, SendError, WireError,
+    ends_stream,
+};
 
 /// How many turns of the runtime a batch waits for its next piece: the connection's task hands
 /// the body over piece by piece, and may first have to read it from the socket.
 const GATHER_TURNS: usize = 3;
-
-/// The most a batch holds: a burst (a server that sends everything at once) is passed on in
-/// pieces this size rather than gathered whole.
-const BATCH_CAP: usize = 256 * 1024;
-
-/// Batches held for a caller that is behind; past them the connection is not read (the server
-/// is held back by TCP) until the caller catches up.
-const QUEUED_BATCHES: usize = 16;
-
-/// A response's status and headers, and its body as it arrives.
-pub(crate) struct Reply {
-    /// The response's status.
-    pub status: StatusCode,
-    /// The response's headers.
-    pub headers: HeaderMap,
-    /// The body, in batches.
-    pub body: Body,
-}
-
-/// A response body, passed on in batches; dropping it closes the connection.
-pub(crate) struct Body(mpsc::Receiver<Result<Bytes, reqwest::Error>>);
-
-impl Body {
-    /// The next batch, `None` at the body's end.
-    pub async fn chunk(&mut self) -> Result<Option<Bytes>, reqwest::Error> {
-        self.0.recv().await.transpose()
-    }
-}
-
-/// Why no response came.
-#[derive(Debug)]
-pub(crate) enum SendError {
-    /// The request failed: it could not be built, connected or sent, or the head was bad.
-    Http(reqwest::Error),
-    /// The request was dropped without an answer (its task panicked).
-    Lost,
-}
 
 /// Sends `request` from the connections' thread and returns the response's head; its body
 /// follows in batches. Dropping the returned future, or the body, abandons the request.
@@ -193,7 +141,7 @@ async fn exchange(
     let reply = Reply {
         status: response.status(),
         headers: response.headers().clone(),
-        body: Body(body),
+        body: Body::reqwest(body),
     };
     if head.send(Ok(reply)).is_ok() {
         pass_on(response, batches, paced).await;
@@ -204,7 +152,7 @@ async fn exchange(
 /// or its reader is gone.
 async fn pass_on(
     mut response: Response,
-    batches: mpsc::Sender<Result<Bytes, reqwest::Error>>,
+    batches: mpsc::Sender<Result<Bytes, WireError>>,
     paced: Option<Arc<Pace>>,
 ) {
     let mut hand_over = HandOver::default();
@@ -239,14 +187,14 @@ async fn pass_on(
                 }
                 // At the end the closed channel says so; a failure is passed on.
                 if let Err(e) = end {
-                    let _ = batches.send(Err(e)).await;
+                    let _ = batches.send(Err(WireError::Http(e))).await;
                 }
                 return;
             }
             // The end: the closed channel says so.
             (Ok(None), None) => return,
             (Err(e), None) => {
-                let _ = batches.send(Err(e)).await;
+                let _ = batches.send(Err(WireError::Http(e))).await;
                 return;
             }
         };
@@ -279,7 +227,7 @@ async fn pass_on(
         match ended {
             None => {}
             Some(Err(e)) => {
-                let _ = batches.send(Err(e)).await;
+                let _ = batches.send(Err(WireError::Http(e))).await;
                 return;
             }
             Some(Ok(_)) => return,
@@ -313,7 +261,7 @@ impl HandOver {
     /// Hands `batch` over; `false` when its reader is gone.
     async fn send(
         &mut self,
-        batches: &mpsc::Sender<Result<Bytes, reqwest::Error>>,
+        batches: &mpsc::Sender<Result<Bytes, WireError>>,
         batch: Batch,
     ) -> bool {
         self.last_len = batch.len();
@@ -357,15 +305,11 @@ impl Batch {
         }
     }
 
-    /// Whether the batch ends with an event stream's last event, `data: [DONE]`: the server
-    /// may end the body a moment later, and the text before it is not held for that.
     fn ends_stream(&self) -> bool {
-        let bytes: &[u8] = match self {
-            Self::One { piece, .. } => piece,
-            Self::Joined(joined) => joined,
-        };
-        let tail = &bytes[bytes.len().saturating_sub(DONE_TAIL)..];
-        memchr::memmem::find(tail, b"[DONE]").is_some()
+        match self {
+            Self::One { piece, .. } => ends_stream(piece),
+            Self::Joined(joined) => ends_stream(joined),
+        }
     }
 
     fn finish(self) -> Bytes {

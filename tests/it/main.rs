@@ -39,6 +39,7 @@ mod history_journal;
 mod hooks;
 mod hooks_e2e;
 mod llm_client;
+mod llm_direct_hostile;
 mod llm_fixtures;
 mod llm_key;
 mod llm_sse_props;
