@@ -5,7 +5,7 @@
 //! about 2,000 a second, and those hand-offs were 14% of the program's CPU samples while an
 //! answer streamed. Here one thread per request waits on the socket (`poll`), takes what is
 //! there with one read, decodes the chunks into one batch and passes it on; between reads it
-//! sleeps at the pace `wire` sets, and no runtime is woken by the packets.
+//! sleeps at the pace `reply` sets, and no runtime is woken by the packets.
 //!
 //! It is taken when nothing asks for more than a plain connection: no proxy is configured, the
 //! URL names no user, and the client resolves names as the system does. Anything else goes
@@ -183,6 +183,11 @@ impl Closer {
         !watch.gone || watch.at_end
     }
 
+    /// Whether the reader went.
+    fn gone(&self) -> bool {
+        self.lock().gone
+    }
+
     /// Whether the reader went before the stream's end.
     fn abandoned(&self) -> bool {
         let watch = self.lock();
@@ -286,7 +291,9 @@ fn ask(
         }
         match exchange(&mut conn, request) {
             Ok((head, rest)) => return Ok(Some((conn, head, rest))),
-            // A kept connection the server had closed: again on a fresh one.
+            // A kept connection the server had closed: again on a fresh one. (As a browser
+            // does, also when the request was written whole: no byte of an answer came, and a
+            // server that closes a kept connection has not read what came after its close.)
             Err(Asked::Unanswered(_)) if conn.reused && !closer.abandoned() => conn.close(),
             Err(_) if closer.abandoned() => return Ok(None),
             Err(Asked::Unanswered(e)) => {
@@ -424,7 +431,7 @@ impl Reader<'_> {
             }
             if std::mem::take(&mut read_some) && end_by.is_none() {
                 // What arrives in the next moments waits in the socket and is taken in one
-                // read (see `wire::READ_PACE`).
+                // read (see `reply::READ_PACE`).
                 std::thread::sleep(READ_PACE);
             }
             let now = Instant::now();
@@ -442,7 +449,12 @@ impl Reader<'_> {
             };
             if !wait_readable(self.conn.socket(), wait).map_err(Failure::Io)? {
                 if end_by.is_some_and(|by| Instant::now() >= by) {
-                    return Ok(Ended::Abandoned);
+                    // The body did not end: abandoned if its reader went, read on otherwise
+                    // (a text that only looked like the last event).
+                    if self.closer.gone() {
+                        return Ok(Ended::Abandoned);
+                    }
+                    end_by = None;
                 }
                 continue;
             }

@@ -11,20 +11,22 @@ use tokio::sync::mpsc;
 
 /// How often a fast stream is read. Events that arrive closer together than this are taken in
 /// one batch: each batch wakes the reading thread, which on a virtual machine costs more than
-/// the events' work, while text shown 15 ms later is not seen. A stream's last text waits at
-/// most this pace before it is read: the budget from the last byte to the screen is 33 ms. (At
-/// 20 ms the last line's lag reached 44 ms with the measuring's own delay; at 25 ms, through
-/// reqwest, 43 ms.) A stream slower than this is read as each event arrives.
-pub(crate) const READ_PACE: Duration = Duration::from_millis(15);
+/// the events' work, while text shown 10 ms later is not seen. A stream's last text waits at
+/// most this pace before it is read: the budget from the last byte to the screen is 33 ms, and
+/// tmux alone takes 16-18 ms to show a line. (At 20 and 15 ms the last line's lag reached 44
+/// and 34 ms, by where the stream's end fell between reads.) A stream slower than this is read
+/// as each event arrives.
+pub(crate) const READ_PACE: Duration = Duration::from_millis(10);
 
 /// How often a fast stream's batches are handed over: what is read between hand-overs is held
-/// and joined to the next batch, so the program's thread wakes once per frame (every third
-/// read, about 22 frames a second; streamed text is drawn at most every 33 ms) while the
-/// connection is still read at [`READ_PACE`]. The body's end, its failure, an event stream's
-/// last event, a batch that fills [`BATCH_CAP`], and a batch after a quiet spell are handed
-/// over at once: a stream's last text waits for no hand-over, and a slow stream's events come
-/// as they arrive.
-pub(crate) const HAND_OVER_PACE: Duration = Duration::from_millis(45);
+/// and joined to the next batch, so the program's thread wakes once per frame (every fifth
+/// read, 20 frames a second; streamed text is drawn at most every 33 ms) while the connection
+/// is still read at [`READ_PACE`]. Fewer frames pay for the extra reads: with reads every 10 ms
+/// this costs no more than reads every 15 ms handed over every 45. The body's end, its failure,
+/// an event stream's last event, a batch that fills [`BATCH_CAP`], and a batch after a quiet
+/// spell are handed over at once: a stream's last text waits for no hand-over, and a slow
+/// stream's events come as they arrive.
+pub(crate) const HAND_OVER_PACE: Duration = Duration::from_millis(50);
 
 /// How far from a batch's end an event stream's `data: [DONE]` is looked for (it may be
 /// followed by blank lines, CRLF or not).
@@ -152,9 +154,28 @@ impl DirectError {
     }
 }
 
-/// Whether `bytes` end with an event stream's last event, `data: [DONE]`: the server may end
-/// the body a moment later, and the text before it is not held for that.
+/// Whether `bytes` end with an event stream's last event, a line `data: [DONE]`: the server
+/// may end the body a moment later, and the text before it is not held for that. (`[DONE]`
+/// inside an event's text is not a line of its own.)
 pub(crate) fn ends_stream(bytes: &[u8]) -> bool {
     let tail = &bytes[bytes.len().saturating_sub(DONE_TAIL)..];
-    memchr::memmem::find(tail, b"[DONE]").is_some()
+    let skipped = bytes.len() - tail.len();
+    memchr::memmem::find_iter(tail, b"data: [DONE]")
+        .any(|at| skipped + at == 0 || bytes[skipped + at - 1] == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_stream;
+
+    #[test]
+    fn only_a_line_of_its_own_ends_the_stream() {
+        assert!(ends_stream(b"data: [DONE]\n\n"));
+        assert!(ends_stream(b"data: {\"a\":1}\n\ndata: [DONE]\r\n\r\n"));
+        assert!(!ends_stream(b"data: {\"c\":\"say data: [DONE]\"}\n\n"));
+        assert!(!ends_stream(b"data: {\"content\":\"[DONE]\"}}]}\n\n"));
+        let mut long = vec![b'x'; 100];
+        long.extend_from_slice(b"\ndata: [DONE]\n\n");
+        assert!(ends_stream(&long));
+    }
 }

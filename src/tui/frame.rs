@@ -13,8 +13,8 @@ pub const STREAM_INTERVAL: Duration = Duration::from_millis(33);
 
 /// How long streamed text that came before its frame was due waits past that for more text to
 /// bring the frame: a fast stream's next batch comes within it (the model's connection is read
-/// every 15 ms and its batches handed over every 45, see `llm::wire`: a batch that came before
-/// the frame was due is followed by the next within 45 ms, sooner than 33 + 25, even when
+/// every 10 ms and its batches handed over every 50, see `llm::reply`: a batch that came before
+/// the frame was due is followed by the next within 50 ms, sooner than 33 + 25, even when
 /// reading takes a little more).
 pub const STREAM_PATIENCE: Duration = Duration::from_millis(25);
 

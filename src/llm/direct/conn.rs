@@ -3,7 +3,7 @@
 //! would add a round trip or two to each).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,9 @@ use super::http1::Target;
 
 /// How long connecting (and the TLS handshake) may take, as for the other requests.
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The least time one address is given to connect.
+const MIN_SHARE: Duration = Duration::from_secs(3);
 
 /// How long a connection kept between requests stays usable: servers close idle ones after a
 /// minute or so, and one closed under a request costs that request a retry.
@@ -60,9 +63,11 @@ impl Conn {
         if addrs.is_empty() {
             return Err(ConnectError::Resolve(last));
         }
+        let order = connect_order(&addrs);
+        let share = (CONNECT_TIMEOUT / order.len().max(1) as u32).max(MIN_SHARE);
         let mut sock = None;
-        for addr in addrs {
-            match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
+        for addr in &order {
+            match TcpStream::connect_timeout(addr, share) {
                 Ok(s) => {
                     sock = Some(s);
                     break;
@@ -120,9 +125,21 @@ impl Conn {
         match &mut self.tls {
             None => self.sock.write_all(bytes),
             Some(tls) => {
-                tls.writer().write_all(bytes)?;
-                while tls.wants_write() {
-                    tls.write_tls(&mut self.sock)?;
+                // rustls takes at most 64 KiB of plaintext at a time: what it took is sent
+                // before the rest is given to it (a long conversation's request is larger).
+                let mut rest = bytes;
+                while !rest.is_empty() {
+                    let took = tls.writer().write(rest)?;
+                    rest = &rest[took..];
+                    if took == 0 && !tls.wants_write() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::WriteZero,
+                            "the TLS connection took no more of the request",
+                        ));
+                    }
+                    while tls.wants_write() {
+                        tls.write_tls(&mut self.sock)?;
+                    }
                 }
                 Ok(())
             }
@@ -176,8 +193,8 @@ impl Conn {
                         tls.reader().read_exact(&mut out[at..])?;
                     }
                     closed |= state.peer_has_closed();
-                    // Records are read until the socket holds no more.
-                    if closed || !got {
+                    // Records are read until the socket holds no more, or a batch's worth.
+                    if closed || !got || out.len() - start >= super::BATCH_CAP {
                         break;
                     }
                 }
@@ -202,6 +219,23 @@ impl Conn {
     pub fn close(self) {
         let _ = self.sock.shutdown(Shutdown::Both);
     }
+}
+
+/// The order `addrs` are tried in: the families alternate, the first address's first, so a
+/// network where one family goes nowhere costs a share of the time, not all of it (the time is
+/// shared by the addresses, as reqwest's connector shares it).
+fn connect_order(addrs: &[SocketAddr]) -> Vec<SocketAddr> {
+    let Some(lead) = addrs.first() else {
+        return Vec::new();
+    };
+    let (first, other): (Vec<SocketAddr>, Vec<SocketAddr>) =
+        addrs.iter().partition(|a| a.is_ipv6() == lead.is_ipv6());
+    let mut order = Vec::with_capacity(addrs.len());
+    for i in 0..first.len().max(other.len()) {
+        order.extend(first.get(i));
+        order.extend(other.get(i));
+    }
+    order
 }
 
 /// What a read found.
@@ -300,4 +334,20 @@ pub(super) fn keep(conn: Conn) {
         oldest.close();
     }
     kept.push((conn, Instant::now()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_families_alternate_from_the_first_address() {
+        let a = |s: &str| s.parse::<SocketAddr>().expect("an address");
+        let addrs = [a("[::1]:1"), a("[::2]:1"), a("[::3]:1"), a("10.0.0.1:1")];
+        assert_eq!(
+            connect_order(&addrs),
+            [a("[::1]:1"), a("10.0.0.1:1"), a("[::2]:1"), a("[::3]:1")]
+        );
+        assert_eq!(connect_order(&[]), Vec::<SocketAddr>::new());
+    }
 }

@@ -289,8 +289,9 @@ fn a_proxy_a_user_or_another_scheme_goes_through_reqwest() {
     );
 }
 
-/// A TLS server on 127.0.0.1 with the test authority's certificate for `localhost`.
-fn tls_server(events: usize) -> String {
+/// A TLS server on 127.0.0.1 with the test authority's certificate for `localhost`; it tells
+/// each request's length.
+fn tls_server(events: usize) -> (String, std_mpsc::Receiver<usize>) {
     let leaf = include_bytes!("testdata/leaf.der").to_vec();
     let key = include_bytes!("testdata/leaf.key.der").to_vec();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -304,28 +305,40 @@ fn tls_server(events: usize) -> String {
         )
         .expect("the test certificate");
     let config = Arc::new(config);
+    let (lengths_tx, lengths) = std_mpsc::channel();
+    let lengths_tx = std::sync::Mutex::new(lengths_tx);
     let (url, _) = server(move |_, stream| {
         let Ok(conn) = rustls::ServerConnection::new(config.clone()) else {
             return;
         };
         let mut tls = rustls::StreamOwned::new(conn, stream);
-        while read_request(&mut tls).is_some() {
+        while let Some(request) = read_request(&mut tls) {
+            let _ = lengths_tx.lock().expect("the lengths").send(request.len());
             answer_stream(&mut tls, events);
         }
     });
-    url.replace("http://127.0.0.1", "https://localhost")
+    (
+        url.replace("http://127.0.0.1", "https://localhost"),
+        lengths,
+    )
 }
 
 #[tokio::test]
 async fn a_tls_stream_is_read_against_the_roots_and_refused_without_them() {
-    let url = tls_server(25);
+    let (url, lengths) = tls_server(25);
     let roots = Roots::only(&[include_bytes!("testdata/ca.der").to_vec()]);
     let trusted = Route::with_roots(&url, roots).expect("a route");
-    for _ in 0..2 {
-        let reply = send(trusted.clone(), KEY, b"{}").await.expect("an answer");
-        let (body, error) = read_all(reply.body).await;
+    // A long conversation's request is far larger than what rustls takes at once (64 KiB).
+    let large = vec![b'x'; 300 * 1024];
+    for body in [&b"{}"[..], &large] {
+        let reply = send(trusted.clone(), KEY, body).await.expect("an answer");
+        let (answer, error) = read_all(reply.body).await;
         assert!(error.is_none(), "{error:?}");
-        assert_eq!(String::from_utf8(body).expect("text"), events_text(25));
+        assert_eq!(String::from_utf8(answer).expect("text"), events_text(25));
+        let length = lengths
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the request");
+        assert!(length > body.len(), "the whole body arrived: {length}");
     }
     // The built-in roots do not know the test authority.
     match send(route(&url), KEY, b"{}").await {
