@@ -131,26 +131,16 @@ impl DirectError {
 
     /// The same failure with `key` taken out of its words (a cause quoted from a server).
     pub fn redacted(&self, key: &str) -> Self {
-        let clean = |text: &str| super::retry::redact(text, Some(key));
-        match self {
-            Self::Setup(what) => Self::Setup(what),
-            Self::Connect { origin, cause } => Self::Connect {
-                origin: clean(origin),
-                cause: clean(cause),
-            },
-            Self::Request { origin, cause } => Self::Request {
-                origin: clean(origin),
-                cause: clean(cause),
-            },
-            Self::Broke { origin, cause } => Self::Broke {
-                origin: clean(origin),
-                cause: clean(cause),
-            },
-            Self::Malformed { origin, cause } => Self::Malformed {
-                origin: clean(origin),
-                cause: clean(cause),
-            },
+        let mut clean = self.clone();
+        if let Self::Connect { origin, cause }
+        | Self::Request { origin, cause }
+        | Self::Broke { origin, cause }
+        | Self::Malformed { origin, cause } = &mut clean
+        {
+            *origin = super::retry::redact(origin, Some(key));
+            *cause = super::retry::redact(cause, Some(key));
         }
+        clean
     }
 }
 
